@@ -1,0 +1,1 @@
+"""The agent loop: the one orchestrator that feeds the pure core and carries out its decisions."""

@@ -1,0 +1,63 @@
+"""Progress events the agent loop emits for widgets, plain text and logs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mercury_nb.agent.outcome import TaskOutcome
+
+
+@dataclass(frozen=True)
+class TaskStarted:
+    task_id: str
+    task: str
+    model: str
+    max_steps: int
+
+
+@dataclass(frozen=True)
+class StepStarted:
+    step: int
+    max_steps: int
+    model: str
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    step: int
+    name: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    step: int
+    name: str
+    ok: bool
+    summary: str
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A user-facing line: a continuation, a provider switch, a forced round."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class TaskFinished:
+    outcome: TaskOutcome
+
+
+AgentEvent = TaskStarted | StepStarted | TextDelta | ToolStarted | ToolFinished | Notice | TaskFinished
+EventSink = Callable[[AgentEvent], None]
+
+
+def ignore_events(event: AgentEvent) -> None:
+    """The sink used when nobody listens."""

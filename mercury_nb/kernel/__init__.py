@@ -1,0 +1,1 @@
+"""Kernel glue: the %%mercury magic and scheduling agent tasks on the kernel's loop."""

@@ -1,0 +1,1 @@
+"""Tools the model calls: files, commands and notebooks, all confined to the workspace."""

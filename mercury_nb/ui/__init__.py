@@ -1,0 +1,1 @@
+"""What the user sees: banners, live ipywidgets and the plain-text fallback."""

@@ -1,0 +1,1 @@
+"""The workspace: path confinement, atomic writes and change snapshots."""
