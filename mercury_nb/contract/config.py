@@ -80,12 +80,125 @@ class MercuryConfig(BaseModel):
     snapshot_max_files: int = Field(default=20_000, ge=10)
     """Most files a content snapshot records."""
 
+    # --- completion contract -------------------------------------------------------
+    max_auto_continuations: int = Field(default=6, ge=0)
+    """Fresh step budgets granted automatically after ``steps-exhausted``."""
+
+    max_truncation_rounds: int = Field(default=6, ge=0)
+    """Resume rounds after a reply cut by the output-token limit."""
+
+    min_output_tokens: int = Field(default=4096, ge=256)
+    """Floor for halving ``max_tokens`` when a provider rejects the asked value."""
+
+    sectioned_write_lines: int = Field(default=80, ge=10)
+    """Lines per section demanded after a file write was cut by the output limit."""
+
+    task_restate_chars: int = Field(default=200, ge=20)
+    """Characters of the task restated in the step-budget nudge."""
+
+    blocker_chars: int = Field(default=120, ge=20)
+    """Characters of the last failed mutating result quoted as the blocker."""
+
+    notebook_timeout_s: float = Field(default=120.0, gt=0)
+    """Per-cell timeout when a changed notebook is executed as evidence."""
+
+    ask_user_timeout_s: float = Field(default=30.0, ge=0)
+    """Headless or ``--yes`` runs take the recommended ``ask_user`` option after this."""
+
+    auto_yes: bool = False
+    """Take the recommended ``ask_user`` option without waiting (``--yes``)."""
+
+    # --- escalation -------------------------------------------------------------------
+    guard_rounds: int = Field(default=5, ge=1)
+    """Narration-guard rounds before the wake-up call."""
+
+    guard_rounds_total: int = Field(default=10, ge=1)
+    """Narration-guard rounds in all, wake-up cycle included, before an honest pause."""
+
+    grounding_entries: int = Field(default=30, ge=1)
+    """Workspace entries listed in the agent-executed grounding message."""
+
+    doom_identical_calls: int = Field(default=4, ge=2)
+    """Same tool with the same arguments this many times in a row is a loop."""
+
+    doom_tool_failures: int = Field(default=6, ge=2)
+    """The same tool failing this many times in a row is a loop."""
+
+    doom_idle_steps: int = Field(default=6, ge=2)
+    """This many consecutive steps with no action is a loop."""
+
+    doom_cycle_repeats: int = Field(default=3, ge=2)
+    """An A-B alternation repeated this many times is a loop."""
+
+    doom_similar_replies: int = Field(default=4, ge=2)
+    """This many near-identical replies in a row is a loop."""
+
+    doom_similarity: float = Field(default=0.7, gt=0, le=1)
+    """Jaccard similarity at or above which two replies are near-identical."""
+
+    retry_attempts: int = Field(default=3, ge=0)
+    """Retries of a transient provider failure before moving down the chain."""
+
+    retry_base_s: float = Field(default=5.0, ge=0)
+    """First backoff delay; doubles per retry (with jitter), capped by ``retry_max_s``."""
+
+    retry_max_s: float = Field(default=300.0, ge=0)
+    """Longest single backoff delay."""
+
+    provider_error_chars: int = Field(default=140, ge=20)
+    """Characters of a provider's first error kept in the failure ledger."""
+
+    # --- recovery ---------------------------------------------------------------------
+    stall_soft_ms: int = Field(default=180_000, ge=1)
+    """Silence after which a "Still working" pulse is shown (once per silent window)."""
+
+    stall_hard_ms: int | None = Field(default=None, ge=1)
+    """Silence after which the attempt is aborted into resume; default soft + 5 min."""
+
+    context_window: int | None = Field(default=None, ge=1024)
+    """Context window in tokens for models litellm does not know."""
+
+    memory_limit_mb: int | None = Field(default=None, ge=16)
+    """Kernel RSS above which the memory governor compacts the conversation."""
+
+    compaction_keep_recent: int = Field(default=8, ge=1)
+    """Newest messages never compacted."""
+
+    compaction_min_chars: int = Field(default=8192, ge=256)
+    """Older messages longer than this are compacted to head + tail."""
+
+    compaction_head_chars: int = Field(default=4096, ge=64)
+    """Characters kept from the start of a compacted message."""
+
+    compaction_tail_chars: int = Field(default=4096, ge=64)
+    """Characters kept from the end of a compacted message."""
+
+    # --- ledger and sub-agents --------------------------------------------------------
+    home: Path = Field(default_factory=lambda: Path.home() / ".mercury")
+    """Where the work ledger lives (``$MERCURY_HOME/ledger.sqlite3``)."""
+
+    subagent_max_resumes: int = Field(default=3, ge=0)
+    """Automatic resumes of a paused sub-agent before the parent decides."""
+
+    ledger_keep_finished: int = Field(default=500, ge=1)
+    """Finished tasks kept in the ledger; paused ones are never pruned."""
+
+    ledger_keep_days: int = Field(default=30, ge=1)
+    """Days a finished task is kept in the ledger."""
+
     @field_validator("fallbacks", mode="before")
     @classmethod
     def _split_fallbacks(cls, value: object) -> object:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @property
+    def effective_stall_hard_ms(self) -> int:
+        """The hard stall threshold; with only the soft one set, soft + 5 minutes."""
+        if self.stall_hard_ms is not None:
+            return self.stall_hard_ms
+        return self.stall_soft_ms + 300_000
 
     @property
     def model_chain(self) -> tuple[str, ...]:
