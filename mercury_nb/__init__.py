@@ -1,0 +1,59 @@
+"""mercury-nb: a coding agent inside Jupyter; ``%load_ext mercury_nb`` registers ``%%mercury``.
+
+Importing the package is light on purpose: the agent loop (and through it litellm) is only
+imported when ``mercury_nb.run_task`` is first used or a ``%%mercury`` cell runs.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from mercury_nb.agent.loop import run_task
+    from mercury_nb.agent.outcome import TaskOutcome
+    from mercury_nb.contract.config import MercuryConfig
+
+__all__ = [
+    "MercuryConfig",
+    "TaskOutcome",
+    "__version__",
+    "load_ipython_extension",
+    "run_task",
+    "unload_ipython_extension",
+]
+
+_LAZY = {
+    "run_task": "mercury_nb.agent.loop",
+    "TaskOutcome": "mercury_nb.agent.outcome",
+    "MercuryConfig": "mercury_nb.contract.config",
+}
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext mercury_nb``: register the ``%%mercury`` magic; nothing heavy is imported."""
+    from mercury_nb.kernel.magics import register
+
+    register(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext mercury_nb``: remove the magic and its input transformer."""
+    from mercury_nb.kernel.magics import unregister
+
+    unregister(ipython)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mercury_nb' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

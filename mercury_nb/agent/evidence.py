@@ -1,0 +1,133 @@
+"""Measures what a turn did on disk and judges its evidence, for the pure turn router."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mercury_nb.agent.events import ToolFinished, ToolStarted
+from mercury_nb.agent.session import TaskSession, ToolLogEntry
+from mercury_nb.contract.stream_assembly import StepReply
+from mercury_nb.contract.turn_router import Measured, ProviderTrouble, TurnFacts
+from mercury_nb.contract.turn_verdict import TurnVerdict
+from mercury_nb.contract.verification import CheckRecord, judge_evidence, touches_notebooks
+from mercury_nb.transport.protocol import ProviderError
+from mercury_nb.workspace.changes import ChangeReport, measure_changes
+from mercury_nb.workspace.notebook_check import execute_notebook
+
+if TYPE_CHECKING:
+    from mercury_nb.agent.loop import AgentLoop
+
+
+@dataclass(frozen=True)
+class TurnReport:
+    """What the loop saw when a turn ended (before any measuring)."""
+
+    verdict: TurnVerdict
+    reply: StepReply | None
+    trouble: ProviderTrouble | None = None
+
+    @classmethod
+    def ended(cls, verdict: TurnVerdict, reply: StepReply, provider: str) -> TurnReport:
+        trouble = None
+        if verdict is TurnVerdict.INTERRUPTED:
+            message = reply.error or "the stream ended without a finish reason"
+            trouble = ProviderTrouble(
+                provider=provider, message=message, kind="interrupted",
+                streamed_output=True,
+            )
+        return cls(verdict, reply, trouble)
+
+    @classmethod
+    def provider_failed(cls, error: ProviderError) -> TurnReport:
+        trouble = ProviderTrouble(
+            provider=error.provider, message=error.message, status=error.status,
+            kind=error.kind, retry_after_s=error.retry_after_s, streamed_output=False,
+        )
+        return cls(TurnVerdict.INTERRUPTED, None, trouble)
+
+
+def check_records(session: TaskSession) -> list[CheckRecord]:
+    return [
+        CheckRecord(
+            command=e.command or e.summary, exit_code=e.exit_code, seq=e.seq,
+            kind="notebook" if e.name == "notebook_check" else "command", timed_out=e.timed_out,
+        )
+        for e in session.tool_log
+        if e.command is not None or e.name == "notebook_check"
+    ]
+
+
+async def gather_turn_facts(loop: AgentLoop, report: TurnReport) -> TurnFacts:
+    reply = report.reply
+    text = reply.text if reply else ""
+    facts = TurnFacts(verdict=report.verdict, reply_text=text, trouble=report.trouble,
+                      jitter=random.random())
+    if report.verdict is TurnVerdict.TRUNCATED and reply is not None and reply.tool_calls:
+        return TurnFacts(verdict=report.verdict, reply_text=text, cut_write=True,
+                         cut_write_path=_path_hint(reply.tool_calls[0].arguments))
+    if report.verdict is not TurnVerdict.TEXT_STOP:
+        return facts
+    loop.session.answer = text
+    changes = await asyncio.to_thread(measure_changes, loop.snapshot, loop.ctx.root.root)
+    paths = tuple(c.path for c in changes.changes)
+    notebooks = touches_notebooks(paths)
+    if notebooks:
+        await _run_changed_notebooks(loop, changes)
+    elif paths:
+        await asyncio.to_thread(_read_back, loop.ctx.root.root, changes)
+    evidence = judge_evidence(
+        check_records(loop.session), loop.session.last_mutation_seq, notebooks_changed=notebooks
+    )
+    measured = Measured(paths, changes.verified_by, changes.complete)
+    return TurnFacts(verdict=report.verdict, reply_text=text, measured=measured, evidence=evidence)
+
+
+def _read_back(root: Path, report: ChangeReport) -> None:
+    """Read every changed file back from disk: the evidence for non-code changes."""
+    for change in report.changes:
+        if change.kind != "deleted":
+            (root / change.path).read_bytes()
+
+
+async def _run_changed_notebooks(loop: AgentLoop, report: ChangeReport) -> None:
+    """Execute changed notebooks unless one already ran after the last change."""
+    session = loop.session
+    last = session.last_mutation_seq
+    ran_after = any(e.name == "notebook_check" and (last is None or e.seq > last)
+                    for e in session.tool_log)
+    if ran_after:
+        return
+    for change in report.changes:
+        if change.kind == "deleted" or not change.path.lower().endswith(".ipynb"):
+            continue
+        label = f"notebook_check: {change.path}"
+        loop.on_event(ToolStarted(step=session.steps_total, name="notebook_check", summary=label))
+        run = await asyncio.to_thread(
+            execute_notebook, loop.ctx.root.root / change.path,
+            loop.config.notebook_timeout_s, change.path,
+        )
+        session.log(ToolLogEntry(
+            seq=session.next_seq(), step=session.steps_total, name="notebook_check", ok=run.ok,
+            mutating=False, summary=f"run notebook {change.path}", result_head=run.detail,
+            command=f"run notebook {change.path}", exit_code=0 if run.ok else 1,
+        ))
+        loop.on_event(ToolFinished(step=session.steps_total, name="notebook_check", ok=run.ok,
+                                   summary=label))
+
+
+def _path_hint(arguments: str) -> str | None:
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        marker = '"path"'
+        at = arguments.find(marker)
+        if at < 0:
+            return None
+        rest = arguments[at + len(marker):].lstrip(" :").lstrip('"')
+        return rest.split('"', 1)[0] or None
+    return value.get("path") if isinstance(value, dict) else None

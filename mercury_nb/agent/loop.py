@@ -1,0 +1,180 @@
+"""The one orchestrator: runs turns, feeds the pure core, and carries out its decisions."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import assert_never
+
+from mercury_nb.agent.events import EventSink, Notice, StepStarted, TaskFinished, TaskStarted
+from mercury_nb.agent.evidence import TurnReport, gather_turn_facts
+from mercury_nb.agent.finish import build_outcome
+from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.agent.prompts import assistant_message, system_message, user_message
+from mercury_nb.agent.session import TaskSession
+from mercury_nb.agent.step import StepFailedBeforeOutput, stream_step
+from mercury_nb.agent.tool_runner import run_tool_calls
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import Aborted, Ending
+from mercury_nb.contract.stream_assembly import StepReply
+from mercury_nb.contract.stream_ending import StreamEnding
+from mercury_nb.contract.turn_router import (
+    FinishWith,
+    NextTurn,
+    RetryStep,
+    RouterState,
+    TurnDirective,
+    decide_after_turn,
+)
+from mercury_nb.contract.turn_verdict import TurnObservation, classify_turn_end
+from mercury_nb.tools.base import ToolContext
+from mercury_nb.tools.registry import ToolRegistry, default_registry
+from mercury_nb.transport.protocol import ChatModel, ModelRequest
+from mercury_nb.workspace.changes import measure_changes
+from mercury_nb.workspace.confinement import Workspace
+from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
+
+
+@dataclass
+class AgentLoop:
+    """Carries out the pure core's decisions for one task; holds no policy of its own."""
+
+    session: TaskSession
+    models: Sequence[ChatModel]
+    registry: ToolRegistry
+    ctx: ToolContext
+    on_event: EventSink
+    snapshot: Snapshot
+
+    @property
+    def config(self) -> MercuryConfig:
+        return self.session.config
+
+    @property
+    def model(self) -> ChatModel:
+        return self.models[self.session.provider_index % len(self.models)]
+
+    async def run(self) -> Ending:
+        state = RouterState.start(self.session.task, self.config)
+        directive = TurnDirective()
+        while True:
+            report = await self._run_turn(directive)
+            self.session.last_verdict = report.verdict.value
+            facts = await gather_turn_facts(self, report)
+            state, decision = decide_after_turn(state, facts, self.config)
+            match decision:
+                case FinishWith(ending=ending):
+                    return ending
+                case NextTurn(directive=directive, notice=notice, fresh_budget=fresh):
+                    if notice:
+                        self.on_event(Notice(notice))
+                    if fresh:
+                        self.session.steps_in_budget = 0
+                    for message in directive.messages:
+                        self.session.messages.append(message)
+                case RetryStep(directive=directive, notice=notice, delay_s=delay):
+                    if notice:
+                        self.on_event(Notice(notice))
+                    for message in directive.messages:
+                        self.session.messages.append(message)
+                    if delay > 0:
+                        await asyncio.sleep(delay)
+                case _ as unreachable:
+                    assert_never(unreachable)
+
+    async def _run_turn(self, directive: TurnDirective) -> TurnReport:
+        """Steps until the turn ends; the first step follows the directive's tool choice."""
+        first = True
+        self.session.provider_index = directive.provider_index
+        while True:
+            tool_names = directive.tool_names if first else None
+            request = ModelRequest(
+                messages=tuple(self.session.messages),
+                tools=self.registry.schemas(tool_names),
+                tool_choice=directive.tool_choice if first else "auto",
+                max_tokens=self.session.max_tokens,
+            )
+            first = False
+            self.session.steps_total += 1
+            self.session.steps_in_budget += 1
+            model = self.model
+            if model.name not in self.session.models_used:
+                self.session.models_used.append(model.name)
+            self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name))
+            try:
+                reply = await stream_step(model, request, self.on_event, self.session.steps_total)
+            except StepFailedBeforeOutput as failure:
+                return TurnReport.provider_failed(failure.error)
+            if reply.ending is StreamEnding.COMPLETE:
+                self.session.messages.append(assistant_message(reply))
+                if reply.tool_calls:
+                    await run_tool_calls(
+                        reply.tool_calls, self.session, self.registry, self.ctx, self.on_event
+                    )
+            elif reply.text:
+                # keep partial text as context, without its cut tool calls; never an answer
+                self.session.messages.append(assistant_message(reply, with_tool_calls=False))
+            verdict = classify_turn_end(
+                TurnObservation(
+                    steps_used=self.session.steps_in_budget,
+                    max_steps=self.config.max_steps,
+                    last_step_had_tool_calls=bool(reply.tool_calls),
+                    stream=reply.ending,
+                )
+            )
+            if _keeps_going(reply, self.session.steps_in_budget, self.config.max_steps):
+                continue
+            return TurnReport.ended(verdict, reply, model.name)
+
+
+def _keeps_going(reply: StepReply, steps_used: int, max_steps: int) -> bool:
+    return reply.ending is StreamEnding.COMPLETE and bool(reply.tool_calls) and steps_used < max_steps
+
+
+async def run_task(
+    task: str,
+    config: MercuryConfig | None = None,
+    *,
+    model: ChatModel | None = None,
+    on_event: EventSink | None = None,
+    task_id: str | None = None,
+    registry: ToolRegistry | None = None,
+) -> TaskOutcome:
+    """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
+    keeping every file already written."""
+    config = config or MercuryConfig.load()
+    sink: EventSink = on_event or (lambda event: None)
+    session = TaskSession.start(task.strip(), config, task_id)
+    root = Workspace(config.workdir)
+    session.messages = [system_message(str(root.root), config.mode), user_message(session.task)]
+    models = [model] if model is not None else _resolve_chain(config)
+    sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
+    snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
+    loop = AgentLoop(
+        session=session,
+        models=models,
+        registry=registry or default_registry(),
+        ctx=ToolContext(root=root, config=config),
+        on_event=sink,
+        snapshot=snapshot,
+    )
+    try:
+        ending: Ending = await loop.run()
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None:
+            with contextlib.suppress(AttributeError):
+                current.uncancel()
+        ending = Aborted(by="stop")
+    report = await asyncio.to_thread(measure_changes, snapshot, root.root)
+    outcome = build_outcome(session, ending, report)
+    sink(TaskFinished(outcome))
+    return outcome
+
+
+def _resolve_chain(config: MercuryConfig) -> list[ChatModel]:
+    from mercury_nb.transport.factory import resolve_model
+
+    return [resolve_model(name, config) for name in config.model_chain]

@@ -1,0 +1,84 @@
+"""The running state of one task: messages, counters and the tool log the contract judges."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from mercury_nb.contract.config import MercuryConfig
+
+
+@dataclass(frozen=True)
+class ToolLogEntry:
+    """One executed tool call, in order. ``seq`` orders every call of the task."""
+
+    seq: int
+    step: int
+    name: str
+    ok: bool
+    mutating: bool
+    summary: str
+    result_head: str
+    command: str | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+    changed_paths: tuple[str, ...] = ()
+
+
+@dataclass
+class TaskSession:
+    """Mutable task state owned by the loop (and checkpointed by the ledger later)."""
+
+    task_id: str
+    task: str
+    config: MercuryConfig
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    tool_log: list[ToolLogEntry] = field(default_factory=list)
+    steps_total: int = 0
+    steps_in_budget: int = 0
+    seq: int = 0
+    max_tokens: int = 0
+    provider_index: int = 0
+    models_used: list[str] = field(default_factory=list)
+    answer: str | None = None
+    """The model's final reply, set only from a complete text-stop stream."""
+    last_verdict: str | None = None
+
+    @classmethod
+    def start(cls, task: str, config: MercuryConfig, task_id: str | None = None) -> TaskSession:
+        return cls(
+            task_id=task_id or uuid.uuid4().hex[:12],
+            task=task,
+            config=config,
+            max_tokens=config.max_output_tokens,
+        )
+
+    def next_seq(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def log(self, entry: ToolLogEntry) -> None:
+        self.tool_log.append(entry)
+
+    @property
+    def last_mutation_seq(self) -> int | None:
+        """The seq of the last call that may have changed the workspace: a successful file
+        tool, or any command that is neither a check nor read-only (a failing script may
+        still have written files, so evidence must come after it)."""
+        for entry in reversed(self.tool_log):
+            if entry.mutating and (entry.ok or entry.command is not None):
+                return entry.seq
+        return None
+
+    def successful_mutations_since(self, seq: int) -> int:
+        """How many successful mutating calls happened after ``seq`` (for the guard)."""
+        return sum(1 for e in self.tool_log if e.seq > seq and e.ok and e.mutating)
+
+    @property
+    def last_failed_mutation(self) -> ToolLogEntry | None:
+        for entry in reversed(self.tool_log):
+            if entry.mutating and not entry.ok:
+                return entry
+        return None
+

@@ -1,0 +1,274 @@
+"""The ``%%mercury`` cell magic, its traitlets settings and the ``--wait`` input transformer.
+
+Loading this module must stay light: config, the agent loop, widgets and litellm are
+imported when a cell runs, never when ``%load_ext mercury_nb`` registers the magic.
+A later line magic (``%mercury tasks``) is added as another ``@line_magic("mercury")``
+method of :class:`MercuryMagics`; IPython keeps line and cell magics apart.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from traitlets import Dict, Int, List, Unicode
+from traitlets.config import Configurable
+
+if TYPE_CHECKING:
+    import argparse
+
+    from mercury_nb.agent.events import AgentEvent
+    from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.ui.live import RunView
+
+MAGIC_NAME = "mercury"
+
+
+class Mercury(Configurable):
+    """Extension settings from IPython config, e.g. ``c.Mercury.model = "openai/gpt-4o"``
+    or ``%config Mercury.max_steps = 40``. Environment variables and magic flags win."""
+
+    model = Unicode(None, allow_none=True, help="First model of the chain.").tag(config=True)
+    fallbacks = List(Unicode(), help="Models tried in order after the first.").tag(config=True)
+    api_base = Unicode(None, allow_none=True, help="OpenAI-compatible base URL.").tag(config=True)
+    max_steps = Int(None, allow_none=True, help="Model steps per step budget.").tag(config=True)
+    workdir = Unicode(None, allow_none=True, help="Workspace root.").tag(config=True)
+    overrides = Dict(help="Any other MercuryConfig field, by name.").tag(config=True)
+
+    def base_values(self) -> dict[str, Any]:
+        """The values set here, as the ``base`` layer of ``MercuryConfig.load``."""
+        values: dict[str, Any] = dict(self.overrides)
+        for name in ("model", "api_base", "max_steps", "workdir"):
+            value = getattr(self, name)
+            if value is not None and value != "":
+                values[name] = value
+        if self.fallbacks:
+            values["fallbacks"] = tuple(self.fallbacks)
+        return values
+
+
+MercuryConfigurable = Mercury
+
+
+@dataclass(frozen=True)
+class CellRequest:
+    task: str
+    args: argparse.Namespace
+
+
+@magics_class
+class MercuryMagics(Magics):
+    """``%%mercury``: the cell body is a task for the agent."""
+
+    def __init__(self, shell: Any) -> None:
+        super().__init__(shell=shell)
+        self.settings = Mercury(parent=shell)
+        shell.configurables.append(self.settings)
+
+    @magic_arguments()
+    @argument("--model", metavar="M", help="model, in litellm naming (scripted/<name> for tests)")
+    @argument("--fallback", metavar="M2", action="append", default=None,
+              help="a fallback model; repeat for more")
+    @argument("--max-steps", metavar="N", type=int, default=None, help="steps per step budget")
+    @argument("--workdir", metavar="DIR", default=None, help="workspace root (default: cwd)")
+    @argument("--api-base", metavar="URL", default=None, help="OpenAI-compatible base URL")
+    @argument("--wait", action="store_true", help="block the cell until the task ends")
+    @argument("--chat", action="store_true", help="answer a question; no forced rounds")
+    @argument("--yes", action="store_true", help="take recommended options without asking")
+    @cell_magic
+    def mercury(self, line: str, cell: str) -> Any:
+        """Run the cell body as a task for the mercury agent.
+
+        By default the task runs on the kernel's loop and the cell returns at once; a live
+        widget (or text, with MERCURY_PLAIN=1) shows progress and the final verdict.
+        """
+        request = self._parse(line, cell)
+        if request is None:
+            return None
+        config = self._config(request.args)
+        return self._launch(request.task, config, wait=request.args.wait)
+
+    # --- steps -------------------------------------------------------------------------
+    def _parse(self, line: str, cell: str) -> CellRequest | None:
+        try:
+            args = parse_argstring(self.mercury, line)
+        except SystemExit:  # argparse printed help (IPython's parser has no -h, but be safe)
+            return None
+        except ValueError as exc:  # unbalanced quotes
+            raise UsageError(f"{exc}\n{usage()}") from None
+        except UsageError as exc:
+            raise UsageError(f"{exc}\n{usage()}") from None
+        task = (cell or "").strip()
+        if not task:
+            raise UsageError(
+                "%%mercury needs a task: write it on the lines below the %%mercury line.\n"
+                + usage()
+            )
+        return CellRequest(task=task, args=args)
+
+    def _config(self, args: argparse.Namespace) -> MercuryConfig:
+        from pydantic import ValidationError
+
+        from mercury_nb.contract.config import MercuryConfig
+
+        workdir = Path(args.workdir).expanduser() if args.workdir else None
+        try:
+            config = MercuryConfig.load(
+                base=self.settings.base_values(),
+                model=args.model,
+                fallbacks=tuple(args.fallback) if args.fallback else None,
+                max_steps=args.max_steps,
+                workdir=workdir,
+                api_base=args.api_base,
+                mode="chat" if args.chat else None,
+                auto_yes=True if args.yes else None,
+            )
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise UsageError(f"invalid mercury settings — {problems}\n{usage()}") from None
+        if not config.workdir.is_dir():
+            raise UsageError(f"workdir {str(config.workdir)!r} is not a directory\n{usage()}")
+        return config
+
+    def _launch(self, task: str, config: MercuryConfig, *, wait: bool) -> Any:
+        from mercury_nb.agent.loop import run_task
+        from mercury_nb.kernel import scheduling
+        from mercury_nb.ui.live import make_view
+
+        loop = scheduling.running_loop()
+        waiting = wait and loop is not None and can_await_cells(self.shell)
+        if wait and loop is not None and not waiting:
+            print("--wait needs top-level await (%autoawait asyncio); running in the background.")
+        attached = loop is None or waiting
+        view = make_view(self.shell, max_updates_per_s=config.ui_max_updates_per_s,
+                         attached=attached)
+        task_id = scheduling.new_task_id()
+        sink = guarded_sink(view)
+
+        def run() -> Any:
+            return run_task(task, config, on_event=sink, task_id=task_id)
+
+        if loop is None:
+            scheduling.run_until_done(run, task_id=task_id, view=view)
+            return None
+        record = scheduling.start(run, task_id=task_id, view=view, attached=attached, loop=loop)
+        return scheduling.WaitForTask(record) if waiting else None
+
+
+def usage() -> str:
+    """The one-line usage of ``%%mercury``."""
+    raw = MercuryMagics.mercury.parser.format_usage()  # type: ignore[attr-defined]
+    words = " ".join(raw.replace("::", " ").split())  # IPython's help formatter adds "::"
+    return "usage: " + words.replace(f"%{MAGIC_NAME}", f"%%{MAGIC_NAME}", 1)
+
+
+def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
+    """The view's event sink; a failing view reports once and never breaks the agent loop."""
+    failed = False
+
+    def sink(event: AgentEvent) -> None:
+        nonlocal failed
+        if failed:
+            return
+        try:
+            view.on_event(event)
+        except Exception:
+            failed = True
+            text = "mercury: the live view failed; the task goes on.\n" + traceback.format_exc()
+            try:
+                view.show_error(text)
+            except Exception:
+                print(text, file=sys.stderr)
+
+    return sink
+
+
+def can_await_cells(shell: Any) -> bool:
+    """Whether cells may use top-level ``await`` on asyncio in this shell."""
+    return bool(getattr(shell, "autoawait", False)) and str(getattr(shell, "loop_runner", "")) == "asyncio"
+
+
+class WaitCellTransformer:
+    """Post input transformer: ``%%mercury --wait`` cells become ``await`` cells.
+
+    IPython turns the cell into ``get_ipython().run_cell_magic('mercury', line, body)``;
+    this prefixes ``await`` when ``line`` parses with ``--wait``, so the cell awaits the
+    :class:`~mercury_nb.kernel.scheduling.WaitForTask` the magic returns.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+
+    def __call__(self, lines: list[str]) -> list[str]:
+        source = "".join(lines)
+        if "run_cell_magic" not in source or not can_await_cells(self.shell):
+            return lines
+        line = magic_line_of(source)
+        if line is None or not wants_wait(line):
+            return lines
+        return ["await " + source.lstrip()]
+
+
+def magic_line_of(source: str) -> str | None:
+    """The argument line if ``source`` is exactly one ``%%mercury`` call, else ``None``."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
+        return None
+    call = tree.body[0].value
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "run_cell_magic"
+        and isinstance(call.func.value, ast.Call)
+        and isinstance(call.func.value.func, ast.Name)
+        and call.func.value.func.id == "get_ipython"
+        and len(call.args) == 3
+        and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)
+    ):
+        return None
+    name, line = call.args[0].value, call.args[1].value  # type: ignore[attr-defined]
+    return str(line) if name == MAGIC_NAME else None
+
+
+def wants_wait(line: str) -> bool:
+    """Whether a ``%%mercury`` argument line asks for ``--wait`` (help or errors: no)."""
+    tokens = line.split()
+    if "-h" in tokens or "--help" in tokens:
+        return False
+    try:
+        args = parse_argstring(MercuryMagics.mercury, line)
+    except (UsageError, ValueError, SystemExit):
+        return False
+    return bool(args.wait)
+
+
+def register(shell: Any) -> None:
+    """Register the magic and the ``--wait`` transformer (idempotent)."""
+    unregister(shell)
+    shell.register_magics(MercuryMagics)
+    shell.input_transformers_post.append(WaitCellTransformer(shell))
+
+
+def unregister(shell: Any) -> None:
+    """Undo :func:`register`."""
+    shell.input_transformers_post[:] = [
+        t for t in shell.input_transformers_post if not isinstance(t, WaitCellTransformer)
+    ]
+    shell.configurables[:] = [c for c in shell.configurables if not isinstance(c, Mercury)]
+    magics = shell.magics_manager.magics
+    magics["cell"].pop(MAGIC_NAME, None)
+    shell.magics_manager.registry.pop(MercuryMagics.__name__, None)

@@ -1,0 +1,187 @@
+"""An in-process ChatModel playing a script of turns and faults; the scripted-model registry."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import contextmanager
+
+from mercury_nb.testing.script import (
+    DropMidStream,
+    HttpError,
+    MalformedChunk,
+    MalformedChunkError,
+    ScriptStep,
+    Stall,
+    Turn,
+    content_chunks,
+    describe_request,
+    describe_turns,
+    fault_position,
+    resolve_turn,
+)
+from mercury_nb.transport.protocol import (
+    FinishChunk,
+    ModelRequest,
+    ProviderError,
+    StreamChunk,
+)
+from mercury_nb.transport.provider_errors import kind_for_status
+
+SCRIPTED_PREFIX = "scripted/"
+
+
+class ScriptExhausted(AssertionError):
+    """A scripted fake was asked for more turns than its script holds."""
+
+
+class ScriptedModel:
+    """Plays ``turns`` in order, one per ``stream()`` call, recording every request.
+
+    Text and tool arguments are split into ``chunk_size`` pieces; faults raise or stop the
+    stream as documented in :mod:`mercury_nb.testing.script`. Asking for more turns than
+    scripted raises :class:`ScriptExhausted`, and :meth:`assert_complete` also reports it,
+    so a loop that swallows the error still fails the test.
+    """
+
+    def __init__(self, turns: Sequence[ScriptStep], name: str = "scripted/test") -> None:
+        self.name = name
+        self.turns: tuple[ScriptStep, ...] = tuple(turns)
+        self.requests: list[ModelRequest] = []
+        self.overruns: list[ModelRequest] = []
+        self._used = 0
+
+    @property
+    def remaining(self) -> int:
+        """How many scripted turns have not been played yet."""
+        return len(self.turns) - self._used
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        return self._play(request)
+
+    async def _play(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        self.requests.append(request)
+        if self._used >= len(self.turns):
+            self.overruns.append(request)
+            raise ScriptExhausted(
+                f"{self.name}: asked for turn {len(self.requests)} but only "
+                f"{len(self.turns)} turn(s) were scripted. Request: {describe_request(request)}"
+            )
+        turn_number = self._used
+        self._used += 1
+        turn = resolve_turn(self.turns[turn_number], request)
+        if isinstance(turn.fault, HttpError):
+            fault = turn.fault
+            raise ProviderError(
+                provider=self.name,
+                message=fault.message,
+                status=fault.status,
+                retry_after_s=fault.retry_after,
+                kind=kind_for_status(fault.status),
+            )
+        chunks = content_chunks(turn, turn_number)
+        strike = fault_position(turn, len(chunks))
+        for position, chunk in enumerate(chunks):
+            if position == strike:
+                await self._strike(turn, position)
+            yield chunk
+        if strike == len(chunks):
+            await self._strike(turn, strike)
+        reason = turn.resolved_finish_reason
+        if reason is not None:
+            yield FinishChunk(reason)
+
+    async def _strike(self, turn: Turn, position: int) -> None:
+        match turn.fault:
+            case DropMidStream():
+                raise ConnectionError(f"{self.name}: connection dropped after {position} chunk(s)")
+            case MalformedChunk():
+                raise MalformedChunkError(f"{self.name}: malformed chunk after {position} chunk(s)")
+            case Stall(seconds=seconds):
+                await asyncio.sleep(seconds)
+            case _:
+                pass
+
+    def assert_complete(self) -> None:
+        """Raise AssertionError if scripted turns went unused or the script was overrun."""
+        problems = []
+        if self.remaining:
+            unused = self.turns[self._used :]
+            problems.append(
+                f"{self.remaining} scripted turn(s) unused:\n"
+                + describe_turns(unused, first_number=self._used + 1)
+            )
+        if self.overruns:
+            problems.append(
+                f"{len(self.overruns)} request(s) beyond the script, first: "
+                + describe_request(self.overruns[0])
+            )
+        if problems:
+            raise AssertionError(f"{self.name}: " + "\n".join(problems))
+
+    def __repr__(self) -> str:
+        return f"ScriptedModel({self.name!r}, turns={len(self.turns)}, used={self._used})"
+
+
+@contextmanager
+def scripted(turns: Sequence[ScriptStep], name: str = "scripted/test") -> Iterator[ScriptedModel]:
+    """A scripted model that must be played to the end: asserts complete on a clean exit."""
+    model = ScriptedModel(turns, name=name)
+    yield model
+    model.assert_complete()
+
+
+# --- registry: lets notebooks and the CLI pick a scripted model by name ---------------
+
+_registry: dict[str, ScriptedModel] = {}
+_registry_lock = threading.Lock()
+
+
+def _key(name: str) -> str:
+    key = name.removeprefix(SCRIPTED_PREFIX)
+    if not key:
+        raise ValueError(f"a scripted model needs a name after {SCRIPTED_PREFIX!r}")
+    return key
+
+
+def register_scripted_model(
+    name: str, model_or_turns: ScriptedModel | Sequence[ScriptStep]
+) -> ScriptedModel:
+    """Register a model (or a script) as ``scripted/<name>``; replaces an earlier one.
+
+    A script becomes a new :class:`ScriptedModel` named ``scripted/<name>``; a model is
+    registered as it is."""
+    key = _key(name)
+    if isinstance(model_or_turns, ScriptedModel):
+        model = model_or_turns
+    else:
+        model = ScriptedModel(model_or_turns, name=SCRIPTED_PREFIX + key)
+    with _registry_lock:
+        _registry[key] = model
+    return model
+
+
+def get_scripted_model(name: str) -> ScriptedModel:
+    """The model registered as ``name`` (with or without the ``scripted/`` prefix)."""
+    key = _key(name)
+    with _registry_lock:
+        model = _registry.get(key)
+        known = sorted(_registry)
+    if model is None:
+        listed = ", ".join(SCRIPTED_PREFIX + k for k in known) or "none"
+        raise LookupError(
+            f"no scripted model named {SCRIPTED_PREFIX + key!r} is registered "
+            f"(registered: {listed}); use mercury_nb.testing.register_scripted_model()"
+        )
+    return model
+
+
+def unregister_scripted_model(name: str) -> None:
+    """Forget a registered scripted model (no error if it was not registered)."""
+    with _registry_lock:
+        _registry.pop(_key(name), None)
+
+
+def is_scripted_name(name: str) -> bool:
+    return name.startswith(SCRIPTED_PREFIX)

@@ -1,0 +1,186 @@
+"""The run_command tool: a shell command in the workspace, with timeout, kill and capped output."""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import contextlib
+import os
+import signal
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
+from mercury_nb.tools.function_tool import FunctionTool, workspace_of
+
+ON_OUTPUT_KEY = "on_output"
+"""``ToolContext.extra`` key of an optional ``callable(str)`` fed every piece of output."""
+
+_READ_CHUNK = 65536
+_DRAIN_GRACE_S = 2.0
+"""How long output is still read after the command exits (background children may hold it)."""
+_REAP_GRACE_S = 5.0
+_COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "PYTHONUNBUFFERED": "1"}
+
+
+class RunCommandArgs(BaseModel):
+    command: str = Field(description="Shell command, run from the workspace root.")
+    timeout_s: float | None = Field(
+        default=None,
+        description="Seconds before the command and its children are killed (optional).",
+    )
+
+
+class HeadTailBuffer:
+    """Keeps the first ``head`` and last ``tail`` characters of a stream of any length."""
+
+    def __init__(self, head: int, tail: int) -> None:
+        self.head_limit = head
+        self.tail_limit = tail
+        self.head = ""
+        self.tail = ""
+        self.total = 0
+
+    def add(self, text: str) -> None:
+        self.total += len(text)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += text[:room]
+            text = text[room:]
+        if text:
+            self.tail += text
+            if len(self.tail) > 2 * self.tail_limit:
+                self.tail = self.tail[-self.tail_limit :]
+
+    @property
+    def cut(self) -> int:
+        """Characters dropped from the middle."""
+        return max(0, self.total - len(self.head) - self.tail_limit)
+
+    def render(self) -> str:
+        if self.cut == 0:
+            return self.head + self.tail
+        tail = self.tail[-self.tail_limit :]
+        return f"{self.head}\n[… {self.cut} characters of output cut …]\n{tail}"
+
+
+def effective_timeout(requested: float | None, default: float, ceiling: float) -> float:
+    """The model's timeout when it gave a positive one, else the default; never above ceiling."""
+    chosen = requested if requested is not None and requested > 0 else default
+    return min(chosen, ceiling)
+
+
+def _notify(on_output: Callable[[str], Any] | None, text: str) -> None:
+    if on_output is None:
+        return
+    with contextlib.suppress(Exception):  # a broken observer must not break the command
+        on_output(text)
+
+
+async def _pump(
+    stream: asyncio.StreamReader, buffer: HeadTailBuffer, on_output: Callable[[str], Any] | None
+) -> None:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    while chunk := await stream.read(_READ_CHUNK):
+        text = decoder.decode(chunk)
+        if text:
+            buffer.add(text)
+            _notify(on_output, text)
+    rest = decoder.decode(b"", final=True)
+    if rest:
+        buffer.add(rest)
+        _notify(on_output, rest)
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    """SIGKILL the command's whole process group (it leads its own session)."""
+    if hasattr(os, "killpg"):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    else:  # pragma: no cover - Windows
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return f"exit code: {code} (killed by {signal.Signals(-code).name})"
+    return f"exit code: {code}"
+
+
+async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
+    command = args.command
+    if not command.strip():
+        raise ToolError("command is empty")
+    config = ctx.config
+    timeout = effective_timeout(
+        args.timeout_s, config.command_timeout_s, config.max_command_timeout_s
+    )
+    on_output = ctx.extra.get(ON_OUTPUT_KEY)
+    buffer = HeadTailBuffer(config.command_output_head_chars, config.command_output_tail_chars)
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        cwd=workspace_of(ctx).root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env={**os.environ, **_COMMAND_ENV},
+    )
+    assert proc.stdout is not None
+    pump = asyncio.create_task(_pump(proc.stdout, buffer, on_output))
+    exit_code: int | None = None
+    timed_out = False
+    try:
+        try:
+            async with asyncio.timeout(timeout):
+                exit_code = await proc.wait()
+        except TimeoutError:
+            timed_out = True
+            _kill_group(proc)
+            await asyncio.wait({asyncio.ensure_future(proc.wait())}, timeout=_REAP_GRACE_S)
+        await asyncio.wait({pump}, timeout=_DRAIN_GRACE_S)
+    except asyncio.CancelledError:
+        _kill_group(proc)  # the user pressed Stop: nothing the command started survives
+        pump.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait({asyncio.ensure_future(proc.wait())}, timeout=_REAP_GRACE_S)
+        raise
+    finally:
+        output_cut_short = not pump.done()
+        pump.cancel()
+    lines = [buffer.render().rstrip("\n") or "(no output)"]
+    if output_cut_short and not timed_out:
+        lines.append("[output after exit not captured: a background process still holds it open]")
+    if timed_out:
+        lines.append(
+            f"timed out after {timeout:g}s — the command and everything it started were killed"
+        )
+        lines.append("exit code: none")
+    else:
+        assert exit_code is not None
+        lines.append(_describe_exit(exit_code))
+    return ToolResult(
+        ok=exit_code == 0 and not timed_out,
+        content="\n".join(lines),
+        command=command,
+        exit_code=exit_code,
+        timed_out=timed_out,
+    )
+
+
+COMMAND_TOOLS: tuple[FunctionTool[Any], ...] = (
+    FunctionTool(
+        name="run_command",
+        description=(
+            "Run a shell command in the workspace root (stdin is empty). Output is stdout and "
+            "stderr together, long output as head + tail; the exit code is reported."
+        ),
+        args_model=RunCommandArgs,
+        handler=run_command,
+        mutating=True,
+    ),
+)

@@ -1,0 +1,234 @@
+"""File tools: list_dir, read_file, create_file, write_file, edit_file, delete_file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
+from mercury_nb.tools.function_tool import FunctionTool, workspace_of
+from mercury_nb.workspace.atomic import atomic_write_text
+
+_BINARY_SNIFF_BYTES = 8000
+_PATH_HELP = "Path relative to the workspace root."
+
+
+class ListDirArgs(BaseModel):
+    path: str = Field(default=".", description="Folder relative to the workspace root.")
+
+
+class PathArgs(BaseModel):
+    path: str = Field(description=_PATH_HELP)
+
+
+class ContentArgs(BaseModel):
+    path: str = Field(description=_PATH_HELP)
+    content: str = Field(description="The complete file content.")
+
+
+class EditArgs(BaseModel):
+    path: str = Field(description=_PATH_HELP)
+    old_text: str = Field(
+        description="Exact text to replace; must occur exactly once. Empty: append new_text."
+    )
+    new_text: str = Field(description="Replacement text.")
+
+
+def head_tail(text: str, limit: int, what: str = "characters") -> str:
+    """``text`` whole when short, else its head and tail around a marker naming the cut."""
+    if len(text) <= limit:
+        return text
+    head = limit // 2
+    tail = limit - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n[… {cut} {what} omitted …]\n{text[-tail:]}"
+
+
+def line_count(text: str) -> int:
+    return len(text.splitlines())
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def read_text(path: Path, shown: str) -> str:
+    """The UTF-8 text of an existing file, refusing folders and binary content politely."""
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory — use list_dir to see what it contains")
+    if not path.exists():
+        raise ToolError(f"no such file: {shown}")
+    data = path.read_bytes()
+    if b"\0" in data[:_BINARY_SNIFF_BYTES]:
+        raise ToolError(f"{shown} looks like a binary file ({len(data)} bytes); only text is read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ToolError(f"{shown} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    folder = ws.resolve(args.path)
+    shown = ws.rel(folder)
+    if not folder.exists():
+        raise ToolError(f"no such directory: {args.path}")
+    if not folder.is_dir():
+        raise ToolError(f"not a directory: {args.path} — use read_file to read a file")
+    entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    cap = ctx.config.list_dir_max_entries
+    lines = [f"{'dir' if entry.is_dir() else 'file'}: {entry.name}" for entry in entries[:cap]]
+    if len(entries) > cap:
+        lines.append(f"[… {len(entries) - cap} more entries not shown]")
+    if not lines:
+        lines.append(f"({shown} is empty)")
+    return ToolResult(ok=True, content="\n".join(lines))
+
+
+def read_file(args: PathArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    text = read_text(path, args.path)
+    if not text:
+        return ToolResult(ok=True, content=f"({ws.rel(path)} is empty)")
+    return ToolResult(ok=True, content=head_tail(text, ctx.config.read_file_max_chars))
+
+
+def create_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    if path.exists() or path.is_symlink():
+        raise ToolError(
+            f"{args.path} already exists — use write_file to replace it or edit_file to change it"
+        )
+    atomic_write_text(path, args.content, make_parents=True)
+    rel = ws.rel(path)
+    summary = f"created {rel} ({_plural(line_count(args.content), 'line')})"
+    return ToolResult(ok=True, content=summary, changed_paths=(rel,))
+
+
+def write_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    if path.is_dir():
+        raise ToolError(f"{args.path} is a directory; give a file path")
+    existed = path.exists()
+    atomic_write_text(path, args.content, make_parents=True)
+    rel = ws.rel(path)
+    verb = "overwrote" if existed else "created"
+    summary = f"{verb} {rel} ({_plural(line_count(args.content), 'line')})"
+    return ToolResult(ok=True, content=summary, changed_paths=(rel,))
+
+
+def _occurrences(text: str, needle: str) -> list[int]:
+    """Every start index of ``needle`` in ``text``, overlapping ones included."""
+    found: list[int] = []
+    index = text.find(needle)
+    while index != -1:
+        found.append(index)
+        index = text.find(needle, index + 1)
+    return found
+
+
+def edit_file(args: EditArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    if not path.exists():
+        raise ToolError(f"no such file: {args.path} — use create_file to create it")
+    text = read_text(path, args.path)
+    rel = ws.rel(path)
+    if args.old_text == "":
+        atomic_write_text(path, text + args.new_text)
+        note = ""
+        if text and not text.endswith("\n") and args.new_text:
+            note = " (the file did not end with a newline, so the text continues its last line)"
+        added = _plural(line_count(args.new_text), "line")
+        return ToolResult(ok=True, content=f"appended {added} to {rel}{note}", changed_paths=(rel,))
+    old_text, new_text = args.old_text, args.new_text
+    hits = _occurrences(text, old_text)
+    if not hits and "\r\n" in text and "\n" in old_text and "\r\n" not in old_text:
+        old_text, new_text = old_text.replace("\n", "\r\n"), new_text.replace("\n", "\r\n")
+        hits = _occurrences(text, old_text)
+    if not hits:
+        raise ToolError(
+            f"old_text was not found in {rel} — read the file again and copy the exact text, "
+            "including whitespace and indentation"
+        )
+    if len(hits) > 1:
+        raise ToolError(
+            f"old_text occurs {len(hits)} times in {rel}; it must occur exactly once — "
+            "include more surrounding lines to make it unique"
+        )
+    if old_text == new_text:
+        return ToolResult(ok=True, content=f"old_text and new_text are identical; {rel} unchanged")
+    start = hits[0]
+    atomic_write_text(path, text[:start] + new_text + text[start + len(old_text) :])
+    summary = (
+        f"edited {rel}: replaced {_plural(line_count(old_text), 'line')} "
+        f"with {_plural(line_count(new_text), 'line')}"
+    )
+    return ToolResult(ok=True, content=summary, changed_paths=(rel,))
+
+
+def delete_file(args: PathArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path, follow_final_symlink=False)
+    if path == ws.root or (path.is_dir() and not path.is_symlink()):
+        raise ToolError(
+            f"{args.path} is a directory; delete_file removes files only "
+            "(use run_command to remove a directory)"
+        )
+    if not path.exists() and not path.is_symlink():
+        raise ToolError(f"no such file: {args.path}")
+    path.unlink()
+    rel = ws.rel(path)
+    return ToolResult(ok=True, content=f"deleted {rel}", changed_paths=(rel,))
+
+
+FILE_TOOLS: tuple[FunctionTool[Any], ...] = (
+    FunctionTool(
+        name="list_dir",
+        description="List a folder of the workspace: one 'dir: name' or 'file: name' per line.",
+        args_model=ListDirArgs,
+        handler=list_dir,
+    ),
+    FunctionTool(
+        name="read_file",
+        description="Read a text file of the workspace. Very large files come as head and tail.",
+        args_model=PathArgs,
+        handler=read_file,
+    ),
+    FunctionTool(
+        name="create_file",
+        description="Create a new file (parent folders too). Fails if the file already exists.",
+        args_model=ContentArgs,
+        handler=create_file,
+        mutating=True,
+    ),
+    FunctionTool(
+        name="write_file",
+        description="Write a file with the given content, replacing it if it exists.",
+        args_model=ContentArgs,
+        handler=write_file,
+        mutating=True,
+    ),
+    FunctionTool(
+        name="edit_file",
+        description=(
+            "Replace old_text with new_text in an existing file. old_text must occur exactly "
+            "once. An empty old_text appends new_text at the end of the file."
+        ),
+        args_model=EditArgs,
+        handler=edit_file,
+        mutating=True,
+    ),
+    FunctionTool(
+        name="delete_file",
+        description="Delete a file of the workspace (not a folder).",
+        args_model=PathArgs,
+        handler=delete_file,
+        mutating=True,
+    ),
+)

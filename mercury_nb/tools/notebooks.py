@@ -1,0 +1,221 @@
+"""Notebook tools: read_notebook, edit_notebook_cell, insert_notebook_cell; valid and atomic."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+import nbformat
+from nbformat import NotebookNode
+from pydantic import BaseModel, Field
+
+from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
+from mercury_nb.tools.files import head_tail
+from mercury_nb.tools.function_tool import FunctionTool, workspace_of
+from mercury_nb.workspace.atomic import atomic_write_text
+
+OUTPUT_ITEM_CHARS = 600
+"""Characters kept from one output of a cell."""
+CELL_OUTPUT_CHARS = 2000
+"""Characters kept from all outputs of one cell."""
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_NB_HELP = "Notebook path (.ipynb) relative to the workspace root."
+
+# nbformat is untyped; these typed aliases keep mypy's no-untyped-call check quiet.
+_reads: Callable[..., NotebookNode] = nbformat.reads
+_writes: Callable[..., str] = nbformat.writes
+_new_notebook: Callable[[], NotebookNode] = nbformat.v4.new_notebook
+_NEW_CELL: dict[str, Callable[[str], NotebookNode]] = {
+    "code": nbformat.v4.new_code_cell,
+    "markdown": nbformat.v4.new_markdown_cell,
+    "raw": nbformat.v4.new_raw_cell,
+}
+
+
+class NotebookArgs(BaseModel):
+    path: str = Field(description=_NB_HELP)
+
+
+class EditCellArgs(BaseModel):
+    path: str = Field(description=_NB_HELP)
+    index: int = Field(description="0-based index of the cell to replace the source of.")
+    source: str = Field(description="The cell's new source.")
+
+
+class InsertCellArgs(BaseModel):
+    path: str = Field(description=_NB_HELP)
+    index: int = Field(description="0-based position of the new cell; len(cells) appends.")
+    cell_type: Literal["code", "markdown", "raw"] = Field(description="Kind of cell.")
+    source: str = Field(description="The new cell's source.")
+
+
+def load_notebook(path: Path, shown: str) -> NotebookNode:
+    """The notebook at ``path`` as nbformat v4, or a ToolError saying why it cannot be read."""
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory, not a notebook")
+    if not path.exists():
+        raise ToolError(f"no such notebook: {shown}")
+    try:
+        text = path.read_text(encoding="utf-8")
+        notebook = _reads(text, as_version=4, capture_validation_error={})
+    except Exception as exc:
+        raise ToolError(f"{shown} is not a readable notebook: {_first_line(exc)}") from exc
+    return notebook
+
+
+def save_notebook(path: Path, notebook: NotebookNode, shown: str) -> None:
+    """Validate, then write atomically; an invalid result is refused and nothing is written."""
+    if notebook.get("nbformat_minor", 0) >= 5:
+        for cell in notebook.cells:
+            cell.setdefault("id", uuid.uuid4().hex[:8])
+    try:
+        nbformat.validate(notebook)
+    except nbformat.ValidationError as exc:
+        raise ToolError(
+            f"the change would leave {shown} invalid, so nothing was written: {_first_line(exc)}"
+        ) from exc
+    text = _writes(notebook)
+    atomic_write_text(path, text if text.endswith("\n") else text + "\n")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _cells(count: int) -> str:
+    return f"{count} cell{'' if count == 1 else 's'}"
+
+
+def _clip(text: str, limit: int) -> str:
+    return head_tail(text, limit) if len(text) > limit else text
+
+
+def _source(cell: NotebookNode) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def _output_text(output: NotebookNode) -> str:
+    kind = output.get("output_type")
+    if kind == "stream":
+        text = output.get("text", "")
+        text = "".join(text) if isinstance(text, list) else str(text)
+        return f"{output.get('name', 'stdout')}: {text.rstrip()}"
+    if kind == "error":
+        return f"error: {output.get('ename', '')}: {_ANSI.sub('', str(output.get('evalue', '')))}"
+    data = output.get("data", {})
+    plain = data.get("text/plain")
+    if plain is not None:
+        plain = "".join(plain) if isinstance(plain, list) else str(plain)
+        others = [m for m in data if m != "text/plain"]
+        extra = f" [also: {', '.join(others)}]" if others else ""
+        return f"{kind}: {plain.rstrip()}{extra}"
+    return f"{kind}: [{', '.join(data) or 'no data'}]"
+
+
+def render_notebook(notebook: NotebookNode, shown: str) -> str:
+    """Cells with index, type, source and trimmed outputs, as the model reads them."""
+    cells = notebook.cells
+    parts = [f"{shown}: {_cells(len(cells))}"]
+    for index, cell in enumerate(cells):
+        header = f"--- cell {index} · {cell.cell_type}"
+        if cell.cell_type == "code" and cell.get("execution_count") is not None:
+            header += f" · [{cell.execution_count}]"
+        parts.append(header + " ---")
+        parts.append(_source(cell) or "(empty)")
+        outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
+        if outputs:
+            rendered = "\n".join(_clip(_output_text(o), OUTPUT_ITEM_CHARS) for o in outputs)
+            parts.append("outputs:\n" + _clip(rendered, CELL_OUTPUT_CHARS))
+    return "\n".join(parts)
+
+
+def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    notebook = load_notebook(path, args.path)
+    content = render_notebook(notebook, ws.rel(path))
+    return ToolResult(ok=True, content=head_tail(content, ctx.config.read_file_max_chars))
+
+
+def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    rel = ws.rel(path)
+    notebook = load_notebook(path, args.path)
+    count = len(notebook.cells)
+    if not 0 <= args.index < count:
+        valid = f"cells 0..{count - 1}" if count else "no cells (use insert_notebook_cell)"
+        raise ToolError(f"cell index {args.index} is out of range: {rel} has {valid}")
+    cell = notebook.cells[args.index]
+    cell.source = args.source
+    note = ""
+    if cell.cell_type == "code":
+        cell.outputs = []
+        cell.execution_count = None
+        note = "; its outputs were cleared"
+    save_notebook(path, notebook, rel)
+    content = f"edited cell {args.index} ({cell.cell_type}) of {rel}{note}"
+    return ToolResult(ok=True, content=content, changed_paths=(rel,))
+
+
+def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    rel = ws.rel(path)
+    created = not path.exists() and not path.is_symlink()
+    if created:
+        if args.index != 0:
+            raise ToolError(f"no such notebook: {args.path} (to create it, insert at index 0)")
+        notebook = _new_notebook()
+    else:
+        notebook = load_notebook(path, args.path)
+    count = len(notebook.cells)
+    if not 0 <= args.index <= count:
+        raise ToolError(
+            f"cell index {args.index} is out of range: {rel} has {_cells(count)}, "
+            f"so the index must be 0..{count}"
+        )
+    cell = _NEW_CELL[args.cell_type](args.source)
+    if notebook.get("nbformat_minor", 0) < 5:
+        cell.pop("id", None)  # cell ids only exist from nbformat 4.5 on
+    notebook.cells.insert(args.index, cell)
+    if created:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    save_notebook(path, notebook, rel)
+    verb = "created" if created else "inserted into"
+    content = (
+        f"{verb} {rel}: a {args.cell_type} cell at index {args.index} "
+        f"(now {_cells(len(notebook.cells))})"
+    )
+    return ToolResult(ok=True, content=content, changed_paths=(rel,))
+
+
+NOTEBOOK_TOOLS: tuple[FunctionTool[Any], ...] = (
+    FunctionTool(
+        name="read_notebook",
+        description="Read a Jupyter notebook: every cell with its index, type, source and "
+        "trimmed outputs.",
+        args_model=NotebookArgs,
+        handler=read_notebook,
+    ),
+    FunctionTool(
+        name="edit_notebook_cell",
+        description="Replace the source of one notebook cell (a code cell's outputs are cleared).",
+        args_model=EditCellArgs,
+        handler=edit_notebook_cell,
+        mutating=True,
+    ),
+    FunctionTool(
+        name="insert_notebook_cell",
+        description="Insert a new code, markdown or raw cell at an index (len(cells) appends). "
+        "Inserting at index 0 of a missing notebook creates it.",
+        args_model=InsertCellArgs,
+        handler=insert_notebook_cell,
+        mutating=True,
+    ),
+)

@@ -1,0 +1,144 @@
+"""ToolRegistry: the tools the model may call, their schemas, and error-proof execution."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from mercury_nb.tools.base import Tool, ToolContext, ToolError, ToolResult
+
+MUTATING_TOOLS: frozenset[str] = frozenset(
+    {
+        "create_file",
+        "write_file",
+        "edit_file",
+        "delete_file",
+        "run_command",
+        "edit_notebook_cell",
+        "insert_notebook_cell",
+    }
+)
+"""Tools that change the workspace; a verification check must run after the last of them."""
+
+_MAX_ERROR_CHARS = 2000
+
+
+class ToolRegistry:
+    """Holds Tool objects by name. ``execute`` never raises for a model's mistake."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def is_mutating(self, name: str) -> bool:
+        tool = self._tools.get(name)
+        return tool.mutating if tool is not None else name in MUTATING_TOOLS
+
+    def schemas(self, names: Iterable[str] | None = None) -> tuple[dict[str, Any], ...]:
+        """OpenAI function-tool definitions, for all tools or the named ones (in that order)."""
+        if names is None:
+            return tuple(tool.schema for tool in self._tools.values())
+        wanted = list(names)
+        unknown = [name for name in wanted if name not in self._tools]
+        if unknown:
+            raise KeyError(f"unknown tools: {', '.join(unknown)}")
+        return tuple(self._tools[name].schema for name in wanted)
+
+    async def execute(
+        self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext
+    ) -> ToolResult:
+        """Run one tool call. Model mistakes and tool failures come back as ``ok=False``.
+
+        Only ``asyncio.CancelledError`` (and other non-``Exception`` signals) propagate.
+        """
+        tool = self._tools.get(name)
+        if tool is None:
+            available = ", ".join(self._tools) or "(none)"
+            return _error(f"unknown tool {name!r}. Available tools: {available}")
+        parsed = _parse_arguments(name, raw_arguments)
+        if isinstance(parsed, str):
+            return _error(parsed)
+        try:
+            return await tool.run(parsed, ctx)
+        except asyncio.CancelledError:
+            raise
+        except ToolError as exc:
+            return _error(str(exc) or f"{name} failed")
+        except ValidationError as exc:
+            return _error(_describe_validation(name, exc))
+        except Exception as exc:
+            return _error(f"{name} failed: {type(exc).__name__}: {exc}")
+
+
+def default_registry() -> ToolRegistry:
+    """A registry with every built-in tool: files, commands and notebooks."""
+    from mercury_nb.tools.commands import COMMAND_TOOLS
+    from mercury_nb.tools.files import FILE_TOOLS
+    from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
+
+    return ToolRegistry([*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS])
+
+
+def _error(message: str) -> ToolResult:
+    if len(message) > _MAX_ERROR_CHARS:
+        message = message[: _MAX_ERROR_CHARS - 1] + "…"
+    return ToolResult(ok=False, content=f"Error: {message}")
+
+
+def _parse_arguments(name: str, raw: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
+    """The arguments as a dict, or a message telling the model what is wrong with them."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        value = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        if isinstance(exc, json.JSONDecodeError):
+            detail = f"{exc.msg} at character {exc.pos}"
+        else:
+            detail = "nested too deeply"
+        return (
+            f"the arguments of {name} are not valid JSON ({detail}). "
+            "Send one JSON object with the tool's fields."
+        )
+    if isinstance(value, str):  # some models encode the object twice
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
+            value = json.loads(value)
+    if not isinstance(value, dict):
+        return (
+            f"the arguments of {name} must be a JSON object with the tool's fields, "
+            f"not a JSON {type(value).__name__}"
+        )
+    return value
+
+
+def _describe_validation(name: str, exc: ValidationError) -> str:
+    problems = []
+    for error in exc.errors():
+        field = ".".join(str(part) for part in error["loc"]) or "arguments"
+        if error["type"] == "missing":
+            problems.append(f"{field} is required")
+        else:
+            problems.append(f"{field}: {error['msg']}")
+    return f"invalid arguments for {name}: {'; '.join(problems)}"

@@ -1,0 +1,168 @@
+"""The litellm ChatModel: one streamed acompletion per request, chunks mapped, errors classified."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from pydantic import SecretStr
+
+from mercury_nb.transport.litellm_loader import load_litellm
+from mercury_nb.transport.protocol import (
+    FinishChunk,
+    ModelRequest,
+    ProviderError,
+    StreamChunk,
+    TextChunk,
+    ToolCallChunk,
+    UsageChunk,
+)
+from mercury_nb.transport.provider_errors import (
+    kind_for_exception,
+    parse_retry_after,
+    redact,
+    response_headers,
+    status_of,
+    truncate,
+)
+
+NO_HTTP_STATUS_KINDS = frozenset({"interrupted", "connection", "timeout", "malformed"})
+"""Kinds whose ``status_code`` litellm invents (500, 503, 408): no HTTP status was received."""
+
+_PREFIX = re.compile(r"^(?:litellm\.\w+:\s*|\w+(?:Error|Exception):\s*)+")
+
+
+class LiteLLMModel:
+    """Streams chat completions through ``litellm.acompletion``.
+
+    litellm never retries on its own here (``num_retries=0``, ``max_retries=0``): the retry
+    and fallback policy belongs to the agent. litellm is imported on the first request, off
+    the event loop. A failure before the first chunk raises :class:`ProviderError`; a failure
+    after it propagates as raised, and the stream counts as interrupted.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        api_base: str | None = None,
+        api_key: SecretStr | str | None = None,
+        timeout_s: float = 600.0,
+    ) -> None:
+        self.name = name
+        self.api_base = api_base
+        self._api_key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
+        self.timeout_s = timeout_s
+
+    def __repr__(self) -> str:
+        return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
+
+    def completion_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments given to ``litellm.acompletion`` for this request."""
+        kwargs: dict[str, Any] = {
+            "model": self.name,
+            # litellm may edit messages in place; the loop's list must stay as it was sent
+            "messages": copy.deepcopy(list(request.messages)),
+            "max_tokens": request.max_tokens,
+            "stream": True,
+            "timeout": self.timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if request.tools:
+            kwargs["tools"] = copy.deepcopy(list(request.tools))
+            kwargs["tool_choice"] = request.tool_choice
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        return kwargs
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        return self._stream(request)
+
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        litellm = await load_litellm()
+        try:
+            response = await litellm.acompletion(**self.completion_kwargs(request))
+        except Exception as error:
+            raise self.provider_error(error) from None
+        chunks = response.__aiter__()
+        emitted = False
+        finished = False
+        try:
+            while True:
+                try:
+                    raw = await chunks.__anext__()
+                except StopAsyncIteration:
+                    finished = True
+                    break
+                except Exception as error:
+                    if not emitted:
+                        raise self.provider_error(error) from None
+                    raise
+                for chunk in stream_chunks(raw):
+                    emitted = True
+                    yield chunk
+        finally:
+            if not finished:
+                await _close(response)
+
+    def provider_error(self, error: BaseException) -> ProviderError:
+        """A :class:`ProviderError` for a failure before any output, with the key redacted."""
+        raw_status = status_of(error)
+        kind = kind_for_exception(error, raw_status)
+        status = None if kind in NO_HTTP_STATUS_KINDS else raw_status
+        message = getattr(error, "message", None) or str(error) or type(error).__name__
+        message = _PREFIX.sub("", redact(str(message), [self._api_key])) or type(error).__name__
+        return ProviderError(
+            provider=self.name,
+            message=truncate(message),
+            status=status,
+            retry_after_s=parse_retry_after(response_headers(error)),
+            kind=kind,
+            details={"exception": type(error).__name__},
+        )
+
+
+def stream_chunks(raw: Any) -> Iterator[StreamChunk]:
+    """Our chunks for one litellm streaming chunk: text, tool-call pieces, finish, usage.
+
+    A finish reason is passed on exactly as litellm gives it; a chunk without one yields no
+    :class:`FinishChunk`."""
+    choices = getattr(raw, "choices", None) or []
+    if choices:
+        choice = choices[0]
+        delta = getattr(choice, "delta", None)
+        text = getattr(delta, "content", None)
+        if text:
+            yield TextChunk(str(text))
+        for position, call in enumerate(getattr(delta, "tool_calls", None) or []):
+            function = getattr(call, "function", None)
+            index = getattr(call, "index", None)
+            yield ToolCallChunk(
+                index=int(index) if index is not None else position,
+                id=getattr(call, "id", None) or None,
+                name=getattr(function, "name", None) or None,
+                arguments=getattr(function, "arguments", None) or "",
+            )
+        reason = getattr(choice, "finish_reason", None)
+        if reason is not None:
+            yield FinishChunk(str(reason))
+    usage = getattr(raw, "usage", None)
+    if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+        yield UsageChunk(
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+
+
+async def _close(response: Any) -> None:
+    """Close litellm's stream (and its HTTP connection) when we stop reading early."""
+    aclose = getattr(response, "aclose", None)
+    if aclose is None:
+        return
+    with contextlib.suppress(Exception):  # a broken stream may fail to close; its error matters
+        await aclose()

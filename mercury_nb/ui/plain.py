@@ -1,0 +1,121 @@
+"""Plain-text view for terminals, the CLI and front ends without widgets: a few lines, then the banner."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from mercury_nb.agent.events import (
+    AgentEvent,
+    Notice,
+    TaskFinished,
+    TaskStarted,
+    ToolFinished,
+    ToolStarted,
+)
+from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.ui.live import ThrottledRenderer
+from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line
+
+
+def final_text(outcome: TaskOutcome) -> str:
+    """The closing text of a task: the model's answer (if any), then the banner."""
+    parts = [outcome.answer.strip()] if outcome.answer and outcome.answer.strip() else []
+    parts.append(outcome.banner)
+    return "\n\n".join(parts)
+
+
+def event_line(view: StatusView, event: AgentEvent) -> str | None:
+    """The line printed for ``event`` (``view`` already folded), or ``None`` to stay quiet.
+
+    Only starts, tool calls, failures, notices and the ending print; streamed tokens never
+    do, and no line carries a time, so recorded notebook output is reproducible.
+    """
+    match event:
+        case TaskStarted(model=model):
+            return f"mercury{SEPARATOR}{model}{SEPARATOR}working on it…"
+        case ToolStarted(name=name, summary=summary):
+            budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
+            return f"{budget}{SEPARATOR}{name} {summary}".rstrip()
+        case ToolFinished(ok=False, name=name, summary=summary):
+            return f"  ✗ {name}: {summary}".rstrip()
+        case Notice(text=text):
+            return text
+        case TaskFinished(outcome=outcome):
+            return "\n" + final_text(outcome)
+        case _:
+            return None
+
+
+def status_block(view: StatusView, now: float, error: str | None = None) -> str:
+    """The whole text shown in a display handle: status line, notices, ending, error."""
+    lines = [f"mercury{SEPARATOR}{status_line(view, now)}"]
+    lines.extend(view.notices)
+    if view.outcome is not None:
+        lines.extend(("", final_text(view.outcome)))
+    if error:
+        lines.extend(("", error))
+    return "\n".join(lines)
+
+
+class PlainView:
+    """Attached (the cell is still running): prints event lines as they come.
+    Detached (the task outlives the cell): one display handle, updated through the throttle.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_updates_per_s: float,
+        attached: bool,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.attached = attached
+        self.view = StatusView()
+        self._clock = clock
+        self._stream = stream
+        self._error: str | None = None
+        self._handle: Any = None
+        self._renderer = ThrottledRenderer(self._render, max_updates_per_s, clock)
+        if not attached:
+            from IPython.display import display
+
+            self._handle = display(self._bundle(clock()), raw=True, display_id=True)
+
+    def on_event(self, event: AgentEvent) -> None:
+        self.view = fold(self.view, event, self._clock())
+        if self.attached:
+            line = event_line(self.view, event)
+            if line is not None:
+                self._print(line)
+        elif isinstance(event, TaskFinished):
+            self._renderer.final()
+        else:
+            self._renderer.request()
+
+    def bind_stop(self, stop: Callable[[], None]) -> None:
+        """Text has no button: Ctrl-C or the kernel's interrupt stops the task."""
+
+    def show_error(self, text: str) -> None:
+        if self.attached:
+            self._print(text, error=True)
+            return
+        self._error = text
+        self._renderer.final()
+
+    def close(self) -> None:
+        self._renderer.cancel()
+
+    def _print(self, text: str, *, error: bool = False) -> None:
+        target = self._stream or (sys.stderr if error else sys.stdout)
+        print(text, file=target, flush=True)
+
+    def _bundle(self, now: float) -> dict[str, str]:
+        return {"text/plain": status_block(self.view, now, self._error)}
+
+    def _render(self, now: float) -> None:
+        if self._handle is not None:
+            self._handle.update(self._bundle(now), raw=True)

@@ -1,0 +1,112 @@
+"""Pure view model of a running task: folds agent events into a StatusView and its status line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import assert_never
+
+from mercury_nb.agent.events import (
+    AgentEvent,
+    Notice,
+    StepStarted,
+    TaskFinished,
+    TaskStarted,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
+from mercury_nb.agent.outcome import TaskOutcome
+
+TAIL_CHARS = 240
+"""Characters of the model's streamed text kept for the live view."""
+
+NOTICES_KEPT = 5
+"""Most recent notices kept for the live view."""
+
+SEPARATOR = " · "
+
+
+@dataclass(frozen=True)
+class StatusView:
+    """Everything the live status shows, as of the last folded event.
+
+    Times are monotonic seconds handed in by the caller; nothing here reads a clock.
+    """
+
+    task_id: str = ""
+    model: str = ""
+    step: int = 0
+    max_steps: int = 0
+    tool: str | None = None
+    tool_summary: str = ""
+    tools_run: int = 0
+    tool_failures: int = 0
+    notices: tuple[str, ...] = ()
+    tail: str = ""
+    started_at: float | None = None
+    finished_at: float | None = None
+    outcome: TaskOutcome | None = None
+
+    @property
+    def last_notice(self) -> str | None:
+        return self.notices[-1] if self.notices else None
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome is not None
+
+
+def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
+    """The view after ``event`` arrived at ``now``."""
+    if view.started_at is None:
+        view = replace(view, started_at=now)
+    match event:
+        case TaskStarted(task_id=task_id, model=model, max_steps=max_steps):
+            return replace(view, task_id=task_id, model=model, max_steps=max_steps)
+        case StepStarted(step=step, max_steps=max_steps, model=model):
+            return replace(
+                view, step=step, max_steps=max_steps, model=model, tool=None, tool_summary="",
+                tail="",
+            )
+        case TextDelta(text=text):
+            return replace(view, tail=(view.tail + text)[-TAIL_CHARS:])
+        case ToolStarted(step=step, name=name, summary=summary):
+            return replace(view, step=max(view.step, step), tool=name, tool_summary=summary)
+        case ToolFinished(ok=ok):
+            return replace(
+                view,
+                tool=None,
+                tool_summary="",
+                tools_run=view.tools_run + 1,
+                tool_failures=view.tool_failures + (0 if ok else 1),
+            )
+        case Notice(text=text):
+            return replace(view, notices=(*view.notices, text)[-NOTICES_KEPT:])
+        case TaskFinished(outcome=outcome):
+            return replace(view, outcome=outcome, finished_at=now, tool=None, tool_summary="")
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def elapsed_s(view: StatusView, now: float) -> int:
+    """Whole seconds since the task started; frozen once it finished."""
+    if view.started_at is None:
+        return 0
+    end = view.finished_at if view.finished_at is not None else now
+    return max(0, int(end - view.started_at))
+
+
+def _steps(count: int) -> str:
+    return f"{count} step" if count == 1 else f"{count} steps"
+
+
+def status_line(view: StatusView, now: float) -> str:
+    """One line: ``step 3/75 · run_command · 12s`` while running, the status once finished."""
+    elapsed = f"{elapsed_s(view, now)}s"
+    if view.outcome is not None:
+        return SEPARATOR.join((view.outcome.status, _steps(view.outcome.steps), elapsed))
+    if view.step == 0:
+        parts = ["starting", view.model, elapsed] if view.model else ["starting", elapsed]
+        return SEPARATOR.join(parts)
+    budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
+    return SEPARATOR.join((budget, view.tool or "thinking", elapsed))

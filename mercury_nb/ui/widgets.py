@@ -1,0 +1,199 @@
+"""The ipywidgets view: status line, Stop button, notices and the escaped HTML verdict banner."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import time
+from collections.abc import Callable
+
+import ipywidgets as widgets
+from IPython.display import display
+
+from mercury_nb.agent.events import AgentEvent, TaskFinished
+from mercury_nb.agent.outcome import FileChange, TaskOutcome
+from mercury_nb.ui.live import ThrottledRenderer
+from mercury_nb.ui.plain import final_text
+from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line
+
+TICK_S = 1.0
+"""How often the elapsed time is refreshed while the task runs silently."""
+
+WIDGET_TEXT = "mercury · live status (widgets need a front end that renders ipywidgets)"
+"""``text/plain`` of the live widget's display, fixed so recorded notebooks stay stable."""
+
+_STATUS_COLOURS = {
+    "completed": "#2e7d32",
+    "paused": "#b26a00",
+    "failed": "#c62828",
+    "aborted": "#616161",
+}
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def change_html(change: FileChange) -> str:
+    """One changed file as a collapsible ``<details>`` with its preview; all text escaped."""
+    summary = f"{_esc(change.path)} <span>+{change.added} −{change.removed}</span> ({change.kind})"
+    if not change.preview:
+        return f'<div class="mercury-change">{summary}</div>'
+    return (
+        f'<details class="mercury-change"><summary>{summary}</summary>'
+        f'<pre style="margin:2px 0 6px 1em">{_esc(change.preview)}</pre></details>'
+    )
+
+
+def banner_html(outcome: TaskOutcome) -> str:
+    """The final verdict as HTML: the answer, the banner, per-file previews. Nothing unescaped."""
+    colour = _STATUS_COLOURS.get(outcome.status, "#616161")
+    parts = [f'<div class="mercury-outcome mercury-{_esc(outcome.status)}">']
+    if outcome.answer and outcome.answer.strip():
+        parts.append(
+            '<div class="mercury-answer" style="white-space:pre-wrap;margin-bottom:6px">'
+            f"{_esc(outcome.answer.strip())}</div>"
+        )
+    parts.append(
+        '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;'
+        f'border-left:4px solid {colour};padding:4px 8px">{_esc(outcome.banner)}</div>'
+    )
+    parts.extend(change_html(change) for change in outcome.changes)
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def status_html(view: StatusView, now: float) -> str:
+    """The live status line, with the running tool's summary, as escaped HTML."""
+    text = status_line(view, now)
+    if view.tool and view.tool_summary:
+        text += f"{SEPARATOR}{view.tool_summary}"
+    return f'<span style="font-family:monospace">mercury{SEPARATOR}{_esc(text)}</span>'
+
+
+def notices_html(view: StatusView) -> str:
+    return "<br>".join(_esc(notice) for notice in view.notices)
+
+
+def tail_html(view: StatusView) -> str:
+    if not view.tail:
+        return ""
+    return (
+        '<div style="color:#777;white-space:pre-wrap;font-family:monospace;'
+        f'max-height:4.5em;overflow:hidden">…{_esc(view.tail)}</div>'
+    )
+
+
+class WidgetView:
+    """The live widget of one task, displayed in the magic's cell when it is built.
+
+    Every later update goes through widget state (comm messages), so it lands in this
+    cell's widget however many cells ran since. When ``attached`` (the cell still runs),
+    the ending is also displayed as a rich output whose ``text/plain`` is the banner text,
+    so headless runs (nbclient, nbval) record it.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_updates_per_s: float,
+        attached: bool,
+        clock: Callable[[], float] = time.monotonic,
+        show: bool = True,
+    ) -> None:
+        self.attached = attached
+        self.view = StatusView()
+        self._clock = clock
+        self._stop: Callable[[], None] | None = None
+        self._stop_requested = False
+        self._ticker: asyncio.TimerHandle | None = None
+        self.status = widgets.HTML(value=status_html(self.view, clock()))
+        self.stop_button = widgets.Button(
+            description="Stop", button_style="danger", icon="stop", tooltip="Stop this task"
+        )
+        self.stop_button.on_click(self._on_stop_click)
+        self.tail = widgets.HTML()
+        self.notices = widgets.HTML()
+        self.banner = widgets.HTML()
+        self.errors = widgets.Output()
+        self.box = widgets.VBox(
+            [widgets.HBox([self.status, self.stop_button]), self.tail, self.notices,
+             self.banner, self.errors]
+        )
+        self._renderer = ThrottledRenderer(self._render, max_updates_per_s, clock)
+        if show:
+            bundle = self.box._repr_mimebundle_()
+            bundle["text/plain"] = WIDGET_TEXT
+            display(bundle, raw=True)
+        self._schedule_tick()
+
+    # --- RunView -----------------------------------------------------------------------
+    def on_event(self, event: AgentEvent) -> None:
+        self.view = fold(self.view, event, self._clock())
+        if isinstance(event, TaskFinished):
+            self._finish(event.outcome)
+        else:
+            self._renderer.request()
+
+    def bind_stop(self, stop: Callable[[], None]) -> None:
+        self._stop = stop
+        if self._stop_requested:
+            stop()
+
+    def show_error(self, text: str) -> None:
+        self.errors.append_stderr(text if text.endswith("\n") else text + "\n")
+        self._disable_stop()
+
+    def close(self) -> None:
+        self._renderer.cancel()
+        self._cancel_tick()
+        self._disable_stop()
+
+    # --- internals ---------------------------------------------------------------------
+    def _finish(self, outcome: TaskOutcome) -> None:
+        self._cancel_tick()
+        self._disable_stop()
+        self._renderer.final()
+        if self.attached:
+            display({"text/plain": final_text(outcome), "text/html": banner_html(outcome)},
+                    raw=True)
+        else:
+            self.banner.value = banner_html(outcome)
+
+    def _render(self, now: float) -> None:
+        self.status.value = status_html(self.view, now)
+        tail = "" if self.view.finished else tail_html(self.view)
+        if self.tail.value != tail:
+            self.tail.value = tail
+        notices = notices_html(self.view)
+        if self.notices.value != notices:
+            self.notices.value = notices
+
+    def _on_stop_click(self, _button: widgets.Button) -> None:
+        self.stop_button.disabled = True
+        self.stop_button.description = "Stopping…"
+        self._stop_requested = True
+        if self._stop is not None:
+            self._stop()
+
+    def _disable_stop(self) -> None:
+        self.stop_button.disabled = True
+
+    def _schedule_tick(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._ticker = loop.call_later(TICK_S, self._tick)
+
+    def _tick(self) -> None:
+        self._ticker = None
+        if self.view.finished:
+            return
+        self._renderer.request()
+        self._schedule_tick()
+
+    def _cancel_tick(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None

@@ -1,0 +1,74 @@
+"""Workspace confinement: every tool path resolves inside the workspace root or is refused."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+from mercury_nb.tools.base import ToolError
+
+
+class Workspace:
+    """The folder the agent may touch. ``resolve`` turns a model-given path into a safe one."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root: Path = Path(root).expanduser().resolve()
+
+    def __repr__(self) -> str:
+        return f"Workspace({str(self.root)!r})"
+
+    def resolve(self, path: str, *, follow_final_symlink: bool = True) -> Path:
+        """The absolute, symlink-resolved path for ``path``, refused if it leaves the root.
+
+        Relative paths are taken from the root. ``..`` escapes, absolute paths outside the
+        root and symlinks that point outside it all raise ``ToolError``. With
+        ``follow_final_symlink=False`` the last component is kept as is (to delete a link
+        rather than its target); its parent is still resolved and checked.
+        """
+        shown = str(path)
+        if not shown.strip():
+            raise ToolError("path is empty: give a path relative to the workspace, e.g. notes.txt")
+        if "\x00" in shown:
+            raise ToolError(f"path contains a NUL byte: {shown!r}")
+        if shown.startswith("~"):
+            raise ToolError(
+                f"path escapes the workspace: {shown} (home-relative paths are not allowed; "
+                "use a path relative to the workspace)"
+            )
+        given = Path(shown)
+        lexical = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
+        lexically_inside = self._inside(lexical)
+        if not lexically_inside and not given.is_absolute():
+            raise ToolError(f"path escapes the workspace: {shown}")
+        try:
+            if follow_final_symlink or lexical == self.root:
+                resolved = lexical.resolve()
+            else:
+                resolved = lexical.parent.resolve() / lexical.name
+        except (OSError, RuntimeError) as exc:
+            raise ToolError(f"cannot resolve path {shown}: {exc}") from exc
+        if not self._inside(resolved):
+            if lexically_inside:
+                raise ToolError(
+                    f"path escapes the workspace: {shown} "
+                    "(a symlink on the way points outside the workspace)"
+                )
+            raise ToolError(f"path escapes the workspace: {shown}")
+        return resolved
+
+    def rel(self, path: Path | str) -> str:
+        """``path`` relative to the root in posix style (``.`` for the root itself)."""
+        absolute = Path(path)
+        if not absolute.is_absolute():
+            absolute = self.root / absolute
+        try:
+            relative = absolute.relative_to(self.root)
+        except ValueError:
+            try:
+                relative = absolute.resolve().relative_to(self.root)
+            except (ValueError, OSError, RuntimeError):
+                return absolute.as_posix()
+        return PurePosixPath(*relative.parts).as_posix() if relative.parts else "."
+
+    def _inside(self, path: Path) -> bool:
+        return path == self.root or self.root in path.parents

@@ -1,0 +1,137 @@
+"""Read-only git queries for the change summary: repo discovery, status, HEAD and blobs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+"""The empty tree object: the start point for a repository with no commit yet."""
+
+_GIT_TIMEOUT_S = 60.0
+
+
+class GitError(Exception):
+    """A git command failed or git is not installed."""
+
+
+@dataclass(frozen=True)
+class Repo:
+    """A git work tree and where the workspace sits inside it."""
+
+    toplevel: Path
+    prefix: str
+    """The workspace root relative to ``toplevel`` in posix style: ``""`` or ``"sub/dir/"``."""
+
+    def pathspec(self) -> list[str]:
+        """Arguments limiting a git command to the workspace (after ``--``)."""
+        return [f":(top,literal){self.prefix}"] if self.prefix else []
+
+
+def run_git(args: list[str], cwd: Path, *, input_bytes: bytes | None = None) -> bytes:
+    """Run ``git <args>`` in ``cwd`` without taking optional locks; stdout or ``GitError``."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    try:
+        done = subprocess.run(
+            ["git", "-c", "core.quotepath=off", *args],
+            cwd=cwd,
+            input=input_bytes,
+            capture_output=True,
+            env=env,
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+            stdin=None if input_bytes is not None else subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GitError(f"git {args[0]}: {exc}") from exc
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip()
+        raise GitError(f"git {args[0]} exited {done.returncode}: {message}")
+    return done.stdout
+
+
+def find_repo(root: Path) -> Repo | None:
+    """The work tree containing ``root``, or None outside git (or when git is unusable)."""
+    try:
+        out = run_git(
+            ["rev-parse", "--is-inside-work-tree", "--show-toplevel", "--show-prefix"], root
+        )
+    except GitError:
+        return None
+    lines = os.fsdecode(out).split("\n")
+    if len(lines) < 3 or lines[0] != "true":
+        return None
+    return Repo(toplevel=Path(lines[1]), prefix=lines[2])
+
+
+def head_commit(repo: Repo) -> str | None:
+    """The commit HEAD points at, or None on an unborn branch."""
+    try:
+        out = run_git(["rev-parse", "--verify", "-q", "HEAD^{commit}"], repo.toplevel)
+    except GitError:
+        return None
+    return out.decode().strip() or None
+
+
+def dirty_paths(repo: Repo) -> set[str]:
+    """Top-level-relative paths that differ from HEAD: modified, staged, deleted or untracked."""
+    out = run_git(
+        [
+            "status",
+            "--porcelain=v1",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=all",
+            "--",
+            *repo.pathspec(),
+        ],
+        repo.toplevel,
+    )
+    paths: set[str] = set()
+    for entry in out.split(b"\0"):
+        if len(entry) > 3:
+            paths.add(os.fsdecode(entry[3:]))
+    return paths
+
+
+def paths_changed_between(repo: Repo, old: str, new: str) -> set[str]:
+    """Top-level-relative paths whose content differs between two commits (or trees)."""
+    out = run_git(
+        [
+            "diff",
+            "--name-only",
+            "-z",
+            "--no-renames",
+            "--ignore-submodules=all",
+            old,
+            new,
+            "--",
+            *repo.pathspec(),
+        ],
+        repo.toplevel,
+    )
+    return {os.fsdecode(part) for part in out.split(b"\0") if part}
+
+
+def read_blobs(repo: Repo, rev: str | None, paths: list[str]) -> dict[str, bytes | None]:
+    """The content of each path at ``rev`` (None where absent or not a regular blob)."""
+    found: dict[str, bytes | None] = dict.fromkeys(paths)
+    if rev is None or not paths:
+        return found
+    batchable = [p for p in paths if "\n" not in p]
+    request = "".join(f"{rev}:{p}\n" for p in batchable).encode("utf-8", "surrogateescape")
+    out = run_git(["cat-file", "--batch"], repo.toplevel, input_bytes=request)
+    pos = 0
+    for path in batchable:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split()
+        pos = end + 1
+        if len(header) == 3 and header[1] in (b"blob", b"tree", b"commit", b"tag"):
+            size = int(header[2])
+            if header[1] == b"blob":
+                found[path] = out[pos : pos + size]
+            pos += size + 1
+    return found

@@ -1,0 +1,112 @@
+"""The pure status view model: events folded in order, and the one-line status text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from mercury_nb.agent.events import (
+    AgentEvent,
+    Notice,
+    StepStarted,
+    TaskFinished,
+    TaskStarted,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+)
+from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.ui.status import (
+    NOTICES_KEPT,
+    TAIL_CHARS,
+    StatusView,
+    elapsed_s,
+    fold,
+    status_line,
+)
+
+
+def outcome(status: str = "completed", steps: int = 3) -> TaskOutcome:
+    return TaskOutcome(task_id="t1", task="build", status=status, verdict="text-stop",  # type: ignore[arg-type]
+                       answer="ok", banner="banner text", steps=steps)
+
+
+def fold_all(timed: Sequence[tuple[float, AgentEvent]]) -> StatusView:
+    view = StatusView()
+    for now, event in timed:
+        view = fold(view, event, now)
+    return view
+
+
+STARTED = (100.0, TaskStarted("t1", "build", "gpt-x", 75))
+
+
+@pytest.mark.parametrize(
+    ("timed", "now", "line"),
+    [
+        pytest.param([], 5.0, "starting · 0s", id="nothing-yet"),
+        pytest.param([STARTED], 101.5, "starting · gpt-x · 1s", id="started-names-model"),
+        pytest.param([STARTED, (101.0, StepStarted(1, 75, "gpt-x"))], 102.0,
+                     "step 1/75 · thinking · 2s", id="step-without-tool-is-thinking"),
+        pytest.param([STARTED, (101.0, StepStarted(3, 75, "gpt-x")),
+                      (103.0, ToolStarted(3, "run_command", "pytest -q"))], 112.9,
+                     "step 3/75 · run_command · 12s", id="running-tool"),
+        pytest.param([STARTED, (101.0, StepStarted(3, 75, "gpt-x")),
+                      (103.0, ToolStarted(3, "run_command", "pytest -q")),
+                      (104.0, ToolFinished(3, "run_command", True, "exit 0"))], 105.0,
+                     "step 3/75 · thinking · 5s", id="tool-done-back-to-thinking"),
+        pytest.param([STARTED, (101.0, StepStarted(2, 0, "gpt-x"))], 101.0,
+                     "step 2 · thinking · 1s", id="no-budget-known"),
+        pytest.param([STARTED, (101.0, StepStarted(3, 75, "gpt-x")),
+                      (110.0, TaskFinished(outcome("paused", 75)))], 500.0,
+                     "paused · 75 steps · 10s", id="finished-freezes-elapsed"),
+        pytest.param([STARTED, (101.0, TaskFinished(outcome("completed", 1)))], 101.0,
+                     "completed · 1 step · 1s", id="one-step-singular"),
+        pytest.param([(100.0, ToolStarted(4, "edit_file", "a.py"))], 101.0,
+                     "step 4 · edit_file · 1s", id="tool-before-any-step-event"),
+    ],
+)
+def test_status_line(timed: list[tuple[float, AgentEvent]], now: float, line: str) -> None:
+    assert status_line(fold_all(timed), now) == line
+
+
+def test_fold_tracks_tools_failures_and_notices() -> None:
+    view = fold_all([
+        STARTED,
+        (101.0, StepStarted(1, 75, "gpt-x")),
+        (101.1, ToolStarted(1, "create_file", "a.py")),
+        (101.2, ToolFinished(1, "create_file", True, "a.py")),
+        (101.3, ToolStarted(1, "run_command", "pytest")),
+        (101.4, ToolFinished(1, "run_command", False, "exit 1")),
+        *[(102.0 + i, Notice(f"notice {i}")) for i in range(NOTICES_KEPT + 2)],
+    ])
+    assert (view.task_id, view.model, view.max_steps) == ("t1", "gpt-x", 75)
+    assert (view.tools_run, view.tool_failures, view.tool) == (2, 1, None)
+    assert view.notices == tuple(f"notice {i}" for i in range(2, NOTICES_KEPT + 2))
+    assert view.last_notice == f"notice {NOTICES_KEPT + 1}"
+    assert not view.finished
+
+
+def test_streamed_text_keeps_a_tail_and_a_new_step_clears_it() -> None:
+    view = fold_all([STARTED, (101.0, StepStarted(1, 75, "m"))])
+    for i in range(100):
+        view = fold(view, TextDelta(f"{i:03d}|"), 102.0)
+    assert len(view.tail) == TAIL_CHARS
+    assert view.tail.endswith("099|")
+    view = fold(view, StepStarted(2, 75, "m"), 103.0)
+    assert view.tail == ""
+
+
+def test_elapsed_counts_from_the_first_event_and_never_goes_negative() -> None:
+    view = fold_all([(50.0, Notice("hello"))])
+    assert view.started_at == 50.0
+    assert elapsed_s(view, 53.7) == 3
+    assert elapsed_s(view, 10.0) == 0
+    assert elapsed_s(StatusView(), 99.0) == 0
+
+
+def test_finish_keeps_the_outcome() -> None:
+    done = outcome("aborted", 4)
+    view = fold_all([STARTED, (104.0, TaskFinished(done))])
+    assert view.finished and view.outcome is done and view.finished_at == 104.0

@@ -1,0 +1,259 @@
+"""The change summary is measured on disk: content snapshots outside git, git inside a repo."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mercury_nb.agent.outcome import FileChange
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.workspace.changes import ChangeReport, diff_lines, measure_changes
+from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
+
+
+def _summary(report: ChangeReport) -> dict[str, tuple[str, int, int]]:
+    return {c.path: (c.kind, c.added, c.removed) for c in report.changes}
+
+
+def _config(root: Path, **changes: object) -> MercuryConfig:
+    return MercuryConfig(workdir=root, **changes)  # type: ignore[arg-type]
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repo with three committed files and a local identity."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Test")
+    git(root, "config", "user.email", "test@example.com")
+    git(root, "config", "commit.gpgsign", "false")
+    (root / "a.txt").write_text("one\ntwo\nthree\n")
+    (root / "b.txt").write_text("alpha\nbeta\n")
+    (root / "c.txt").write_text("gone soon\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+# --- outside git: content snapshot ------------------------------------------------------
+
+
+@pytest.fixture
+def plain(tmp_path: Path) -> Path:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "keep.txt").write_text("same\n")
+    (root / "edit.txt").write_text("l1\nl2\nl3\n")
+    (root / "drop.txt").write_text("x\ny\n")
+    return root
+
+
+def test_snapshot_summary_counts_created_modified_deleted(plain: Path) -> None:
+    snapshot = take_snapshot(plain, _config(plain))
+    assert snapshot.kind == "snapshot"
+    (plain / "edit.txt").write_text("l1\nL2\nl3\nl4\n")
+    (plain / "drop.txt").unlink()
+    (plain / "sub").mkdir()
+    (plain / "sub" / "new.py").write_text("print('hi')\n" * 3)
+    report = measure_changes(snapshot, plain)
+    assert report.verified_by == "snapshot"
+    assert _summary(report) == {
+        "drop.txt": ("deleted", 0, 2),
+        "edit.txt": ("modified", 2, 1),
+        "sub/new.py": ("created", 3, 0),
+    }
+    assert not report.unchanged
+
+
+def test_preview_shows_added_then_removed_lines(plain: Path) -> None:
+    snapshot = take_snapshot(plain, _config(plain))
+    (plain / "edit.txt").write_text("l1\nL2\nl3\n")
+    [change] = measure_changes(snapshot, plain).changes
+    assert change.preview == "+L2\n-l2"
+
+
+def test_preview_is_short(plain: Path) -> None:
+    snapshot = take_snapshot(plain, _config(plain))
+    (plain / "big.txt").write_text("".join(f"line {i} " + "x" * 300 + "\n" for i in range(50)))
+    [change] = measure_changes(snapshot, plain).changes
+    assert change.added == 50
+    assert len(change.preview) <= 400
+    assert change.preview.startswith("+line 0 ")
+
+
+def test_untouched_workspace_is_unchanged(plain: Path) -> None:
+    snapshot = take_snapshot(plain, _config(plain))
+    (plain / "tmp.txt").write_text("scratch\n")
+    (plain / "tmp.txt").unlink()
+    (plain / "keep.txt").write_text("same\n")  # rewritten with identical content
+    report = measure_changes(snapshot, plain)
+    assert report.changes == []
+    assert report.unchanged
+
+
+def test_caches_and_virtualenvs_are_ignored(plain: Path) -> None:
+    snapshot = take_snapshot(plain, _config(plain))
+    for noise in ("__pycache__/m.cpython-311.pyc", "node_modules/x/index.js", ".venv/bin/python"):
+        (plain / noise).parent.mkdir(parents=True, exist_ok=True)
+        (plain / noise).write_text("noise\n")
+    (plain / "stray.pyc").write_bytes(b"\x00\x01")
+    assert measure_changes(snapshot, plain).unchanged
+
+
+def test_binary_and_large_files_are_compared_by_hash(plain: Path) -> None:
+    (plain / "blob.bin").write_bytes(b"\x00\x01\x02")
+    (plain / "large.txt").write_text("y\n" * 1000)
+    config = _config(plain, snapshot_max_file_bytes=1024)
+    snapshot = take_snapshot(plain, config)
+    (plain / "blob.bin").write_bytes(b"\x00\x01\x03")
+    (plain / "large.txt").write_text("y\n" * 1001)
+    changes = {c.path: c for c in measure_changes(snapshot, plain).changes}
+    assert changes["blob.bin"] == FileChange(
+        path="blob.bin",
+        added=0,
+        removed=0,
+        kind="modified",
+        preview="(binary file, 3 bytes) (was 3 bytes)",
+    )
+    assert changes["large.txt"].kind == "modified"
+    assert "lines not counted" in changes["large.txt"].preview
+
+
+def test_file_cap_makes_the_summary_incomplete(plain: Path) -> None:
+    for i in range(12):
+        (plain / f"f{i:02}.txt").write_text(f"{i}\n")
+    snapshot = take_snapshot(plain, _config(plain, snapshot_max_files=10))
+    assert snapshot.truncated
+    report = measure_changes(snapshot, plain)
+    assert report.changes == []
+    assert not report.complete
+    assert not report.unchanged  # "no changes" cannot be claimed from a partial view
+
+
+def test_snapshot_survives_json_round_trip(plain: Path) -> None:
+    (plain / "blob.bin").write_bytes(b"\x00\xff")
+    snapshot = take_snapshot(plain, _config(plain))
+    restored = Snapshot.from_json(snapshot.to_json())
+    assert restored == snapshot
+    (plain / "edit.txt").write_text("changed\n")
+    assert measure_changes(restored, plain) == measure_changes(snapshot, plain)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "added", "removed"),
+    [
+        pytest.param("a b c", "a b c", [], [], id="same"),
+        pytest.param("a b c", "a x c", ["x"], ["b"], id="replace-middle"),
+        pytest.param("a b", "a b c d", ["c", "d"], [], id="append"),
+        pytest.param("a b c", "c", [], ["a", "b"], id="delete-head"),
+        pytest.param("", "a", ["a"], [], id="from-empty"),
+    ],
+)
+def test_diff_lines(old: str, new: str, added: list[str], removed: list[str]) -> None:
+    assert diff_lines(old.split(), new.split()) == (added, removed)
+
+
+# --- inside git -------------------------------------------------------------------------
+
+
+def test_git_summary_counts_only_changes_made_during_the_task(repo: Path) -> None:
+    # Uncommitted work from before the task: an edit, a staged file and an untracked file.
+    (repo / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\n")
+    (repo / "staged.txt").write_text("staged\n")
+    git(repo, "add", "staged.txt")
+    (repo / "untracked.txt").write_text("u1\n")
+    snapshot = take_snapshot(repo, _config(repo))
+    assert snapshot.kind == "git"
+
+    (repo / "a.txt").write_text("one\ntwo\nthree\nfour\nfive\nsix\n")  # +1 on top of +2
+    (repo / "b.txt").write_text("alpha\nBETA\n")  # clean at start
+    (repo / "c.txt").unlink()  # tracked, deleted during the task
+    (repo / "new.txt").write_text("n1\nn2\n")  # created
+    (repo / "flash.txt").write_text("here and gone\n")
+    (repo / "flash.txt").unlink()  # created then deleted: no change
+    report = measure_changes(snapshot, repo)
+
+    assert report.verified_by == "git"
+    assert report.complete
+    assert _summary(report) == {
+        "a.txt": ("modified", 1, 0),
+        "b.txt": ("modified", 1, 1),
+        "c.txt": ("deleted", 0, 1),
+        "new.txt": ("created", 2, 0),
+    }
+
+
+def test_git_pre_existing_edit_reverted_during_task_is_a_change(repo: Path) -> None:
+    (repo / "a.txt").write_text("one\ntwo\nthree\nfour\n")
+    snapshot = take_snapshot(repo, _config(repo))
+    git(repo, "checkout", "--", "a.txt")
+    assert _summary(measure_changes(snapshot, repo)) == {"a.txt": ("modified", 0, 1)}
+
+
+def test_git_untouched_dirty_repo_is_unchanged(repo: Path) -> None:
+    (repo / "a.txt").write_text("dirty before the task\n")
+    (repo / "untracked.txt").write_text("u\n")
+    snapshot = take_snapshot(repo, _config(repo))
+    report = measure_changes(snapshot, repo)
+    assert report.changes == []
+    assert report.unchanged
+    assert report.verified_by == "git"
+
+
+def test_git_changes_committed_during_the_task_still_count(repo: Path) -> None:
+    snapshot = take_snapshot(repo, _config(repo))
+    (repo / "b.txt").write_text("alpha\nbeta\ngamma\n")
+    git(repo, "commit", "-q", "-am", "agent commit")
+    assert _summary(measure_changes(snapshot, repo)) == {"b.txt": ("modified", 1, 0)}
+
+
+def test_git_repo_without_commits(tmp_path: Path) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "pre.txt").write_text("before\n")
+    snapshot = take_snapshot(root, _config(root))
+    assert snapshot.kind == "git"
+    (root / "made.txt").write_text("x\n")
+    assert _summary(measure_changes(snapshot, root)) == {"made.txt": ("created", 1, 0)}
+
+
+def test_git_workspace_in_a_subfolder_sees_only_its_files(repo: Path) -> None:
+    sub = repo / "project"
+    sub.mkdir()
+    (sub / "main.py").write_text("x = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "sub")
+    snapshot = take_snapshot(sub, _config(sub))
+    (repo / "b.txt").write_text("outside the workspace\n")
+    (sub / "main.py").write_text("x = 2\n")
+    (sub / "pkg").mkdir()
+    (sub / "pkg" / "mod.py").write_text("y = 1\n")
+    assert _summary(measure_changes(snapshot, sub)) == {
+        "main.py": ("modified", 1, 1),
+        "pkg/mod.py": ("created", 1, 0),
+    }
+
+
+def test_git_ignores_noise_folders(repo: Path) -> None:
+    snapshot = take_snapshot(repo, _config(repo))
+    (repo / "__pycache__").mkdir()
+    (repo / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\x00")
+    assert measure_changes(snapshot, repo).unchanged
+
+
+def test_git_snapshot_survives_json_round_trip(repo: Path) -> None:
+    (repo / "a.txt").write_text("dirty\n")
+    snapshot = take_snapshot(repo, _config(repo))
+    restored = Snapshot.from_json(snapshot.to_json())
+    assert restored == snapshot
+    (repo / "a.txt").write_text("dirty\nmore\n")
+    assert _summary(measure_changes(restored, repo)) == {"a.txt": ("modified", 1, 0)}
