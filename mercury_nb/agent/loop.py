@@ -17,7 +17,7 @@ from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.step import StepFailedBeforeOutput, stream_step
 from mercury_nb.agent.tool_runner import run_tool_calls
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Aborted, Ending
+from mercury_nb.contract.endings import Aborted, Ending, Failed
 from mercury_nb.contract.stream_assembly import StepReply
 from mercury_nb.contract.stream_ending import StreamEnding
 from mercury_nb.contract.turn_router import (
@@ -74,9 +74,11 @@ class AgentLoop:
                         self.session.steps_in_budget = 0
                     for message in directive.messages:
                         self.session.messages.append(message)
-                case RetryStep(directive=directive, notice=notice, delay_s=delay):
+                case RetryStep(directive=directive, notice=notice, delay_s=delay, output_cap=cap):
                     if notice:
                         self.on_event(Notice(notice))
+                    if cap is not None:
+                        self.session.output_caps[directive.provider_index] = cap
                     for message in directive.messages:
                         self.session.messages.append(message)
                     if delay > 0:
@@ -94,7 +96,9 @@ class AgentLoop:
                 messages=tuple(self.session.messages),
                 tools=self.registry.schemas(tool_names),
                 tool_choice=directive.tool_choice if first else "auto",
-                max_tokens=self.session.max_tokens,
+                max_tokens=self.session.output_caps.get(
+                    self.session.provider_index, self.config.max_output_tokens
+                ),
             )
             first = False
             self.session.steps_total += 1
@@ -149,9 +153,15 @@ async def run_task(
     session = TaskSession.start(task.strip(), config, task_id)
     root = Workspace(config.workdir)
     session.messages = [system_message(str(root.root), config.mode), user_message(session.task)]
-    models = [model] if model is not None else _resolve_chain(config)
-    sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
     snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
+    try:
+        models = [model] if model is not None else _resolve_chain(config)
+    except (LookupError, ValueError) as error:
+        report = await asyncio.to_thread(measure_changes, snapshot, root.root)
+        outcome = build_outcome(session, Failed(f"the model could not be set up: {error}"), report)
+        sink(TaskFinished(outcome))
+        return outcome
+    sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
     loop = AgentLoop(
         session=session,
         models=models,

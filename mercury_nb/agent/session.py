@@ -38,7 +38,8 @@ class TaskSession:
     steps_total: int = 0
     steps_in_budget: int = 0
     seq: int = 0
-    max_tokens: int = 0
+    output_caps: dict[int, int] = field(default_factory=dict)
+    """Lowered ``max_tokens`` per provider index after a provider rejected the ask."""
     provider_index: int = 0
     models_used: list[str] = field(default_factory=list)
     answer: str | None = None
@@ -51,7 +52,6 @@ class TaskSession:
             task_id=task_id or uuid.uuid4().hex[:12],
             task=task,
             config=config,
-            max_tokens=config.max_output_tokens,
         )
 
     def next_seq(self) -> int:

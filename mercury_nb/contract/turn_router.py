@@ -24,6 +24,7 @@ from mercury_nb.contract.continuation import (
     StepBudgetState,
     TruncationObservation,
     TruncationState,
+    next_max_tokens,
     on_steps_exhausted,
     on_truncated,
 )
@@ -100,6 +101,11 @@ class RouterState:
     budget: StepBudgetState
     truncation: TruncationState
     providers: pp.ProviderState
+    output_caps: tuple[tuple[int, int], ...] = ()
+    """Lowered ``max_tokens`` per provider index, kept for the rest of the task."""
+
+    def output_cap(self, index: int, default: int) -> int:
+        return dict(self.output_caps).get(index, default)
 
     @classmethod
     def start(cls, task: str, config: MercuryConfig) -> RouterState:
@@ -133,6 +139,8 @@ class RetryStep:
     directive: TurnDirective
     notice: str | None = None
     delay_s: float = 0.0
+    output_cap: int | None = None
+    """A lowered ``max_tokens`` for the provider being retried, if the error asked for it."""
 
 
 RouterDecision = FinishWith | NextTurn | RetryStep
@@ -215,6 +223,12 @@ def _on_trouble(
         provider=state.providers.provider, message="the stream ended without a finish reason",
         kind="interrupted", streamed_output=True,
     )
+    lowered = _lowered_cap(state, trouble, config)
+    if lowered is not None:
+        index = state.providers.current
+        caps = (*(c for c in state.output_caps if c[0] != index), (index, lowered))
+        state = replace(state, output_caps=caps)
+        return state, RetryStep(TurnDirective(provider_index=index), None, 0.0, lowered)
     failure = pp.ProviderFailure(
         message=trouble.message, status=trouble.status, kind=trouble.kind,
         streamed_output=trouble.streamed_output, retry_after_s=trouble.retry_after_s,
@@ -235,3 +249,11 @@ def _on_trouble(
             return state, FinishWith(ProviderFailure(last_error=last, providers=attempts))
         case _ as unreachable:
             assert_never(unreachable)
+
+
+def _lowered_cap(state: RouterState, trouble: ProviderTrouble, config: MercuryConfig) -> int | None:
+    """Halve ``max_tokens`` for a provider that rejected it before any output."""
+    if trouble.streamed_output or trouble.status not in (None, 400, 413, 422):
+        return None
+    current = state.output_cap(state.providers.current, config.max_output_tokens)
+    return next_max_tokens(current, trouble.message, config.min_output_tokens)

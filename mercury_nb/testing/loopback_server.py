@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -44,6 +45,10 @@ class _Server(ThreadingHTTPServer):
     allow_reuse_address = True
     loopback: LoopbackServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Record instead of printing a traceback to stderr (a test's or a cell's output)."""
+        self.loopback.errors.append(repr(sys.exc_info()[1]))
+
 
 class _Dropped(Exception):
     """The scripted fault (or the server stopping) cut this response."""
@@ -81,6 +86,11 @@ class _Handler(BaseHTTPRequestHandler):
         step, number = picked
         try:
             turn = resolve_turn(step, request_from_openai_body(body))
+        except Exception as error:  # a broken callable turn: report it, keep serving
+            loopback.errors.append(repr(error))
+            self._json(500, error_body(500, f"loopback script error: {error!r}"))
+            return
+        try:
             if body.get("stream"):
                 self._stream(turn, number, body)
             else:
@@ -209,6 +219,8 @@ class LoopbackServer:
         self.requests: list[dict[str, Any]] = []
         self.request_times: list[float] = []
         self.overruns: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+        """Exceptions raised while serving (a callable turn that failed, say)."""
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._httpd: _Server | None = None
@@ -310,5 +322,7 @@ class LoopbackServer:
                     f"{len(self.overruns)} request(s) beyond the script, first for model "
                     f"{first.get('model')!r} with {len(first.get('messages') or [])} message(s)"
                 )
+            if self.errors:
+                problems.append(f"errors while serving: {'; '.join(self.errors)}")
         if problems:
             raise AssertionError("LoopbackServer: " + "\n".join(problems))

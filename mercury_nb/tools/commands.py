@@ -22,6 +22,7 @@ _READ_CHUNK = 65536
 _DRAIN_GRACE_S = 2.0
 """How long output is still read after the command exits (background children may hold it)."""
 _REAP_GRACE_S = 5.0
+_EXIT_POLL_S = 0.1
 _COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "PYTHONUNBUFFERED": "1"}
 
 
@@ -104,6 +105,28 @@ def _kill_group(proc: asyncio.subprocess.Process) -> None:
             proc.kill()
 
 
+async def _wait_for_exit(proc: asyncio.subprocess.Process) -> int:
+    """The exit code as soon as the shell exits.
+
+    ``Process.wait()`` also waits until every holder of the output pipe has closed it (on
+    Python 3.11), so a backgrounded child would hold it up; the returncode is polled instead.
+    """
+    waiter = asyncio.ensure_future(proc.wait())
+    try:
+        while proc.returncode is None:
+            await asyncio.wait({waiter}, timeout=_EXIT_POLL_S)
+        return proc.returncode
+    finally:
+        waiter.cancel()
+
+
+def _close_pipes(proc: asyncio.subprocess.Process) -> None:
+    """Stop reading output that a leftover background process may still hold open."""
+    transport = getattr(proc, "_transport", None)
+    if transport is not None and proc.returncode is not None:
+        transport.close()
+
+
 def _describe_exit(code: int) -> str:
     if code < 0:
         with contextlib.suppress(ValueError):
@@ -137,21 +160,22 @@ async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     try:
         try:
             async with asyncio.timeout(timeout):
-                exit_code = await proc.wait()
+                exit_code = await _wait_for_exit(proc)
         except TimeoutError:
             timed_out = True
             _kill_group(proc)
-            await asyncio.wait({asyncio.ensure_future(proc.wait())}, timeout=_REAP_GRACE_S)
+            await asyncio.wait({asyncio.ensure_future(_wait_for_exit(proc))}, timeout=_REAP_GRACE_S)
         await asyncio.wait({pump}, timeout=_DRAIN_GRACE_S)
     except asyncio.CancelledError:
         _kill_group(proc)  # the user pressed Stop: nothing the command started survives
         pump.cancel()
         with contextlib.suppress(BaseException):
-            await asyncio.wait({asyncio.ensure_future(proc.wait())}, timeout=_REAP_GRACE_S)
+            await asyncio.wait({asyncio.ensure_future(_wait_for_exit(proc))}, timeout=_REAP_GRACE_S)
         raise
     finally:
         output_cut_short = not pump.done()
         pump.cancel()
+        _close_pipes(proc)
     lines = [buffer.render().rstrip("\n") or "(no output)"]
     if output_cut_short and not timed_out:
         lines.append("[output after exit not captured: a background process still holds it open]")

@@ -32,6 +32,20 @@ from mercury_nb.transport.provider_errors import (
 NO_HTTP_STATUS_KINDS = frozenset({"interrupted", "connection", "timeout", "malformed"})
 """Kinds whose ``status_code`` litellm invents (500, 503, 408): no HTTP status was received."""
 
+GENUINE_PROVIDER_ENDINGS = frozenset(
+    {
+        "stop", "end_turn", "stop_sequence", "complete", "eos", "eos_token",
+        "tool_calls", "tool_use", "tool_call", "function_call",
+        "length", "max_tokens",
+        "content_filter", "refusal", "safety", "recitation", "blocklist", "prohibited_content",
+        "spii", "language", "error_toxic", "sensitive", "guardrail_intervened",
+        "image_safety", "image_prohibited_content", "image_recitation",
+    }
+)  # fmt: skip
+"""Provider finish reasons (normalised) whose litellm mapping can be trusted. litellm maps
+every other one, known errors included (``other``, ``network_error``, ``ERROR``,
+``MALFORMED_FUNCTION_CALL``, ``FINISH_REASON_UNSPECIFIED``...), to ``stop``."""
+
 _PREFIX = re.compile(r"^(?:litellm\.\w+:\s*|\w+(?:Error|Exception):\s*)+")
 
 
@@ -103,7 +117,8 @@ class LiteLLMModel:
                     if not emitted:
                         raise self.provider_error(error) from None
                     raise
-                for chunk in stream_chunks(raw):
+                provider_reason = getattr(response, "received_finish_reason", None)
+                for chunk in stream_chunks(raw, provider_reason):
                     emitted = True
                     yield chunk
         finally:
@@ -127,11 +142,24 @@ class LiteLLMModel:
         )
 
 
-def stream_chunks(raw: Any) -> Iterator[StreamChunk]:
+def honest_finish_reason(reported: str, provider_reason: object) -> str:
+    """The finish reason to pass on: litellm's, unless litellm papered over the provider's.
+
+    ``length`` is kept (truncation is never mistaken for success). Otherwise, when the
+    provider's own reason is known and not a genuine ending, the provider's reason is passed
+    on as received, so it classifies as interrupted instead of a fake ``stop``."""
+    if reported == "length" or not isinstance(provider_reason, str) or not provider_reason:
+        return reported
+    if provider_reason.strip().lower().replace("-", "_") in GENUINE_PROVIDER_ENDINGS:
+        return reported
+    return provider_reason
+
+
+def stream_chunks(raw: Any, provider_reason: object = None) -> Iterator[StreamChunk]:
     """Our chunks for one litellm streaming chunk: text, tool-call pieces, finish, usage.
 
-    A finish reason is passed on exactly as litellm gives it; a chunk without one yields no
-    :class:`FinishChunk`."""
+    A chunk without a finish reason yields no :class:`FinishChunk`; one with a finish reason
+    yields it as received (see :func:`honest_finish_reason`)."""
     choices = getattr(raw, "choices", None) or []
     if choices:
         choice = choices[0]
@@ -150,7 +178,7 @@ def stream_chunks(raw: Any) -> Iterator[StreamChunk]:
             )
         reason = getattr(choice, "finish_reason", None)
         if reason is not None:
-            yield FinishChunk(str(reason))
+            yield FinishChunk(honest_finish_reason(str(reason), provider_reason))
     usage = getattr(raw, "usage", None)
     if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
         yield UsageChunk(

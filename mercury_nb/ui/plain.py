@@ -17,7 +17,7 @@ from mercury_nb.agent.events import (
 )
 from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
-from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line
+from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_label
 
 
 def final_text(outcome: TaskOutcome) -> str:
@@ -38,9 +38,9 @@ def event_line(view: StatusView, event: AgentEvent) -> str | None:
             return f"mercury{SEPARATOR}{model}{SEPARATOR}working on it…"
         case ToolStarted(name=name, summary=summary):
             budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
-            return f"{budget}{SEPARATOR}{name} {summary}".rstrip()
+            return f"{budget}{SEPARATOR}{tool_label(name, summary)}"
         case ToolFinished(ok=False, name=name, summary=summary):
-            return f"  ✗ {name}: {summary}".rstrip()
+            return f"  ✗ {tool_label(name, summary)} failed"
         case Notice(text=text):
             return text
         case TaskFinished(outcome=outcome):

@@ -88,6 +88,17 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             assert_never(unreachable)
 
 
+def tool_detail(name: str, summary: str) -> str:
+    """The summary of a tool call without a leading ``name:`` (``run_command: pytest`` -> ``pytest``)."""
+    return summary.removeprefix(f"{name}:").strip() if summary != name else ""
+
+
+def tool_label(name: str, summary: str) -> str:
+    """``create_file a.py``: the tool name and what it acts on, once each."""
+    detail = tool_detail(name, summary)
+    return f"{name} {detail}" if detail else name
+
+
 def elapsed_s(view: StatusView, now: float) -> int:
     """Whole seconds since the task started; frozen once it finished."""
     if view.started_at is None:

@@ -14,7 +14,7 @@ from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.agent.outcome import FileChange, TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.plain import final_text
-from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line
+from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_detail
 
 TICK_S = 1.0
 """How often the elapsed time is refreshed while the task runs silently."""
@@ -66,8 +66,9 @@ def banner_html(outcome: TaskOutcome) -> str:
 def status_html(view: StatusView, now: float) -> str:
     """The live status line, with the running tool's summary, as escaped HTML."""
     text = status_line(view, now)
-    if view.tool and view.tool_summary:
-        text += f"{SEPARATOR}{view.tool_summary}"
+    detail = tool_detail(view.tool, view.tool_summary) if view.tool else ""
+    if detail:
+        text += f"{SEPARATOR}{detail}"
     return f'<span style="font-family:monospace">mercury{SEPARATOR}{_esc(text)}</span>'
 
 

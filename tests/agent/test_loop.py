@@ -20,15 +20,15 @@ def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
     return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
-async def test_create_file_run_its_test_and_stop(tmp_path: Path, scripted_model) -> None:
-    model = scripted_model([
+async def test_create_file_run_its_test_and_stop(tmp_path: Path, backend) -> None:
+    fake = backend([
         Turn(tool_calls=(call("create_file", path="calc.py", content="def add(a, b):\n    return a + b\n"),
                          call("create_file", path="test_calc.py", content=TEST_PY))),
         Turn(tool_calls=(call("run_command", command="python -m pytest -q test_calc.py"),)),
         Turn(text="Added add() with a passing test."),
     ])
     events: list[AgentEvent] = []
-    outcome = await run_task("Write calc.add with a test", cfg(tmp_path), model=model,
+    outcome = await run_task("Write calc.add with a test", cfg(tmp_path), model=fake.model,
                              on_event=events.append)
     assert outcome.status == "completed", outcome.banner
     assert outcome.verdict == "text-stop"
@@ -44,8 +44,8 @@ async def test_create_file_run_its_test_and_stop(tmp_path: Path, scripted_model)
         "create_file", "create_file", "run_command"]
 
 
-async def test_unverified_change_gets_one_forced_round(tmp_path: Path, scripted_model) -> None:
-    model = scripted_model([
+async def test_unverified_change_gets_one_forced_round(tmp_path: Path, backend) -> None:
+    fake = backend([
         Turn(tool_calls=(call("create_file", path="calc.py", content="def add(a, b):\n    return a + b\n"),
                          call("create_file", path="test_calc.py", content=TEST_PY))),
         Turn(text="Done!"),
@@ -53,49 +53,48 @@ async def test_unverified_change_gets_one_forced_round(tmp_path: Path, scripted_
         Turn(text="Verified."),
     ])
     events: list[AgentEvent] = []
-    outcome = await run_task("Write calc.add with a test", cfg(tmp_path), model=model,
+    outcome = await run_task("Write calc.add with a test", cfg(tmp_path), model=fake.model,
                              on_event=events.append)
     assert outcome.status == "completed", outcome.banner
-    forced = model.requests[2]
-    assert forced.tool_choice == "required"
+    assert fake.requests[2]["tool_choice"] == "required"
     assert any(isinstance(e, Notice) and e.text.startswith("Checking my work") for e in events)
 
 
-async def test_failing_check_pauses_with_verification_failed(tmp_path: Path, scripted_model) -> None:
-    model = scripted_model([
+async def test_failing_check_pauses_with_verification_failed(tmp_path: Path, backend) -> None:
+    fake = backend([
         Turn(tool_calls=(call("create_file", path="test_x.py", content="def test_x():\n    assert False\n"),)),
         Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
         Turn(text="All good."),
         Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
         Turn(text="Still all good."),
     ])
-    outcome = await run_task("add a test", cfg(tmp_path), model=model)
+    outcome = await run_task("add a test", cfg(tmp_path), model=fake.model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
     assert "Last check: python -m pytest -q ✗ (exit 1)" in outcome.banner
 
 
-async def test_question_gets_no_changes_banner(tmp_path: Path, scripted_model) -> None:
-    model = scripted_model([Turn(text="A list is mutable; a tuple is not.")])
+async def test_question_gets_no_changes_banner(tmp_path: Path, backend) -> None:
+    fake = backend([Turn(text="A list is mutable; a tuple is not.")])
     outcome = await run_task("What is the difference between a list and a tuple?",
-                             cfg(tmp_path), model=model)
+                             cfg(tmp_path), model=fake.model)
     assert outcome.status == "completed"
     assert outcome.banner == "Response delivered · no file changes (snapshot-verified)"
-    assert len(model.requests) == 1
+    assert len(fake.requests) == 1
 
 
-async def test_steps_exhausted_continues_then_pauses(tmp_path: Path, scripted_model) -> None:
+async def test_steps_exhausted_continues_then_pauses(tmp_path: Path, backend) -> None:
     turns = [Turn(tool_calls=(call("list_dir", path="."),)) for _ in range(14)]
-    model = scripted_model(turns)
+    fake = backend(turns)
     events: list[AgentEvent] = []
-    outcome = await run_task("build the thing", cfg(tmp_path, max_steps=2), model=model,
+    outcome = await run_task("build the thing", cfg(tmp_path, max_steps=2), model=fake.model,
                              on_event=events.append)
     assert outcome.status == "paused"
     assert outcome.verdict == "steps-exhausted"
     assert outcome.banner.startswith(STEP_BUDGET_PAUSE)
     notices = [e.text for e in events if isinstance(e, Notice)]
     assert len(notices) == 6
-    nudges = [m for m in model.requests[-1].messages if m["role"] == "user"
+    nudges = [m for m in fake.requests[-1]["messages"] if m["role"] == "user"
               and str(m["content"]).startswith("[SYSTEM: STEP BUDGET]")]
     assert len(nudges) == 6
 
@@ -104,9 +103,9 @@ async def test_steps_exhausted_continues_then_pauses(tmp_path: Path, scripted_mo
     pytest.param(call("no_such_tool"), id="unknown-tool"),
     pytest.param(call("read_file", path="../outside.txt"), id="escape"),
 ])
-async def test_tool_errors_go_back_to_the_model(tmp_path: Path, scripted_model, bad) -> None:
-    model = scripted_model([Turn(tool_calls=(bad,)), Turn(text="Sorry, I could not.")])
-    outcome = await run_task("What is in outside.txt?", cfg(tmp_path), model=model)
-    tool_msgs = [m for m in model.requests[1].messages if m["role"] == "tool"]
+async def test_tool_errors_go_back_to_the_model(tmp_path: Path, backend, bad) -> None:
+    fake = backend([Turn(tool_calls=(bad,)), Turn(text="Sorry, I could not.")])
+    outcome = await run_task("What is in outside.txt?", cfg(tmp_path), model=fake.model)
+    tool_msgs = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"]
     assert tool_msgs and tool_msgs[0]["content"].lower().startswith("error")
     assert outcome.status == "completed"

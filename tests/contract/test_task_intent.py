@@ -23,8 +23,11 @@ W = TaskIntent.WORK
             "make me a workout plan based on the latest research", Q, id="latest-is-not-test"
         ),
         pytest.param("what is the address of the Eiffel Tower", Q, id="address-is-not-add"),
-        pytest.param("Give me an additional reason to attest to my contest entry", Q,
-                     id="additional-attest-contest"),
+        pytest.param(
+            "Give me an additional reason to attest to my contest entry",
+            Q,
+            id="additional-attest-contest",
+        ),
         pytest.param("Write me a haiku about autumn", Q, id="haiku-is-chat"),
         pytest.param("Build me a training program to build muscle", Q, id="build-muscle"),
         # work

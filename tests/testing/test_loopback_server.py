@@ -264,6 +264,24 @@ def test_unused_turns_are_reported_per_model() -> None:
         server.assert_complete()
 
 
+def test_a_failing_callable_turn_is_reported_not_printed(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    def broken(request: ModelRequest) -> Turn:
+        raise RuntimeError("script bug")
+
+    with LoopbackServer([broken, Turn("still serving")]) as server:
+        failed = httpx.post(server.url + "/chat/completions", json={"model": "m"})
+        served = httpx.post(server.url + "/chat/completions", json={"model": "m"})
+    assert (failed.status_code, served.status_code) == (500, 200)
+    assert "script bug" in failed.json()["error"]["message"]
+    with pytest.raises(
+        AssertionError, match="errors while serving: RuntimeError\\('script bug'\\)"
+    ):
+        server.assert_complete()
+    assert capfd.readouterr().err == ""
+
+
 def test_unknown_path_is_404(loopback_server: MakeServer) -> None:
     server = loopback_server([])
     assert httpx.post(server.url + "/completions", json={}).status_code == 404

@@ -1,4 +1,4 @@
-"""Fixtures for the tool tests: a workspace folder with an outside next to it, a context, a registry."""
+"""Tool-test fixtures: a workspace with an outside folder beside it, a context, a registry."""
 
 from __future__ import annotations
 

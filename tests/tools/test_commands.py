@@ -19,7 +19,9 @@ from mercury_nb.tools.registry import ToolRegistry
 PY = shlex.quote(sys.executable)
 
 
-async def run(registry: ToolRegistry, ctx: ToolContext, command: str, **extra: object) -> ToolResult:
+async def run(
+    registry: ToolRegistry, ctx: ToolContext, command: str, **extra: object
+) -> ToolResult:
     return await registry.execute("run_command", json.dumps({"command": command, **extra}), ctx)
 
 
@@ -42,14 +44,18 @@ def wait_until_gone(pid: int, deadline_s: float = 10.0) -> bool:
     return True
 
 
-async def test_success_reports_exit_code_and_output(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_success_reports_exit_code_and_output(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
     result = await run(registry, ctx, "echo hello")
     assert result == ToolResult(
         ok=True, content="hello\nexit code: 0", command="echo hello", exit_code=0
     )
 
 
-async def test_failure_is_not_ok_and_merges_stderr(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_failure_is_not_ok_and_merges_stderr(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
     result = await run(registry, ctx, "echo out; echo err >&2; exit 3")
     assert not result.ok
     assert result.exit_code == 3
@@ -63,10 +69,14 @@ async def test_runs_in_the_workspace_with_empty_stdin(
     assert (await run(registry, ctx, "cat")).content == "(no output)\nexit code: 0"
 
 
-async def test_long_output_is_capped_as_head_and_tail(registry: ToolRegistry, ctx: ToolContext) -> None:
+async def test_long_output_is_capped_as_head_and_tail(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
     small = ToolContext(
         root=ctx.root,
-        config=ctx.config.with_changes(command_output_head_chars=100, command_output_tail_chars=100),
+        config=ctx.config.with_changes(
+            command_output_head_chars=100, command_output_tail_chars=100
+        ),
     )
     script = "import sys; sys.stdout.write('H'*100 + 'M'*5000 + 'T'*100)"
     result = await run(registry, small, f"{PY} -c {shlex.quote(script)}")
@@ -161,8 +171,12 @@ def test_effective_timeout(requested: float | None, expected: float) -> None:
     [
         pytest.param(["abc"], "abc", id="short"),
         pytest.param(["a" * 4, "b" * 4], "a" * 4 + "b" * 4, id="exactly-fits"),
-        pytest.param(["1234", "5678", "90"], "1234\n[… 2 characters of output cut …]\n7890", id="cut"),
-        pytest.param(["12", "3456789", "0abc"], "1234\n[… 5 characters of output cut …]\n0abc", id="many"),
+        pytest.param(
+            ["1234", "5678", "90"], "1234\n[… 2 characters of output cut …]\n7890", id="cut"
+        ),
+        pytest.param(
+            ["12", "3456789", "0abc"], "1234\n[… 5 characters of output cut …]\n0abc", id="many"
+        ),
     ],
 )
 def test_head_tail_buffer(pieces: list[str], expected: str) -> None:

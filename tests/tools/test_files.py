@@ -54,7 +54,9 @@ async def test_escaping_paths_come_back_as_tool_errors(
 # --- list_dir ---------------------------------------------------------------------------
 
 
-async def test_list_dir_is_sorted_with_kinds(registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
+async def test_list_dir_is_sorted_with_kinds(
+    registry: ToolRegistry, ctx: ToolContext, root: Path
+) -> None:
     (root / "b.txt").write_text("b")
     (root / "a_dir").mkdir()
     (root / "c.py").write_text("c")
@@ -90,14 +92,18 @@ async def test_list_dir_errors(
 # --- read_file --------------------------------------------------------------------------
 
 
-async def test_read_file_returns_the_text(registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
+async def test_read_file_returns_the_text(
+    registry: ToolRegistry, ctx: ToolContext, root: Path
+) -> None:
     (root / "notes.md").write_text("# Notes\nline\n")
     assert await call(registry, ctx, "read_file", path="notes.md") == ToolResult(
         ok=True, content="# Notes\nline\n"
     )
 
 
-async def test_read_file_caps_as_head_and_tail(registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
+async def test_read_file_caps_as_head_and_tail(
+    registry: ToolRegistry, ctx: ToolContext, root: Path
+) -> None:
     (root / "big.txt").write_text("H" * 600 + "M" * 3000 + "T" * 600)
     capped = ToolContext(root=ctx.root, config=ctx.config.with_changes(read_file_max_chars=1000))
     content = (await call(registry, capped, "read_file", path="big.txt")).content
@@ -110,7 +116,9 @@ async def test_read_file_caps_as_head_and_tail(registry: ToolRegistry, ctx: Tool
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
-        pytest.param(lambda p: p.write_bytes(b"\x89PNG\x00\x00"), "looks like a binary file", id="binary"),
+        pytest.param(
+            lambda p: p.write_bytes(b"\x89PNG\x00\x00"), "looks like a binary file", id="binary"
+        ),
         pytest.param(lambda p: p.write_bytes(b"caf\xe9"), "is not UTF-8 text", id="latin1"),
         pytest.param(lambda p: p.mkdir(), "is a directory", id="folder"),
         pytest.param(lambda p: None, "no such file", id="missing"),
@@ -128,8 +136,12 @@ async def test_read_file_refuses_politely(
 # --- create_file / write_file -----------------------------------------------------------
 
 
-async def test_create_file_makes_parents(registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
-    result = await call(registry, ctx, "create_file", path="pkg/sub/mod.py", content="x = 1\ny = 2\n")
+async def test_create_file_makes_parents(
+    registry: ToolRegistry, ctx: ToolContext, root: Path
+) -> None:
+    result = await call(
+        registry, ctx, "create_file", path="pkg/sub/mod.py", content="x = 1\ny = 2\n"
+    )
     assert result == ToolResult(
         ok=True, content="created pkg/sub/mod.py (2 lines)", changed_paths=("pkg/sub/mod.py",)
     )
@@ -158,7 +170,9 @@ async def test_write_file(
         (root / "out").mkdir()
         (root / "out" / "f.txt").write_text(existing)
     result = await call(registry, ctx, "write_file", path="out/f.txt", content="new\n")
-    assert result == ToolResult(ok=True, content=f"{verb} out/f.txt (1 line)", changed_paths=("out/f.txt",))
+    assert result == ToolResult(
+        ok=True, content=f"{verb} out/f.txt (1 line)", changed_paths=("out/f.txt",)
+    )
     assert (root / "out" / "f.txt").read_text() == "new\n"
 
 
@@ -188,7 +202,9 @@ async def test_edit_file_rules(
     error: str | None,
 ) -> None:
     (root / "f.txt").write_bytes(before.encode())
-    result = await call(registry, ctx, "edit_file", path="f.txt", old_text=old_text, new_text=new_text)
+    result = await call(
+        registry, ctx, "edit_file", path="f.txt", old_text=old_text, new_text=new_text
+    )
     assert (root / "f.txt").read_bytes() == after.encode()
     if error is None:
         assert result.ok, result.content

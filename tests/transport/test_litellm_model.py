@@ -8,9 +8,10 @@ import json
 import logging
 import subprocess
 import sys
-import threading
 import textwrap
+import threading
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -30,9 +31,15 @@ from mercury_nb.testing import (
     collect_stream,
 )
 from mercury_nb.testing.collect import CollectedStream
-from mercury_nb.transport import litellm_loader
+from mercury_nb.transport import litellm_loader, litellm_model
 from mercury_nb.transport.litellm_model import LiteLLMModel
-from mercury_nb.transport.protocol import FinishChunk, ModelRequest, ProviderError, TextChunk
+from mercury_nb.transport.protocol import (
+    FinishChunk,
+    ModelRequest,
+    ProviderError,
+    TextChunk,
+    UsageChunk,
+)
 
 MakeServer = Callable[..., LoopbackServer]
 KEY = "sk-test-very-secret-0123456789"
@@ -66,7 +73,11 @@ ENDINGS = [
     pytest.param(Turn("filtered", finish_reason="content_filter"), StreamEnding.COMPLETE,
                  "content_filter", id="content-filter"),
     pytest.param(Turn("odd", finish_reason="other"), StreamEnding.INTERRUPTED, "other",
-                 id="finish-other"),
+                 id="finish-other-not-papered-into-stop"),
+    pytest.param(Turn("odd", finish_reason="network_error"), StreamEnding.INTERRUPTED,
+                 "network_error", id="finish-network-error"),
+    pytest.param(Turn("odd", finish_reason="end_turn"), StreamEnding.COMPLETE, "stop",
+                 id="anthropic-end-turn-mapped"),
 ]  # fmt: skip
 
 
@@ -135,6 +146,7 @@ BROKEN_AFTER_OUTPUT = [
     pytest.param(Turn("no finish", fault=NoFinish()), id="no-finish-no-done"),
     pytest.param(Turn("no finish", fault=NoFinish(send_done=True)), id="no-finish-with-done"),
     pytest.param(Turn("no finish", finish_reason=None), id="finish-none"),
+    pytest.param(Turn("failed", finish_reason="error"), id="finish-error"),
     pytest.param(Turn("abcdefgh", chunk_size=2, fault=MalformedChunk(1)), id="malformed-chunk"),
 ]  # fmt: skip
 
@@ -248,13 +260,51 @@ async def test_messages_sent_are_not_modified(loopback_server: MakeServer) -> No
     assert json.dumps(messages) == before
 
 
-async def test_consumer_stopping_early_closes_the_stream(loopback_server: MakeServer) -> None:
+async def test_consumer_stopping_early_closes_the_stream(
+    loopback_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    closed: list[Any] = []
+    real_close = litellm_model._close
+
+    async def recording_close(response: Any) -> None:
+        closed.append(response)
+        await real_close(response)
+
+    monkeypatch.setattr(litellm_model, "_close", recording_close)
     server = loopback_server([Turn("a" * 64, chunk_size=4)])
-    model = LiteLLMModel("openai/m", server.url, KEY, 30.0)
-    stream = model.stream(REQUEST)
+    stream = LiteLLMModel("openai/m", server.url, KEY, 30.0).stream(REQUEST)
     first = await stream.__anext__()
     await stream.aclose()  # type: ignore[attr-defined]
     assert first == TextChunk("aaaa")
+    assert len(closed) == 1
+
+
+@pytest.mark.parametrize(
+    ("reported", "provider", "passed_on"),
+    [
+        pytest.param("stop", "stop", "stop", id="openai-stop"),
+        pytest.param("stop", "end_turn", "stop", id="anthropic-end-turn"),
+        pytest.param("tool_calls", "tool_use", "tool_calls", id="anthropic-tool-use"),
+        pytest.param("stop", "STOP", "stop", id="gemini-stop"),
+        pytest.param("stop", "other", "other", id="unknown-mapped-to-stop"),
+        pytest.param("stop", "ERROR", "ERROR", id="cohere-error"),
+        pytest.param("stop", "MALFORMED_FUNCTION_CALL", "MALFORMED_FUNCTION_CALL",
+                     id="gemini-malformed-call"),
+        pytest.param("tool_calls", "network_error", "network_error",
+                     id="error-normalised-to-tool-calls"),
+        pytest.param("content_filter", "OTHER", "OTHER", id="gemini-other"),
+        pytest.param("length", "pause_turn", "length", id="length-kept"),
+        pytest.param("stop", None, "stop", id="no-provider-reason-known"),
+    ],
+)  # fmt: skip
+def test_honest_finish_reason(reported: str, provider: str | None, passed_on: str) -> None:
+    assert litellm_model.honest_finish_reason(reported, provider) == passed_on
+
+
+def test_usage_chunks_are_mapped() -> None:
+    usage = SimpleNamespace(prompt_tokens=12, completion_tokens=3)
+    raw = SimpleNamespace(choices=[], usage=usage)
+    assert list(litellm_model.stream_chunks(raw)) == [UsageChunk(12, 3)]
 
 
 # --- the lazy, silent loader ---------------------------------------------------------------
@@ -291,7 +341,8 @@ def test_litellm_is_configured_quietly(litellm_module: Any) -> None:
     for name in litellm_loader.LITELLM_LOGGERS:
         logger = logging.getLogger(name)
         assert logger.propagate is False
-        assert not [h for h in logger.handlers if isinstance(h, logging.StreamHandler)]
+        writers = [h for h in logger.handlers if isinstance(h, logging.StreamHandler)]
+        assert not [h for h in writers if type(h).__name__ != "LogCaptureHandler"]
 
 
 def test_muting_only_drops_the_importing_threads_writes() -> None:

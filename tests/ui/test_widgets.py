@@ -6,7 +6,14 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.events import StepStarted, TaskFinished, TaskStarted, TextDelta, ToolStarted
+from mercury_nb.agent.events import (
+    Notice,
+    StepStarted,
+    TaskFinished,
+    TaskStarted,
+    TextDelta,
+    ToolStarted,
+)
 from mercury_nb.agent.outcome import FileChange, TaskOutcome
 from mercury_nb.ui import widgets as widgets_module
 from mercury_nb.ui.status import StatusView, fold
@@ -106,8 +113,6 @@ def test_notices_and_tail_are_escaped_in_widgets() -> None:
     view = make_view(clock=clock)
     view.on_event(TextDelta(EVIL))
     clock.now += 1
-    from mercury_nb.agent.events import Notice
-
     view.on_event(Notice(f"⚠ provider: {EVIL}"))
     assert "<script" not in view.notices.value and "&lt;script&gt;" in view.notices.value
     assert "<script" not in view.tail.value and "&lt;script&gt;" in view.tail.value

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from mercury_nb.workspace import atomic
 from mercury_nb.workspace.atomic import atomic_write_bytes, atomic_write_text
 
 
@@ -36,7 +35,9 @@ def test_text_is_written_byte_for_byte(tmp_path: Path) -> None:
     assert target.read_bytes() == "a\r\nb\r\n€".encode()
 
 
-@pytest.mark.parametrize("mode", [pytest.param(0o600, id="private"), pytest.param(0o755, id="exec")])
+@pytest.mark.parametrize(
+    "mode", [pytest.param(0o600, id="private"), pytest.param(0o755, id="exec")]
+)
 def test_overwrite_keeps_the_file_mode(tmp_path: Path, mode: int) -> None:
     target = tmp_path / "script.sh"
     target.write_text("old\n")
@@ -77,7 +78,7 @@ def test_interrupted_write_leaves_old_content_and_no_temp_file(
 ) -> None:
     target = tmp_path / "data.txt"
     target.write_text("old content\n")
-    monkeypatch.setattr(atomic.os, function, replacement)
+    monkeypatch.setattr(os, function, replacement)
     with pytest.raises(error):
         atomic_write_text(target, "new content that must not land half-way\n" * 1000)
     monkeypatch.undo()
@@ -86,7 +87,7 @@ def test_interrupted_write_leaves_old_content_and_no_temp_file(
 
 
 def test_failed_first_write_leaves_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(atomic.os, "replace", _fail)
+    monkeypatch.setattr(os, "replace", _fail)
     with pytest.raises(OSError):
         atomic_write_text(tmp_path / "never.txt", "x")
     monkeypatch.undo()

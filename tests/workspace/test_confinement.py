@@ -89,7 +89,11 @@ def test_root_given_through_a_symlink_still_confines(tmp_path: Path, root: Path)
 
 @pytest.mark.parametrize(
     "path",
-    [pytest.param("", id="empty"), pytest.param("   ", id="blank"), pytest.param("a\x00b", id="nul")],
+    [
+        pytest.param("", id="empty"),
+        pytest.param("   ", id="blank"),
+        pytest.param("a\x00b", id="nul"),
+    ],
 )
 def test_unusable_paths_are_refused(root: Path, path: str) -> None:
     with pytest.raises(ToolError):

@@ -1,0 +1,140 @@
+"""Issue-3 contract paths end to end: stale checks, cut writes, notebooks, output limits."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from mercury_nb.agent.loop import run_task
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.testing import DropMidStream, HttpError, Turn, call
+
+
+def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
+    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+
+
+PASSING_TEST = "def test_ok():\n    assert True\n"
+
+
+async def test_check_before_last_edit_is_not_evidence(tmp_path: Path, backend) -> None:
+    fake = backend([
+        Turn(tool_calls=(call("create_file", path="test_a.py", content=PASSING_TEST),)),
+        Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
+        Turn(tool_calls=(call("edit_file", path="test_a.py", old_text="", new_text="X = 1\n"),)),
+        Turn(text="Done."),
+        Turn(text="Done, really."),  # ignores the forced round
+    ])
+    outcome = await run_task("add a test module", cfg(tmp_path), model=fake.model)
+    assert outcome.status == "paused"
+    assert "Task complete" not in outcome.banner
+    assert "Last check: python -m pytest -q (ran before the latest changes)" in outcome.banner
+    assert fake.requests[4]["tool_choice"] == "required"
+
+
+async def test_cut_file_write_is_not_written_and_sectioned_writes_finish(
+    tmp_path: Path, backend
+) -> None:
+    big = "".join(f"line {i}\n" for i in range(300))
+    fake = backend([
+        Turn(tool_calls=(call("create_file", path="big.txt", content=big),), finish_reason="length"),
+        Turn(tool_calls=(call("create_file", path="big.txt", content=big[:800]),)),
+        Turn(tool_calls=(call("edit_file", path="big.txt", old_text="", new_text=big[800:]),)),
+        Turn(text="Wrote big.txt in sections."),
+    ])
+    outcome = await run_task("write big.txt", cfg(tmp_path), model=fake.model)
+    second = fake.requests[1]["messages"]
+    guidance = [m for m in second if m["role"] == "user"
+                and str(m["content"]).startswith("[SYSTEM: WRITE TRUNCATED]")]
+    assert guidance, "the request after a cut write must demand sectioned writes"
+    assert not any(m.get("tool_calls") for m in second if m["role"] == "assistant")
+    assert outcome.status == "completed", outcome.banner
+    assert (tmp_path / "big.txt").read_text() == big
+
+
+async def test_cut_write_leaves_no_file(tmp_path: Path, scripted_model) -> None:
+    model = scripted_model([
+        Turn(tool_calls=(call("create_file", path="half.py", content="x = 1\n"),),
+             finish_reason="length"),
+        Turn(text="I'll stop here."),
+    ])
+    outcome = await run_task("write half.py", cfg(tmp_path), model=model)
+    assert not (tmp_path / "half.py").exists()
+    assert outcome.status == "completed"
+    assert "no file changes" in outcome.banner
+
+
+def _notebook(path: Path, source: str) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, scripted_model) -> None:
+    _notebook(tmp_path / "analysis.ipynb", "x = 1")
+    model = scripted_model([
+        Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=1,
+                              cell_type="code", source="raise ValueError('boom')"),)),
+        Turn(text="Added the cell."),
+        Turn(text="Done."),
+    ])
+    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
+    assert outcome.status == "paused"
+    assert "Task complete" not in outcome.banner
+    assert any(e.command == "run notebook analysis.ipynb" and e.exit_code == 1
+               for e in outcome.evidence)
+
+
+async def test_notebook_that_runs_clean_is_evidence(tmp_path: Path, scripted_model) -> None:
+    _notebook(tmp_path / "analysis.ipynb", "x = 1")
+    model = scripted_model([
+        Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=1,
+                              cell_type="code", source="y = x + 1"),)),
+        Turn(text="Added the cell."),
+    ])
+    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
+    assert outcome.status == "completed", outcome.banner
+    assert "✓ Verified: run notebook analysis.ipynb ✓" in outcome.banner
+
+
+async def test_rejected_max_tokens_is_halved_and_kept(tmp_path: Path, backend) -> None:
+    too_big = HttpError(400, message="max_tokens is too large: 32768. This model supports at most 8192")
+    fake = backend([
+        Turn(fault=too_big),
+        Turn(fault=too_big),
+        Turn(tool_calls=(call("list_dir", path="."),)),
+        Turn(text="Nothing to change."),
+    ])
+    outcome = await run_task("Which files are here?", cfg(tmp_path), model=fake.model)
+    assert [r["max_tokens"] for r in fake.requests] == [32768, 16384, 8192, 8192]
+    assert outcome.status == "completed"
+
+
+async def test_stream_dropped_mid_tool_call_recovers_without_half_file(
+    tmp_path: Path, backend
+) -> None:
+    fake = backend([
+        Turn(tool_calls=(call("create_file", path="a.txt", content="hello " * 50),),
+             fault=DropMidStream(after_chunks=3)),
+        Turn(tool_calls=(call("create_file", path="a.txt", content="hello\n"),)),
+        Turn(text="Created a.txt."),
+    ])
+    outcome = await run_task("create a.txt", cfg(tmp_path), model=fake.model)
+    assert outcome.status == "completed", outcome.banner
+    assert (tmp_path / "a.txt").read_text() == "hello\n"
+    assert json.dumps(fake.requests[1]["messages"]).count("CONTINUE FROM PARTIAL") == 1
+
+
+async def test_broken_stream_never_completes_when_retries_are_spent(
+    tmp_path: Path, backend
+) -> None:
+    fake = backend([Turn(text="partial answer", finish_reason=None)])
+    outcome = await run_task("What is 2+2?", cfg(tmp_path, retry_attempts=0), model=fake.model)
+    assert outcome.status == "failed"
+    assert outcome.verdict == "interrupted"
+    assert outcome.answer is None
+    assert outcome.banner.startswith("All LLM providers failed.")

@@ -1,0 +1,95 @@
+"""Typed endings: only the two completions are "completed", and they need their proof."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+import pytest
+
+from mercury_nb.contract.endings import (
+    Aborted,
+    Blocker,
+    Ending,
+    EndingStatus,
+    Failed,
+    NoChangesCompletion,
+    Paused,
+    ProviderAttempt,
+    ProviderFailure,
+    StepBudgetPause,
+    TruncationPause,
+    VerificationFailedPause,
+    VerifiedCompletion,
+    WorkNotStartedPause,
+    status_of,
+)
+from mercury_nb.contract.verification import CheckRecord, ReadBack, Verified
+
+PASSED = CheckRecord("pytest", 0, 5)
+FAILED = CheckRecord("npm test", 1, 5)
+
+SAMPLES: list[tuple[Ending, EndingStatus]] = [
+    (VerifiedCompletion(Verified(PASSED)), "completed"),
+    (VerifiedCompletion(ReadBack(("README.md",))), "completed"),
+    (NoChangesCompletion("git"), "completed"),
+    (NoChangesCompletion("snapshot"), "completed"),
+    (StepBudgetPause(continuations=6), "paused"),
+    (WorkNotStartedPause(Blocker("write_file", "permission denied")), "paused"),
+    (WorkNotStartedPause(None), "paused"),
+    (VerificationFailedPause(FAILED, stale=False), "paused"),
+    (VerificationFailedPause(PASSED, stale=True), "paused"),
+    (VerificationFailedPause(None, stale=False), "paused"),
+    (TruncationPause(rounds=6), "paused"),
+    (Paused("the same tool call kept repeating", Blocker("run_command", "exit 1")), "paused"),
+    (ProviderFailure("503", (ProviderAttempt("gpt-4o", "503 unavailable"),)), "failed"),
+    (Failed("the workspace disappeared"), "failed"),
+    (Aborted("stop"), "aborted"),
+    (Aborted("interrupt"), "aborted"),
+]
+
+
+def test_samples_cover_every_ending_variant() -> None:
+    assert {type(ending) for ending, _ in SAMPLES} == set(get_args(Ending))
+
+
+@pytest.mark.parametrize(("ending", "status"), [pytest.param(e, s, id=repr(e)) for e, s in SAMPLES])
+def test_status_of(ending: Ending, status: EndingStatus) -> None:
+    assert status_of(ending) == status
+
+
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        pytest.param(None, id="none"),
+        pytest.param(PASSED, id="bare-check-record"),
+        pytest.param("pytest", id="command-text"),
+    ],
+)
+def test_verified_completion_refuses_anything_but_evidence(evidence: Any) -> None:
+    with pytest.raises(TypeError, match="Verified or ReadBack"):
+        VerifiedCompletion(evidence)
+
+
+def test_verified_completion_cannot_hold_a_failed_check() -> None:
+    with pytest.raises(ValueError, match="not evidence"):
+        VerifiedCompletion(Verified(FAILED))
+
+
+@pytest.mark.parametrize("how", [pytest.param("model", id="model"), pytest.param("", id="empty")])
+def test_no_changes_needs_a_measurement(how: Any) -> None:
+    with pytest.raises(ValueError, match="git or snapshot"):
+        NoChangesCompletion(how)
+
+
+@pytest.mark.parametrize(
+    ("check", "stale", "message"),
+    [
+        pytest.param(PASSED, False, "passing fresh check", id="fresh-pass"),
+        pytest.param(None, True, "stale check needs the check", id="stale-without-check"),
+    ],
+)
+def test_verification_failed_pause_is_consistent(
+    check: CheckRecord | None, stale: bool, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        VerificationFailedPause(check, stale)

@@ -1,0 +1,150 @@
+"""The registry: OpenAI schemas, and every model mistake or tool crash as an error result."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from mercury_nb.tools.base import ToolContext, ToolResult
+from mercury_nb.tools.function_tool import FunctionTool
+from mercury_nb.tools.registry import MUTATING_TOOLS, ToolRegistry, default_registry
+
+ALL_TOOLS = {
+    "list_dir": {"path"},
+    "read_file": {"path"},
+    "create_file": {"path", "content"},
+    "write_file": {"path", "content"},
+    "edit_file": {"path", "old_text", "new_text"},
+    "delete_file": {"path"},
+    "run_command": {"command", "timeout_s"},
+    "read_notebook": {"path"},
+    "edit_notebook_cell": {"path", "index", "source"},
+    "insert_notebook_cell": {"path", "index", "cell_type", "source"},
+}
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+def _raising(exc: BaseException) -> FunctionTool[NoArgs]:
+    async def handler(_args: NoArgs, _ctx: ToolContext) -> ToolResult:
+        raise exc
+
+    return FunctionTool(name="boom", description="Raises.", args_model=NoArgs, handler=handler)
+
+
+def _keys(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        return set(node) | {k for v in node.values() for k in _keys(v)}
+    if isinstance(node, list):
+        return {k for v in node for k in _keys(v)}
+    return set()
+
+
+def test_default_registry_has_exactly_the_documented_tools() -> None:
+    registry = default_registry()
+    schemas = {s["function"]["name"]: s for s in registry.schemas()}
+    assert {
+        name: set(s["function"]["parameters"]["properties"]) for name, s in schemas.items()
+    } == ALL_TOOLS
+
+
+def test_schemas_are_openai_function_tools_without_pydantic_noise() -> None:
+    for schema in default_registry().schemas():
+        assert schema["type"] == "function"
+        assert set(schema["function"]) == {"name", "description", "parameters"}
+        assert schema["function"]["parameters"]["type"] == "object"
+        assert not {"title", "anyOf"} & _keys(schema)
+    [command] = default_registry().schemas(["run_command"])
+    parameters = command["function"]["parameters"]
+    assert parameters["required"] == ["command"]
+    assert parameters["properties"]["timeout_s"]["type"] == "number"
+
+
+def test_schemas_for_named_tools_keep_the_order() -> None:
+    names = [s["function"]["name"] for s in default_registry().schemas(["edit_file", "list_dir"])]
+    assert names == ["edit_file", "list_dir"]
+    with pytest.raises(KeyError, match="nope"):
+        default_registry().schemas(["nope"])
+
+
+def test_mutating_tools_match_the_registry() -> None:
+    registry = default_registry()
+    assert {name for name in registry.names() if registry.is_mutating(name)} == MUTATING_TOOLS
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "message"),
+    [
+        pytest.param("read_file", '{"path": "a.txt"', "are not valid JSON", id="malformed-json"),
+        pytest.param("read_file", '["a.txt"]', "must be a JSON object", id="json-list"),
+        pytest.param(
+            "read_file", "{}", "invalid arguments for read_file: path is required", id="missing-arg"
+        ),
+        pytest.param(
+            "edit_notebook_cell",
+            '{"path": "n.ipynb", "index": "first", "source": ""}',
+            "invalid arguments for edit_notebook_cell: index:",
+            id="wrong-type",
+        ),
+        pytest.param(
+            "write_file", '{"path": "a", "content": 5}', "content:", id="content-not-text"
+        ),
+    ],
+)
+async def test_argument_mistakes_become_error_results(
+    registry: ToolRegistry, ctx: ToolContext, name: str, raw: str, message: str
+) -> None:
+    result = await registry.execute(name, raw, ctx)
+    assert not result.ok
+    assert result.content.startswith("Error: ")
+    assert message in result.content
+
+
+async def test_unknown_tool_lists_the_available_ones(
+    registry: ToolRegistry, ctx: ToolContext
+) -> None:
+    result = await registry.execute("launch_rocket", "{}", ctx)
+    assert result == ToolResult(
+        ok=False,
+        content="Error: unknown tool 'launch_rocket'. Available tools: " + ", ".join(ALL_TOOLS),
+    )
+
+
+async def test_a_tool_that_raises_becomes_an_error_result(ctx: ToolContext) -> None:
+    registry = ToolRegistry([_raising(RuntimeError("kaput"))])
+    result = await registry.execute("boom", "{}", ctx)
+    assert result == ToolResult(ok=False, content="Error: boom failed: RuntimeError: kaput")
+
+
+async def test_cancellation_propagates(ctx: ToolContext) -> None:
+    registry = ToolRegistry([_raising(asyncio.CancelledError())])
+    with pytest.raises(asyncio.CancelledError):
+        await registry.execute("boom", "{}", ctx)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        pytest.param("", id="empty-string"),
+        pytest.param(None, id="none"),
+        pytest.param(json.dumps(json.dumps({"path": "."})), id="double-encoded"),
+        pytest.param({"path": "."}, id="mapping"),
+    ],
+)
+async def test_lenient_argument_forms(registry: ToolRegistry, ctx: ToolContext, raw: Any) -> None:
+    result = await registry.execute("list_dir", raw, ctx)
+    assert result.ok, result.content
+
+
+def test_duplicate_names_are_refused() -> None:
+    registry = default_registry()
+    duplicate = _raising(RuntimeError())
+    duplicate.name = "list_dir"
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(duplicate)

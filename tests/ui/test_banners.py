@@ -1,0 +1,260 @@
+"""Plain-text banners: exact texts, one per ending, and no completion on any other path."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from mercury_nb.agent.outcome import FileChange
+from mercury_nb.contract.endings import (
+    Aborted,
+    Blocker,
+    Ending,
+    Failed,
+    NoChangesCompletion,
+    Paused,
+    ProviderAttempt,
+    ProviderFailure,
+    StepBudgetPause,
+    TruncationPause,
+    VerificationFailedPause,
+    VerifiedCompletion,
+    WorkNotStartedPause,
+    status_of,
+)
+from mercury_nb.contract.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.ui.banners import banner_text, change_line
+
+CHANGES = [
+    FileChange(path="src/app.py", added=12, removed=0, kind="created"),
+    FileChange(path="README.md", added=3, removed=1),
+    FileChange(path="old.py", added=0, removed=40, kind="deleted"),
+]
+SUMMARY = ["+12 −0 src/app.py (created)", "+3 −1 README.md", "+0 −40 old.py (deleted)"]
+PASSED = CheckRecord("npm test", 0, 9)
+FAILED = CheckRecord("npm test", 1, 9)
+STEP_PAUSE = (
+    "I've paused for now — this one needs another pass. "
+    'Send "continue" and I\'ll pick up right where I left off.'
+)
+NOT_STARTED = "I couldn't get started on this one yet — send \"continue\" and I'll try again."
+VERIFY_FAILED = "The changes are in, but the last check didn't pass — I'm not calling this done."
+
+
+@pytest.mark.parametrize(
+    ("ending", "changes", "lines"),
+    [
+        pytest.param(
+            VerifiedCompletion(Verified(PASSED)),
+            CHANGES,
+            ["✓ Task complete", *SUMMARY, "✓ Verified: npm test ✓"],
+            id="verified",
+        ),
+        pytest.param(
+            VerifiedCompletion(ReadBack(("README.md",))),
+            CHANGES[1:2],
+            [
+                "✓ Task complete",
+                SUMMARY[1],
+                "✓ Verified: change summary and read-back of README.md ✓",
+            ],
+            id="read-back",
+        ),
+        pytest.param(
+            NoChangesCompletion("git"),
+            [],
+            ["Response delivered · no file changes (git-verified)"],
+            id="no-changes-git",
+        ),
+        pytest.param(
+            NoChangesCompletion("snapshot"),
+            [],
+            ["Response delivered · no file changes (snapshot-verified)"],
+            id="no-changes-snapshot",
+        ),
+        pytest.param(StepBudgetPause(6), [], [STEP_PAUSE], id="step-budget"),
+        pytest.param(
+            StepBudgetPause(6),
+            CHANGES[:1],
+            [STEP_PAUSE, "Changes so far:", SUMMARY[0]],
+            id="step-budget-with-changes",
+        ),
+        pytest.param(
+            WorkNotStartedPause(Blocker("write_file", "permission denied: /etc/x")),
+            [],
+            [NOT_STARTED, "What blocked it: write_file: permission denied: /etc/x"],
+            id="work-not-started",
+        ),
+        pytest.param(
+            WorkNotStartedPause(None),
+            [],
+            [
+                NOT_STARTED,
+                "What blocked it: no change was attempted — only a description of the work.",
+            ],
+            id="work-not-started-no-blocker",
+        ),
+        pytest.param(
+            VerificationFailedPause(FAILED, stale=False),
+            CHANGES[:1],
+            [VERIFY_FAILED, "Last check: npm test ✗ (exit 1)", "Changes so far:", SUMMARY[0]],
+            id="verification-failed",
+        ),
+        pytest.param(
+            VerificationFailedPause(CheckRecord("pytest", 0, 3, timed_out=True), stale=False),
+            [],
+            [VERIFY_FAILED, "Last check: pytest ✗ (timed out)"],
+            id="verification-timed-out",
+        ),
+        pytest.param(
+            VerificationFailedPause(CheckRecord("pytest", None, 3), stale=False),
+            [],
+            [VERIFY_FAILED, "Last check: pytest ✗ (no exit code)"],
+            id="verification-no-exit-code",
+        ),
+        pytest.param(
+            VerificationFailedPause(PASSED, stale=True),
+            [],
+            [VERIFY_FAILED, "Last check: npm test (ran before the latest changes)"],
+            id="verification-stale",
+        ),
+        pytest.param(
+            VerificationFailedPause(None, stale=False),
+            [],
+            [VERIFY_FAILED, "Last check: none — no build or test ran after the changes."],
+            id="verification-none",
+        ),
+        pytest.param(
+            TruncationPause(6),
+            [],
+            [
+                "I've paused for now — my replies kept hitting the output-token limit. "
+                'Send "continue" and I\'ll pick up right where I left off.'
+            ],
+            id="truncation",
+        ),
+        pytest.param(
+            Paused("the same tool call kept repeating.", Blocker("run_command", "exit 1")),
+            [],
+            [
+                "I've paused for now — the same tool call kept repeating. "
+                'Send "continue" and I\'ll pick up right where I left off.',
+                "What blocked it: run_command: exit 1",
+            ],
+            id="paused-generic",
+        ),
+        pytest.param(
+            ProviderFailure(
+                "503 Service Unavailable",
+                (ProviderAttempt("gpt-4o", "429 rate limited"), ProviderAttempt("claude", "503")),
+            ),
+            [],
+            [
+                "All LLM providers failed. Last error: 503 Service Unavailable",
+                "Per-provider:",
+                "- gpt-4o: 429 rate limited",
+                "- claude: 503",
+            ],
+            id="provider-failure",
+        ),
+        pytest.param(
+            Failed("the workspace folder was deleted"),
+            [],
+            ["I couldn't finish this one — the workspace folder was deleted."],
+            id="failed",
+        ),
+        pytest.param(
+            Aborted("stop"),
+            CHANGES[:2],
+            [
+                "Stopped at your request — nothing was rolled back.",
+                "Written before the stop:",
+                *SUMMARY[:2],
+            ],
+            id="aborted-with-changes",
+        ),
+        pytest.param(
+            Aborted("interrupt"),
+            [],
+            ["Stopped by an interrupt — nothing was rolled back.", "Nothing had been written yet."],
+            id="aborted-nothing-written",
+        ),
+    ],
+)
+def test_banner_text(ending: Ending, changes: list[FileChange], lines: list[str]) -> None:
+    assert banner_text(ending, changes).split("\n") == lines
+
+
+NON_COMPLETIONS: list[Ending] = [
+    StepBudgetPause(6),
+    WorkNotStartedPause(Blocker("write_file", "denied")),
+    WorkNotStartedPause(None),
+    VerificationFailedPause(FAILED, stale=False),
+    VerificationFailedPause(PASSED, stale=True),
+    VerificationFailedPause(None, stale=False),
+    TruncationPause(6),
+    Paused("memory pressure stayed high", None),
+    ProviderFailure("boom", (ProviderAttempt("a", "b"),)),
+    Failed("gone"),
+    Aborted("stop"),
+    Aborted("interrupt"),
+]
+
+
+def test_non_completion_samples_cover_every_other_variant() -> None:
+    completions = {VerifiedCompletion, NoChangesCompletion}
+    assert {type(e) for e in NON_COMPLETIONS} == set(get_args(Ending)) - completions
+
+
+@pytest.mark.parametrize("ending", [pytest.param(e, id=repr(e)) for e in NON_COMPLETIONS])
+@pytest.mark.parametrize(
+    "changes", [pytest.param([], id="no-changes"), pytest.param(CHANGES, id="changes")]
+)
+def test_no_pause_or_failure_reads_as_complete(ending: Ending, changes: list[FileChange]) -> None:
+    text = banner_text(ending, changes)
+    assert status_of(ending) != "completed"
+    assert "Task complete" not in text
+    assert "Response delivered" not in text
+    assert "✓ Verified" not in text
+    assert not text.startswith("✓")
+
+
+def test_blocker_is_cut_to_120_characters_on_one_line() -> None:
+    result = "line one\nline two " + "x" * 300
+    text = banner_text(WorkNotStartedPause(Blocker("edit_file", result)), [])
+    blocker = text.split("\n")[1]
+    assert blocker == "What blocked it: edit_file: " + ("line one line two " + "x" * 300)[:120]
+
+
+def test_provider_lines_are_bounded() -> None:
+    attempts = tuple(ProviderAttempt(f"p{i}", "r" * 200) for i in range(10))
+    lines = banner_text(ProviderFailure("x", attempts), []).split("\n")
+    provider_lines = [line for line in lines if line.startswith("- ")]
+    assert len(provider_lines) == 8
+    assert provider_lines[0] == "- p0: " + "r" * 140
+
+
+def test_no_changes_banner_refuses_a_change_list() -> None:
+    with pytest.raises(ValueError, match="non-empty change list"):
+        banner_text(NoChangesCompletion("git"), CHANGES)
+
+
+@pytest.mark.parametrize(
+    ("change", "line"),
+    [
+        pytest.param(FileChange(path="a.py", added=1, removed=2), "+1 −2 a.py", id="modified"),
+        pytest.param(
+            FileChange(path="b c.md", added=5, removed=0, kind="created"),
+            "+5 −0 b c.md (created)",
+            id="created-with-space",
+        ),
+        pytest.param(
+            FileChange(path="d.py", added=0, removed=9, kind="deleted"),
+            "+0 −9 d.py (deleted)",
+            id="deleted",
+        ),
+    ],
+)
+def test_change_line(change: FileChange, line: str) -> None:
+    assert change_line(change) == line
