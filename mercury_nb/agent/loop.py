@@ -29,6 +29,7 @@ from mercury_nb.contract.turn_router import (
     decide_after_turn,
 )
 from mercury_nb.contract.turn_verdict import TurnObservation, classify_turn_end
+from mercury_nb.tools.ask_user import ASK_HANDLER_KEY, AskHandler
 from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
@@ -145,6 +146,7 @@ async def run_task(
     on_event: EventSink | None = None,
     task_id: str | None = None,
     registry: ToolRegistry | None = None,
+    ask_user: AskHandler | None = None,
 ) -> TaskOutcome:
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
     keeping every file already written."""
@@ -166,7 +168,8 @@ async def run_task(
         session=session,
         models=models,
         registry=registry or default_registry(),
-        ctx=ToolContext(root=root, config=config),
+        ctx=ToolContext(root=root, config=config, extra={
+            ASK_HANDLER_KEY: ask_user, "notice": lambda text: sink(Notice(text))}),
         on_event=sink,
         snapshot=snapshot,
     )

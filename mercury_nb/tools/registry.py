@@ -91,12 +91,13 @@ class ToolRegistry:
 
 
 def default_registry() -> ToolRegistry:
-    """A registry with every built-in tool: files, commands and notebooks."""
+    """A registry with every built-in tool: files, commands, notebooks and ask_user."""
+    from mercury_nb.tools.ask_user import ASK_USER_TOOL
     from mercury_nb.tools.commands import COMMAND_TOOLS
     from mercury_nb.tools.files import FILE_TOOLS
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
-    return ToolRegistry([*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS])
+    return ToolRegistry([*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, ASK_USER_TOOL])
 
 
 def _error(message: str) -> ToolResult:

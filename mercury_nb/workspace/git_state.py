@@ -63,7 +63,18 @@ def find_repo(root: Path) -> Repo | None:
     lines = os.fsdecode(out).split("\n")
     if len(lines) < 3 or lines[0] != "true":
         return None
-    return Repo(toplevel=Path(lines[1]), prefix=lines[2])
+    repo = Repo(toplevel=Path(lines[1]), prefix=lines[2])
+    if repo.prefix and _is_ignored(repo):
+        return None  # git cannot see inside an ignored folder; a content snapshot can
+    return repo
+
+
+def _is_ignored(repo: Repo) -> bool:
+    try:
+        run_git(["check-ignore", "-q", "--", repo.prefix.rstrip("/")], repo.toplevel)
+    except GitError:
+        return False
+    return True
 
 
 def head_commit(repo: Repo) -> str | None:

@@ -243,6 +243,16 @@ def test_git_workspace_in_a_subfolder_sees_only_its_files(repo: Path) -> None:
     }
 
 
+def test_workspace_inside_an_ignored_folder_uses_a_content_snapshot(repo: Path) -> None:
+    (repo / ".gitignore").write_text("scratch/\n")
+    scratch = repo / "scratch"
+    scratch.mkdir()
+    snapshot = take_snapshot(scratch, _config(scratch))
+    assert snapshot.kind == "snapshot"
+    (scratch / "out.csv").write_text("a,b\n")
+    assert _summary(measure_changes(snapshot, scratch)) == {"out.csv": ("created", 1, 0)}
+
+
 def test_git_ignores_noise_folders(repo: Path) -> None:
     snapshot = take_snapshot(repo, _config(repo))
     (repo / "__pycache__").mkdir()

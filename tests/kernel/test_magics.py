@@ -1,0 +1,359 @@
+"""``%%mercury`` through a real in-process IPython shell, with the real loop and a scripted model."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import sys
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from IPython.core.interactiveshell import InteractiveShell
+
+from mercury_nb.agent.events import EventSink, TaskFinished, TaskStarted
+from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.kernel import scheduling
+from mercury_nb.kernel.magics import MercuryMagics, WaitCellTransformer, magic_line_of
+from mercury_nb.testing import (
+    ScriptedModel,
+    Turn,
+    call,
+    register_scripted_model,
+    unregister_scripted_model,
+)
+from mercury_nb.transport.protocol import ModelRequest, StreamChunk
+
+
+@pytest.fixture
+def ip(monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
+    for name in MercuryConfig.model_fields:
+        monkeypatch.delenv("MERCURY_" + name.upper(), raising=False)
+    monkeypatch.delenv("MERCURY_PLAIN", raising=False)
+    shell = InteractiveShell.instance()
+    shell.config.pop("Mercury", None)  # %config also lands in the shell's config: start clean
+    shell.run_line_magic("load_ext", "mercury_nb")
+    yield shell
+    shell.run_line_magic("unload_ext", "mercury_nb")
+    shell.config.pop("Mercury", None)
+
+
+class GatedModel(ScriptedModel):
+    """A scripted model that holds call number ``gate_at`` (0-based) until ``gate`` is set."""
+
+    def __init__(self, turns: Sequence[Turn], name: str, gate_at: int) -> None:
+        super().__init__(turns, name=name)
+        self.gate_at = gate_at
+        self.calls = 0
+        self.gate = asyncio.Event()
+        self.entered = asyncio.Event()
+
+    def stream(self, request: ModelRequest) -> Any:
+        return self._gated(request, self.calls)
+
+    async def _gated(self, request: ModelRequest, number: int) -> Any:
+        self.calls += 1
+        if number == self.gate_at:
+            self.entered.set()
+            await self.gate.wait()
+        chunk: StreamChunk
+        async for chunk in ScriptedModel.stream(self, request):
+            yield chunk
+
+
+@pytest.fixture
+def names() -> Iterator[list[str]]:
+    registered: list[str] = []
+    yield registered
+    for name in registered:
+        unregister_scripted_model(name)
+
+
+def register(names: list[str], model_or_turns: Any) -> ScriptedModel:
+    name = model_or_turns.name if isinstance(model_or_turns, ScriptedModel) else (
+        f"scripted/m-{uuid.uuid4().hex[:8]}"
+    )
+    names.append(name)
+    return register_scripted_model(name, model_or_turns)
+
+
+def verified_turns(test_file: str = "test_hello.py") -> list[Turn]:
+    """Create a test file, run it (exit 0, after the change), then answer."""
+    check = f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider {test_file}"
+    return [
+        Turn(tool_calls=(call("create_file", path=test_file,
+                              content="def test_ok():\n    assert True\n"),)),
+        Turn(tool_calls=(call("run_command", command=check),)),
+        Turn(text="Created the test and it passes."),
+    ]
+
+
+def flags(model: ScriptedModel, workdir: Path, *extra: str) -> str:
+    return " ".join([f"--model {model.name}", f"--workdir {shlex.quote(str(workdir))}", *extra])
+
+
+# --- --wait and blocking runs ---------------------------------------------------------
+
+
+def test_wait_cell_runs_the_task_inside_the_cell(
+    ip: InteractiveShell, names: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = register(names, verified_turns())
+    result = ip.run_cell(f"%%mercury {flags(model, tmp_path, '--wait')}\nCreate a passing test.")
+    assert result.success, result.error_in_exec
+    model.assert_complete()
+    assert (tmp_path / "test_hello.py").is_file()
+    record = scheduling.latest()
+    assert record is not None and record.outcome is not None
+    out = capsys.readouterr().out
+    assert record.outcome.banner in out
+    assert "Created the test and it passes." in out
+
+
+def test_cell_magic_called_directly_blocks_when_no_loop_runs(
+    ip: InteractiveShell, names: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = register(names, verified_turns())
+    assert ip.run_cell_magic("mercury", flags(model, tmp_path), "Create a passing test.") is None
+    model.assert_complete()
+    record = scheduling.latest()
+    assert record is not None and record.outcome is not None
+    assert record.outcome.task_id == record.task_id
+    assert (tmp_path / "test_hello.py").is_file()
+    assert record.outcome.banner in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("line", "awaited"),
+    [
+        pytest.param("--wait", True, id="wait"),
+        pytest.param("--model scripted/x --wait --max-steps 3", True, id="wait-among-flags"),
+        pytest.param("--wai", True, id="abbreviated-wait"),
+        pytest.param("--model scripted/x", False, id="no-wait"),
+        pytest.param("--wait --bogus", False, id="bad-args-left-for-the-magic-to-report"),
+        pytest.param('--wait --model "unclosed', False, id="bad-quoting"),
+    ],
+)
+def test_transformer_awaits_only_wait_cells(ip: InteractiveShell, line: str, awaited: bool) -> None:
+    code = ip.transform_cell(f"%%mercury {line}\nDo it.\n")
+    assert code.startswith("await ") is awaited
+    assert magic_line_of(code.removeprefix("await ")) == line
+
+
+def test_transformer_leaves_other_cells_and_sync_shells_alone(ip: InteractiveShell) -> None:
+    assert not ip.transform_cell("%%capture --wait\nx = 1\n").startswith("await")
+    assert not ip.transform_cell("x = 1\n").startswith("await")
+    ip.autoawait = False
+    try:
+        assert not ip.transform_cell("%%mercury --wait\nDo it.\n").startswith("await")
+    finally:
+        ip.autoawait = True
+
+
+async def test_wait_inside_a_running_loop_returns_an_awaitable(
+    ip: InteractiveShell, names: list[str], tmp_path: Path
+) -> None:
+    model = register(names, verified_turns())
+    waiter = ip.run_cell_magic("mercury", flags(model, tmp_path, "--wait"), "Create a test.")
+    assert isinstance(waiter, scheduling.WaitForTask)
+    assert await waiter is None
+    assert waiter.record.outcome is not None
+    model.assert_complete()
+
+
+# --- background runs on the loop --------------------------------------------------------
+
+
+async def test_background_cell_returns_at_once_and_the_task_finishes_on_the_loop(
+    ip: InteractiveShell, names: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = register(names, GatedModel(verified_turns(), f"scripted/g-{uuid.uuid4().hex[:8]}", 0))
+    assert ip.run_cell_magic("mercury", flags(model, tmp_path), "Create a passing test.") is None
+    record = scheduling.latest()
+    assert record is not None and record in scheduling.running()
+    assert not record.task.done()
+    assert not (tmp_path / "test_hello.py").exists()
+    await model.entered.wait()
+    model.gate.set()
+    outcome = await record.task
+    model.assert_complete()
+    assert (tmp_path / "test_hello.py").is_file()
+    assert record not in scheduling.running() and scheduling.get(record.task_id) is record
+    assert outcome.banner in capsys.readouterr().out  # via the cell's display handle
+
+
+async def test_stop_cancels_the_task_into_an_aborted_outcome_keeping_files(
+    ip: InteractiveShell, names: list[str], tmp_path: Path
+) -> None:
+    model = register(names, GatedModel(verified_turns(), f"scripted/s-{uuid.uuid4().hex[:8]}", 1))
+    ip.run_cell_magic("mercury", flags(model, tmp_path), "Create a passing test.")
+    record = scheduling.latest()
+    assert record is not None
+    await model.entered.wait()  # the file is written, the model is mid-request
+    record.stop()
+    outcome = await record.task
+    assert outcome.status == "aborted"
+    assert (tmp_path / "test_hello.py").is_file()
+    assert [change.path for change in outcome.changes] == ["test_hello.py"]
+
+
+async def test_background_exception_is_surfaced_in_the_magics_cell(
+    ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
+        raise RuntimeError("boom from the agent")
+
+    monkeypatch.setattr("mercury_nb.agent.loop.run_task", broken_run_task)
+    ip.run_cell_magic("mercury", f"--workdir {shlex.quote(str(tmp_path))}", "Anything.")
+    record = scheduling.latest()
+    assert record is not None
+    await asyncio.wait([record.task])
+    out = capsys.readouterr().out
+    assert "Traceback" in out and "RuntimeError: boom from the agent" in out
+
+
+def test_wait_exception_is_the_cells_error(
+    ip: InteractiveShell, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
+        raise RuntimeError("boom while waiting")
+
+    monkeypatch.setattr("mercury_nb.agent.loop.run_task", broken_run_task)
+    result = ip.run_cell(f"%%mercury --wait --workdir {shlex.quote(str(tmp_path))}\nAnything.")
+    assert isinstance(result.error_in_exec, RuntimeError)
+    assert str(result.error_in_exec) == "boom while waiting"
+
+
+# --- usage errors start nothing ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "body", "message"),
+    [
+        pytest.param("--bogus", "Do it.", "unrecognized arguments: --bogus", id="unknown-flag"),
+        pytest.param("--wait --bogus", "Do it.", "unrecognized arguments: --bogus",
+                     id="unknown-flag-with-wait"),
+        pytest.param("--max-steps many", "Do it.", "invalid int value: 'many'", id="non-int"),
+        pytest.param("--max-steps 0", "Do it.", "max_steps", id="config-rejects-zero-steps"),
+        pytest.param("", "   \n\t\n", "needs a task", id="empty-task"),
+        pytest.param("--wait", "\n", "needs a task", id="blank-task-with-wait"),
+        pytest.param("--wait", "", "cell body is empty", id="no-body-at-all-ipython-says-so"),
+        pytest.param("--workdir /no/such/dir", "Do it.", "is not a directory", id="missing-workdir"),
+        pytest.param('--model "unclosed', "Do it.", "usage: %%mercury", id="bad-quoting"),
+    ],
+)
+def test_usage_errors_start_nothing(
+    ip: InteractiveShell, names: list[str], line: str, body: str, message: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    model = register(names, [Turn(text="never asked")])
+    before = scheduling.latest()
+    result = ip.run_cell(f"%%mercury --model {model.name} {line}\n{body}")
+    error = result.error_in_exec
+    assert isinstance(error, UsageError)
+    assert message in str(error)
+    if "ipython-says-so" not in request.node.name:
+        assert "usage: %%mercury [--model M]" in str(error)
+    assert scheduling.latest() is before
+    assert model.requests == []
+
+
+def test_settings_with_unknown_override_are_a_usage_error(ip: InteractiveShell) -> None:
+    ip.run_line_magic("config", "Mercury.overrides = {'no_such_field': 1}")
+    result = ip.run_cell("%%mercury\nDo it.")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert "no_such_field" in str(result.error_in_exec)
+
+
+# --- configuration precedence: defaults < traitlets < env < flags -------------------------
+
+
+@pytest.fixture
+def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
+    seen: list[MercuryConfig] = []
+
+    async def recording_run_task(
+        task: str, config: MercuryConfig | None = None, *, on_event: EventSink | None = None,
+        task_id: str | None = None, **_: Any,
+    ) -> TaskOutcome:
+        assert config is not None and on_event is not None and task_id is not None
+        seen.append(config)
+        on_event(TaskStarted(task_id, task, config.model, config.max_steps))
+        done = TaskOutcome(task_id=task_id, task=task, status="completed", verdict="text-stop",
+                           answer="ok", banner="recorded")
+        on_event(TaskFinished(done))
+        return done
+
+    monkeypatch.setattr("mercury_nb.agent.loop.run_task", recording_run_task)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("config_lines", "env", "line", "expected"),
+    [
+        pytest.param([], {}, "", {"model": MercuryConfig().model, "max_steps": 75,
+                                  "mode": "execute", "auto_yes": False}, id="defaults"),
+        pytest.param(["Mercury.model = 'from-traitlets'", "Mercury.max_steps = 9"], {}, "",
+                     {"model": "from-traitlets", "max_steps": 9}, id="traitlets-over-defaults"),
+        pytest.param(["Mercury.model = 'from-traitlets'"], {"MERCURY_MODEL": "from-env"}, "",
+                     {"model": "from-env"}, id="env-over-traitlets"),
+        pytest.param(["Mercury.model = 'from-traitlets'"], {"MERCURY_MODEL": "from-env"},
+                     "--model from-flag", {"model": "from-flag"}, id="flag-over-env"),
+        pytest.param(["Mercury.max_steps = 9"], {"MERCURY_MAX_STEPS": "12"}, "--max-steps 4",
+                     {"max_steps": 4}, id="max-steps-all-layers"),
+        pytest.param(["Mercury.fallbacks = ['t1']"], {"MERCURY_FALLBACKS": "e1,e2"},
+                     "--fallback f1 --fallback f2", {"fallbacks": ("f1", "f2")},
+                     id="repeated-fallback-flags"),
+        pytest.param(["Mercury.fallbacks = ['t1', 't2']"], {}, "", {"fallbacks": ("t1", "t2")},
+                     id="traitlets-fallbacks"),
+        pytest.param(["Mercury.overrides = {'command_timeout_s': 7.5}"], {}, "",
+                     {"command_timeout_s": 7.5}, id="generic-overrides"),
+        pytest.param([], {}, "--chat --yes", {"mode": "chat", "auto_yes": True},
+                     id="chat-and-yes-flags"),
+        pytest.param(["Mercury.api_base = 'http://127.0.0.1:9/t'"], {}, "--api-base http://127.0.0.1:9/f",
+                     {"api_base": "http://127.0.0.1:9/f"}, id="api-base-flag"),
+    ],
+)
+def test_config_precedence(
+    ip: InteractiveShell, seen_configs: list[MercuryConfig], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path, config_lines: list[str], env: dict[str, str], line: str,
+    expected: dict[str, Any],
+) -> None:
+    for config_line in config_lines:
+        ip.run_line_magic("config", config_line)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    result = ip.run_cell(f"%%mercury --wait --workdir {shlex.quote(str(tmp_path))} {line}\nDo it.")
+    assert result.success, result.error_in_exec
+    (config,) = seen_configs
+    assert {key: getattr(config, key) for key in expected} == expected
+    assert config.workdir == tmp_path
+
+
+def test_traitlets_workdir_is_used_without_a_flag(
+    ip: InteractiveShell, seen_configs: list[MercuryConfig], tmp_path: Path
+) -> None:
+    ip.run_line_magic("config", f"Mercury.workdir = {str(tmp_path)!r}")
+    assert ip.run_cell("%%mercury --wait\nDo it.").success
+    assert seen_configs[0].workdir == tmp_path
+
+
+# --- extension lifecycle --------------------------------------------------------------
+
+
+def test_unload_removes_the_magic_the_transformer_and_the_settings(ip: InteractiveShell) -> None:
+    assert "mercury" in ip.magics_manager.magics["cell"]
+    ip.run_line_magic("unload_ext", "mercury_nb")
+    try:
+        assert "mercury" not in ip.magics_manager.magics["cell"]
+        assert not any(isinstance(t, WaitCellTransformer) for t in ip.input_transformers_post)
+        assert not any(type(c).__name__ == "Mercury" for c in ip.configurables)
+    finally:
+        ip.run_line_magic("load_ext", "mercury_nb")
+    assert isinstance(ip.magics_manager.registry["MercuryMagics"], MercuryMagics)
+    assert sum(isinstance(t, WaitCellTransformer) for t in ip.input_transformers_post) == 1
