@@ -24,6 +24,7 @@ ALL_TOOLS = {
     "read_notebook": {"path"},
     "edit_notebook_cell": {"path", "index", "source"},
     "insert_notebook_cell": {"path", "index", "cell_type", "source"},
+    "ask_user": {"question", "options", "recommended"},
 }
 
 

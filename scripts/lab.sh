@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs mercury-nb and JupyterLab into .venv and opens the quickstart notebook.
+# Offline by default: the quickstart runs against the shipped scripted model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+mkdir -p .venv/logs
+if ! .venv/bin/python -m pip install --disable-pip-version-check -e ".[lab,test]" \
+    > .venv/logs/pip-install-lab.log 2>&1; then
+  tail -n 40 .venv/logs/pip-install-lab.log
+  echo "pip install failed (full log: .venv/logs/pip-install-lab.log)" >&2
+  exit 1
+fi
+extra=()
+[ "$(id -u)" = "0" ] && extra+=(--allow-root)
+exec .venv/bin/jupyter lab "${extra[@]}" "$@" notebooks/01-quickstart.ipynb
