@@ -21,7 +21,7 @@ class MercuryConfig(BaseModel):
     defaults, traitlets, environment, flags.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     model: str = "gpt-4o-mini"
     """The first model of the chain, in litellm's naming (``provider/model``).

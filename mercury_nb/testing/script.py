@@ -178,9 +178,7 @@ def content_chunks(turn: Turn, turn_number: int = 0) -> tuple[ContentChunk, ...]
 def fault_position(turn: Turn, total: int) -> int | None:
     """After how many content chunks the turn's mid-stream fault strikes (clamped to total)."""
     match turn.fault:
-        case DropMidStream(after_chunks=n) | MalformedChunk(after_chunks=n):
-            return min(max(n, 0), total)
-        case Stall(after_chunks=n):
+        case DropMidStream(after_chunks=n) | MalformedChunk(after_chunks=n) | Stall(after_chunks=n):
             return min(max(n, 0), total)
         case _:
             return None

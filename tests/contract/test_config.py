@@ -1,0 +1,59 @@
+"""The one config model: env overrides, precedence, derived values, documented fields."""
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from mercury_nb.contract.config import MercuryConfig
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+@pytest.mark.parametrize(
+    ("env", "field", "expected"),
+    [
+        pytest.param({"MERCURY_MODEL": "openai/x"}, "model", "openai/x", id="model"),
+        pytest.param({"MERCURY_FALLBACKS": "a, b,,c"}, "fallbacks", ("a", "b", "c"), id="fallbacks"),
+        pytest.param({"MERCURY_API_BASE": "http://127.0.0.1:9/v1"}, "api_base",
+                     "http://127.0.0.1:9/v1", id="api-base"),
+        pytest.param({"MERCURY_MAX_STEPS": "7"}, "max_steps", 7, id="max-steps"),
+        pytest.param({"MERCURY_WORKDIR": "/tmp"}, "workdir", Path("/tmp"), id="workdir"),
+        pytest.param({"MERCURY_STALL_SOFT_MS": "1000"}, "effective_stall_hard_ms", 301_000,
+                     id="only-soft-stall-gives-hard-plus-5-min"),
+        pytest.param({}, "effective_stall_hard_ms", 480_000, id="default-hard-stall-8-min"),
+        pytest.param({"MERCURY_MAX_STEPS": ""}, "max_steps", 75, id="empty-env-is-ignored"),
+    ],
+)
+def test_env_overrides(env: dict[str, str], field: str, expected: object) -> None:
+    assert getattr(MercuryConfig.load(env), field) == expected
+
+
+def test_api_key_is_secret() -> None:
+    config = MercuryConfig.load({"MERCURY_API_KEY": "sk-very-secret"})
+    assert config.api_key is not None
+    assert "sk-very-secret" not in repr(config)
+    assert "sk-very-secret" not in config.model_dump_json()
+
+
+def test_precedence_defaults_traitlets_env_flags() -> None:
+    env = {"MERCURY_MAX_STEPS": "5", "MERCURY_MODEL": "env-model"}
+    config = MercuryConfig.load(env, base={"max_steps": 3, "model": "trait-model",
+                                           "retry_attempts": 1}, model="flag-model")
+    assert (config.model, config.max_steps, config.retry_attempts) == ("flag-model", 5, 1)
+
+
+def test_model_chain_dedupes_in_order() -> None:
+    config = MercuryConfig(model="a", fallbacks=("b", "a", "c"))
+    assert config.model_chain == ("a", "b", "c")
+
+
+def test_bad_values_are_refused() -> None:
+    with pytest.raises(ValidationError):
+        MercuryConfig.load({"MERCURY_MAX_STEPS": "0"})
+
+
+@pytest.mark.parametrize("name", list(MercuryConfig.model_fields))
+def test_every_field_is_documented_in_code_and_readme(name: str) -> None:
+    assert MercuryConfig.model_fields[name].description, f"{name} has no docstring"
+    assert f"`MERCURY_{name.upper()}`" in README.read_text(encoding="utf-8")
