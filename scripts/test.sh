@@ -16,6 +16,7 @@ echo "== ruff"
 .venv/bin/ruff check mercury_nb tests bench
 echo "== mypy (strict on mercury_nb.contract)"
 .venv/bin/mypy
+.venv/bin/mypy --strict mercury_nb/contract
 echo "== pytest"
 export MERCURY_HOME="${MERCURY_HOME:-$(mktemp -d)}"
 .venv/bin/python -m pytest --nbval -p no:cacheprovider "$@"

@@ -14,11 +14,11 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from IPython.core import magic_arguments as _magic_arguments
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
-from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from traitlets import Dict, Int, List, Unicode
 from traitlets.config import Configurable
 
@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     from mercury_nb.ui.live import RunView
 
 MAGIC_NAME = "mercury"
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+# IPython's magic_arguments is untyped; these typed aliases keep the magic typed.
+magic_arguments: Callable[[], Callable[[_F], _F]] = _magic_arguments.magic_arguments
+argument: Callable[..., Callable[[_F], _F]] = _magic_arguments.argument
+parse_argstring: Callable[[Any, str], argparse.Namespace] = _magic_arguments.parse_argstring
 
 
 class Mercury(Configurable):
@@ -168,7 +174,7 @@ class MercuryMagics(Magics):
 
 def usage() -> str:
     """The one-line usage of ``%%mercury``."""
-    raw = MercuryMagics.mercury.parser.format_usage()  # type: ignore[attr-defined]
+    raw = cast(Any, MercuryMagics.mercury).parser.format_usage()
     words = " ".join(raw.replace("::", " ").split())  # IPython's help formatter adds "::"
     return "usage: " + words.replace(f"%{MAGIC_NAME}", f"%%{MAGIC_NAME}", 1)
 
@@ -196,7 +202,8 @@ def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
 
 def can_await_cells(shell: Any) -> bool:
     """Whether cells may use top-level ``await`` on asyncio in this shell."""
-    return bool(getattr(shell, "autoawait", False)) and str(getattr(shell, "loop_runner", "")) == "asyncio"
+    autoawait = bool(getattr(shell, "autoawait", False))
+    return autoawait and str(getattr(shell, "loop_runner", "")) == "asyncio"
 
 
 class WaitCellTransformer:

@@ -33,7 +33,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.ui.live import RunView
@@ -165,9 +165,10 @@ def run_until_done(run: RunFactory, *, task_id: str, view: RunView) -> TaskOutco
     Ctrl-C cancels the task and waits for its ``aborted`` outcome. An exception of the
     task is raised here, in the cell.
     """
-    from IPython.core.async_helpers import get_asyncio_loop
+    from IPython.core import async_helpers
 
-    loop = get_asyncio_loop()
+    get_loop = cast(Callable[[], asyncio.AbstractEventLoop], async_helpers.get_asyncio_loop)
+    loop = get_loop()
     record = start(run, task_id=task_id, view=view, attached=True, loop=loop)
     try:
         loop.run_until_complete(wait(record))

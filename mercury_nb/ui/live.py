@@ -1,4 +1,4 @@
-"""The live-view seam: the RunView protocol, the throttled renderer and the widget-or-text choice."""
+"""The live-view seam: the RunView protocol, the throttled renderer, widgets-or-text."""
 
 from __future__ import annotations
 

@@ -1,11 +1,11 @@
-"""Plain-text view for terminals, the CLI and front ends without widgets: a few lines, then the banner."""
+"""Plain-text view for terminals, the CLI and widget-less front ends: a few lines, the banner."""
 
 from __future__ import annotations
 
 import sys
 import time
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from mercury_nb.agent.events import (
     AgentEvent,
@@ -83,7 +83,8 @@ class PlainView:
         if not attached:
             from IPython.display import display
 
-            self._handle = display(self._bundle(clock()), raw=True, display_id=True)
+            show = cast(Callable[..., Any], display)  # IPython's display is untyped
+            self._handle = show(self._bundle(clock()), raw=True, display_id=True)
 
     def on_event(self, event: AgentEvent) -> None:
         self.view = fold(self.view, event, self._clock())

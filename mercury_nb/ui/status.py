@@ -89,7 +89,7 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
 
 
 def tool_detail(name: str, summary: str) -> str:
-    """The summary of a tool call without a leading ``name:`` (``run_command: pytest`` -> ``pytest``)."""
+    """A tool call's summary without its ``name:`` (``run_command: pytest`` -> ``pytest``)."""
     return summary.removeprefix(f"{name}:").strip() if summary != name else ""
 
 

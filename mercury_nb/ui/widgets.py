@@ -6,15 +6,18 @@ import asyncio
 import html
 import time
 from collections.abc import Callable
+from typing import Any, cast
 
 import ipywidgets as widgets
-from IPython.display import display
+from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.agent.outcome import FileChange, TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.plain import final_text
 from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_detail
+
+display = cast(Callable[..., Any], ipython_display.display)  # IPython's display is untyped
 
 TICK_S = 1.0
 """How often the elapsed time is refreshed while the task runs silently."""

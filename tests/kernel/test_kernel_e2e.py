@@ -70,12 +70,23 @@ CELLS = [
         "stop_outcome = await stop_record.task\n"
         "print(stop_outcome.status, os.path.exists('test_stop.py'))"
     ),
+    "import json\nprint(json.dumps(FACTS))",
 ]
-WAIT, WAIT_BANNER, BG, BG_CHECK, BG_BANNER, STOP_CELL, STOP_CHECK = range(2, 9)
+WAIT, WAIT_BANNER, BG, BG_CHECK, BG_BANNER, STOP_CELL, STOP_CHECK, FACTS = range(2, 10)
+
+WIDGET_FACTS = (
+    "{'bg_widget': bg_record.view.box.model_id, 'bg_banner': bg_record.view.banner.value,"
+    " 'stop_widget': stop_record.view.box.model_id, 'stop_banner': stop_record.view.banner.value}"
+)
+TEXT_FACTS = (
+    "{'bg_text': __import__('mercury_nb.ui.plain').ui.plain.status_block(bg_record.view.view, 0),"
+    " 'bg_renders': bg_record.view._renderer.renders}"
+)
 
 
-def run_notebook(workdir: Path, stop_line: str) -> nbformat.NotebookNode:
-    cells = [nbformat.v4.new_code_cell(src.replace("STOP", stop_line)) for src in CELLS]
+def run_notebook(workdir: Path, stop_line: str, facts: str) -> nbformat.NotebookNode:
+    sources = [src.replace("STOP", stop_line).replace("FACTS", facts) for src in CELLS]
+    cells = [nbformat.v4.new_code_cell(src) for src in sources]
     nb = nbformat.v4.new_notebook(cells=cells)
     client = NotebookClient(nb, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(workdir)}})
@@ -97,24 +108,22 @@ def printed(cell: Any) -> str:
     return "".join(o.text for o in cell.outputs if o.output_type == "stream")
 
 
-def widget_states(nb: nbformat.NotebookNode) -> dict[str, Any]:
-    return nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+def facts_of(nb: nbformat.NotebookNode) -> dict[str, Any]:
+    facts: dict[str, Any] = json.loads(printed(nb.cells[FACTS]))
+    return facts
 
 
-def banner_html_of_widget(nb: nbformat.NotebookNode, cell: Any) -> str:
-    """The banner HTML inside the live widget this cell displayed."""
-    (view,) = [o.data["application/vnd.jupyter.widget-view+json"]["model_id"] for o in cell.outputs
-               if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
-    states = widget_states(nb)
-    children = states[view]["state"]["children"]
-    values = [states[c.removeprefix("IPY_MODEL_")]["state"].get("value", "") for c in children]
-    return next(v for v in values if "mercury-outcome" in v)
+def widget_id_shown_in(cell: Any) -> str:
+    (model_id,) = [o.data["application/vnd.jupyter.widget-view+json"]["model_id"]
+                   for o in cell.outputs
+                   if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    return str(model_id)
 
 
 def test_widget_mode_in_a_real_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MERCURY_PLAIN", raising=False)
-    nb = run_notebook(tmp_path, "stop_record.view.stop_button.click()")
-    cells = nb.cells
+    nb = run_notebook(tmp_path, "stop_record.view.stop_button.click()", WIDGET_FACTS)
+    cells, facts = nb.cells, facts_of(nb)
 
     # --wait: the file exists and the banner is recorded as the cell's text output
     assert (tmp_path / "test_wait.py").is_file()
@@ -125,26 +134,24 @@ def test_widget_mode_in_a_real_kernel(tmp_path: Path, monkeypatch: pytest.Monkey
     html = "".join(texts(cells[WAIT], "text/html"))
     assert "&lt;script&gt;" in html and "<script" not in html
 
-    # background: the cell returned at once, the task finished on the loop later,
-    # and its banner went into the widget of ITS cell, not into the cell that ran later
+    # background: the cell returned at once and the task finished on the loop later;
+    # its ending went into the widget displayed by ITS cell, not into the cell that ran later
     assert printed(cells[BG_CHECK]) == "returned at once: True True\ncompleted True\n"
-    bg_banner = printed(cells[BG_BANNER]).strip()
-    assert bg_banner.startswith("✓ Task complete")
-    assert json.dumps(bg_banner)[1:-1].split("\\n")[0] in json.dumps(
-        banner_html_of_widget(nb, cells[BG]))
-    assert "test_bg.py" in banner_html_of_widget(nb, cells[BG])
+    bg_banner_first_line = printed(cells[BG_BANNER]).strip().splitlines()[0]
+    assert facts["bg_widget"] == widget_id_shown_in(cells[BG])
+    assert bg_banner_first_line in facts["bg_banner"] and "test_bg.py" in facts["bg_banner"]
     assert all("Task complete" not in text for text in texts(cells[BG_CHECK]))
 
     # Stop button -> cancel -> aborted, files kept, shown in the stopped cell's widget
     assert printed(cells[STOP_CHECK]) == "aborted True\n"
-    assert "mercury-aborted" in banner_html_of_widget(nb, cells[STOP_CELL])
-    assert "test_stop.py" in banner_html_of_widget(nb, cells[STOP_CELL])
+    assert facts["stop_widget"] == widget_id_shown_in(cells[STOP_CELL])
+    assert "mercury-aborted" in facts["stop_banner"] and "test_stop.py" in facts["stop_banner"]
 
 
 def test_text_mode_in_a_real_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MERCURY_PLAIN", "1")  # inherited by the kernel
-    nb = run_notebook(tmp_path, "stop_record.stop()")
-    cells = nb.cells
+    nb = run_notebook(tmp_path, "stop_record.stop()", TEXT_FACTS)
+    cells, facts = nb.cells, facts_of(nb)
 
     wait_out = printed(cells[WAIT])
     banner = printed(cells[WAIT_BANNER]).strip()
@@ -153,13 +160,13 @@ def test_text_mode_in_a_real_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert wait_out.endswith(banner + "\n")
     assert all(o.output_type == "stream" for o in cells[WAIT].outputs)
 
-    # background: the display handle of the magic's cell was updated with the ending
+    # background: a display handle shown by the magic's cell carries the status; later
+    # cells get none of the task's output
     assert printed(cells[BG_CHECK]) == "returned at once: True True\ncompleted True\n"
     bg_banner = printed(cells[BG_BANNER]).strip()
-    (handle_text,) = [o.data["text/plain"] for o in cells[BG].outputs
-                      if o.output_type == "display_data"]
-    assert handle_text.startswith("mercury · completed · 3 steps · ")
-    assert handle_text.endswith(bg_banner)
+    (shown,) = [o.data["text/plain"] for o in cells[BG].outputs if o.output_type == "display_data"]
+    assert shown.startswith("mercury · starting")
+    assert facts["bg_text"].endswith(bg_banner) and facts["bg_renders"] >= 1
     assert bg_banner not in printed(cells[BG_CHECK])
 
     assert printed(cells[STOP_CHECK]) == "aborted True\n"

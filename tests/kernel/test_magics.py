@@ -1,4 +1,4 @@
-"""``%%mercury`` through a real in-process IPython shell, with the real loop and a scripted model."""
+"""``%%mercury`` through a real in-process IPython shell, the real loop and a scripted model."""
 
 from __future__ import annotations
 
@@ -243,7 +243,8 @@ def test_wait_exception_is_the_cells_error(
         pytest.param("", "   \n\t\n", "needs a task", id="empty-task"),
         pytest.param("--wait", "\n", "needs a task", id="blank-task-with-wait"),
         pytest.param("--wait", "", "cell body is empty", id="no-body-at-all-ipython-says-so"),
-        pytest.param("--workdir /no/such/dir", "Do it.", "is not a directory", id="missing-workdir"),
+        pytest.param("--workdir /no/such/dir", "Do it.", "is not a directory",
+                     id="missing-workdir"),
         pytest.param('--model "unclosed', "Do it.", "usage: %%mercury", id="bad-quoting"),
     ],
 )

@@ -1,4 +1,4 @@
-"""Table tests for the pure render throttle: a ceiling on renders, and a flush that is never lost."""
+"""Table tests for the pure render throttle: a ceiling on renders, and a flush never lost."""
 
 from __future__ import annotations
 
@@ -64,7 +64,9 @@ def test_flush(state: ThrottleState, final: bool, expected: tuple[ThrottleState,
     assert flush(state, 6.0, final=final) == expected
 
 
-@pytest.mark.parametrize("max_per_s", [pytest.param(10, id="10-per-s"), pytest.param(4, id="4-per-s")])
+@pytest.mark.parametrize(
+    "max_per_s", [pytest.param(10, id="10-per-s"), pytest.param(4, id="4-per-s")]
+)
 def test_fast_stream_renders_at_most_the_ceiling_per_second(max_per_s: int) -> None:
     """1000 updates a second for 3 seconds: renders stay within the ceiling (+1 for the start),
     and a debt is still owed at the end, so the final flush is what shows the last state."""

@@ -118,7 +118,9 @@ def test_notices_and_tail_are_escaped_in_widgets() -> None:
     assert "<script" not in view.tail.value and "&lt;script&gt;" in view.tail.value
 
 
-def test_attached_view_displays_the_banner_as_text_and_html(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_attached_view_displays_the_banner_as_text_and_html(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     shown: list[Any] = []
     monkeypatch.setattr(widgets_module, "display", lambda obj, **kw: shown.append((obj, kw)))
     view = make_view(attached=True)
