@@ -5,17 +5,20 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
+from mercury_nb.contract.doom_loop import DoomLoop
+from mercury_nb.contract.endings import Blocker
+from mercury_nb.contract.provider_policy import DOOM_LOOP_KIND
+from mercury_nb.contract.router_state import Measured, ProviderTrouble, TurnFacts
 from mercury_nb.contract.stream_assembly import StepReply
-from mercury_nb.contract.turn_router import Measured, ProviderTrouble, TurnFacts
 from mercury_nb.contract.turn_verdict import TurnVerdict
 from mercury_nb.contract.verification import CheckRecord, judge_evidence, touches_notebooks
-from mercury_nb.transport.protocol import ProviderError
+from mercury_nb.transport.protocol import ModelRequest, ProviderError
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.notebook_check import execute_notebook
 
@@ -30,6 +33,7 @@ class TurnReport:
     verdict: TurnVerdict
     reply: StepReply | None
     trouble: ProviderTrouble | None = None
+    doom: DoomLoop | None = None
 
     @classmethod
     def ended(cls, verdict: TurnVerdict, reply: StepReply, provider: str) -> TurnReport:
@@ -43,12 +47,25 @@ class TurnReport:
         return cls(verdict, reply, trouble)
 
     @classmethod
-    def provider_failed(cls, error: ProviderError) -> TurnReport:
+    def provider_failed(
+        cls, error: ProviderError, request: ModelRequest | None = None,
+        tool_names: tuple[str, ...] | None = None, after_output: bool = False,
+    ) -> TurnReport:
+        """The request failed before any output. ``after_output``: a tool already completed
+        in this turn, so the turn is partial and the next attempt continues it."""
         trouble = ProviderTrouble(
             provider=error.provider, message=error.message, status=error.status,
-            kind=error.kind, retry_after_s=error.retry_after_s, streamed_output=False,
+            kind=error.kind, retry_after_s=error.retry_after_s, streamed_output=after_output,
+            tool_choice=request.tool_choice if request is not None else "auto",
+            tool_names=tool_names,
         )
         return cls(TurnVerdict.INTERRUPTED, None, trouble)
+
+    @classmethod
+    def looped(cls, loop: DoomLoop, reply: StepReply, provider: str) -> TurnReport:
+        """The doom-loop detector stopped the attempt; the work done so far is kept."""
+        trouble = ProviderTrouble(provider=provider, message=loop.description, kind=DOOM_LOOP_KIND)
+        return cls(TurnVerdict.INTERRUPTED, reply, trouble, loop)
 
 
 def check_records(session: TaskSession) -> list[CheckRecord]:
@@ -63,16 +80,22 @@ def check_records(session: TaskSession) -> list[CheckRecord]:
 
 
 async def gather_turn_facts(loop: AgentLoop, report: TurnReport) -> TurnFacts:
+    session = loop.session
     reply = report.reply
     text = reply.text if reply else ""
-    facts = TurnFacts(verdict=report.verdict, reply_text=text, trouble=report.trouble,
-                      jitter=random.random())
+    failed = session.last_failed_mutation
+    base = TurnFacts(
+        verdict=report.verdict, reply_text=text, trouble=report.trouble, jitter=random.random(),
+        mutations_in_task=session.successful_mutations_since(0),
+        last_failed_mutation=Blocker(failed.name, failed.result_head) if failed else None,
+        doom=report.doom,
+    )
     if report.verdict is TurnVerdict.TRUNCATED and reply is not None and reply.tool_calls:
-        return TurnFacts(verdict=report.verdict, reply_text=text, cut_write=True,
-                         cut_write_path=_path_hint(reply.tool_calls[0].arguments))
+        return replace(base, trouble=None, cut_write=True,
+                       cut_write_path=_path_hint(reply.tool_calls[0].arguments))
     if report.verdict is not TurnVerdict.TEXT_STOP:
-        return facts
-    loop.session.answer = text
+        return base
+    session.answer = text
     changes = await asyncio.to_thread(measure_changes, loop.snapshot, loop.ctx.root.root)
     paths = tuple(c.path for c in changes.changes)
     notebooks = touches_notebooks(paths)
@@ -81,10 +104,10 @@ async def gather_turn_facts(loop: AgentLoop, report: TurnReport) -> TurnFacts:
     elif paths:
         await asyncio.to_thread(_read_back, loop.ctx.root.root, changes)
     evidence = judge_evidence(
-        check_records(loop.session), loop.session.last_mutation_seq, notebooks_changed=notebooks
+        check_records(session), session.last_mutation_seq, notebooks_changed=notebooks
     )
     measured = Measured(paths, changes.verified_by, changes.complete)
-    return TurnFacts(verdict=report.verdict, reply_text=text, measured=measured, evidence=evidence)
+    return replace(base, trouble=None, measured=measured, evidence=evidence)
 
 
 def _read_back(root: Path, report: ChangeReport) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import assert_never
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, assert_never
 
+from mercury_nb.agent.escalation import grounding_message, step_observation
 from mercury_nb.agent.events import EventSink, Notice, StepStarted, TaskFinished, TaskStarted
 from mercury_nb.agent.evidence import TurnReport, gather_turn_facts
 from mercury_nb.agent.finish import build_outcome
@@ -17,25 +18,33 @@ from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.step import StepFailedBeforeOutput, stream_step
 from mercury_nb.agent.tool_runner import run_tool_calls
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.doom_loop import DoomLoop, DoomState, observe_step, reset_for_new_turn
 from mercury_nb.contract.endings import Aborted, Ending, Failed
-from mercury_nb.contract.stream_assembly import StepReply
-from mercury_nb.contract.stream_ending import StreamEnding
-from mercury_nb.contract.turn_router import (
+from mercury_nb.contract.router_state import (
     FinishWith,
+    GuardRound,
     NextTurn,
     RetryStep,
     RouterState,
     TurnDirective,
-    decide_after_turn,
 )
-from mercury_nb.contract.turn_verdict import TurnObservation, classify_turn_end
-from mercury_nb.tools.ask_user import ASK_HANDLER_KEY, AskHandler
-from mercury_nb.tools.base import ToolContext
+from mercury_nb.contract.stream_assembly import AssembledToolCall, StepReply
+from mercury_nb.contract.stream_ending import StreamEnding
+from mercury_nb.contract.turn_router import decide_after_turn
+from mercury_nb.contract.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
+from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
+
+if TYPE_CHECKING:
+    from mercury_nb.tools.ask_user import AskHandler
+
+TURN_ENDS = (TurnVerdict.TEXT_STOP, TurnVerdict.STEPS_EXHAUSTED)
+"""Verdicts after which the next turn is a new one (the doom detector's in-turn runs reset);
+after a truncation or an interruption the next attempt continues the same turn."""
 
 
 @dataclass
@@ -48,6 +57,9 @@ class AgentLoop:
     ctx: ToolContext
     on_event: EventSink
     snapshot: Snapshot
+    doom: DoomState = field(default_factory=DoomState)
+    state: RouterState | None = None
+    """The router's state after the last decision (its provider ledger goes into the outcome)."""
 
     @property
     def config(self) -> MercuryConfig:
@@ -59,40 +71,58 @@ class AgentLoop:
 
     async def run(self) -> Ending:
         state = RouterState.start(self.session.task, self.config)
+        self.state = state
         directive = TurnDirective()
         while True:
             report = await self._run_turn(directive)
             self.session.last_verdict = report.verdict.value
             facts = await gather_turn_facts(self, report)
             state, decision = decide_after_turn(state, facts, self.config)
+            self.state = state
+            if report.verdict in TURN_ENDS:
+                self.doom = reset_for_new_turn(self.doom)
             match decision:
                 case FinishWith(ending=ending):
                     return ending
                 case NextTurn(directive=directive, notice=notice, fresh_budget=fresh):
-                    if notice:
-                        self.on_event(Notice(notice))
-                    if fresh:
-                        self.session.steps_in_budget = 0
-                    for message in directive.messages:
+                    self._begin(notice, fresh, directive)
+                case GuardRound(directive=directive, grounding=grounding, notice=notice,
+                                fresh_budget=fresh):
+                    if grounding:
+                        root = self.ctx.root.root
+                        message = await grounding_message(root, self.config.grounding_entries)
                         self.session.messages.append(message)
+                    self._begin(notice, fresh, directive)
                 case RetryStep(directive=directive, notice=notice, delay_s=delay, output_cap=cap):
-                    if notice:
-                        self.on_event(Notice(notice))
                     if cap is not None:
                         self.session.output_caps[directive.provider_index] = cap
-                    for message in directive.messages:
-                        self.session.messages.append(message)
+                    self._begin(notice, False, directive)
                     if delay > 0:
                         await asyncio.sleep(delay)
                 case _ as unreachable:
                     assert_never(unreachable)
 
+    def _begin(self, notice: str | None, fresh_budget: bool, directive: TurnDirective) -> None:
+        if notice:
+            self.on_event(Notice(notice))
+        if fresh_budget:
+            self.session.steps_in_budget = 0
+        self.session.messages.extend(directive.messages)
+
+    def _offered_tools(self, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """The directive's tools that this registry has (None: every tool)."""
+        if names is None:
+            return None
+        return tuple(name for name in names if name in self.registry)
+
     async def _run_turn(self, directive: TurnDirective) -> TurnReport:
-        """Steps until the turn ends; the first step follows the directive's tool choice."""
+        """Steps until the turn ends; the first step follows the directive's tool choice.
+        Every step feeds the doom-loop detector; a loop ends the attempt (kept work stays)."""
         first = True
+        did_work = False
         self.session.provider_index = directive.provider_index
         while True:
-            tool_names = directive.tool_names if first else None
+            tool_names = self._offered_tools(directive.tool_names) if first else None
             request = ModelRequest(
                 messages=tuple(self.session.messages),
                 tools=self.registry.schemas(tool_names),
@@ -111,13 +141,15 @@ class AgentLoop:
             try:
                 reply = await stream_step(model, request, self.on_event, self.session.steps_total)
             except StepFailedBeforeOutput as failure:
-                return TurnReport.provider_failed(failure.error)
+                return TurnReport.provider_failed(failure.error, request, tool_names, did_work)
+            results: list[tuple[AssembledToolCall, ToolResult]] = []
             if reply.ending is StreamEnding.COMPLETE:
                 self.session.messages.append(assistant_message(reply))
                 if reply.tool_calls:
-                    await run_tool_calls(
+                    results = await run_tool_calls(
                         reply.tool_calls, self.session, self.registry, self.ctx, self.on_event
                     )
+                    did_work = True
             elif reply.text:
                 # keep partial text as context, without its cut tool calls; never an answer
                 self.session.messages.append(assistant_message(reply, with_tool_calls=False))
@@ -129,13 +161,19 @@ class AgentLoop:
                     stream=reply.ending,
                 )
             )
+            self.doom, loop = observe_step(self.doom, step_observation(reply, results), self.config)
+            # a complete final answer goes to the guard and the gate, never to the detector
+            final_answer = reply.ending is StreamEnding.COMPLETE and not reply.tool_calls
+            if isinstance(loop, DoomLoop) and not final_answer:
+                return TurnReport.looped(loop, reply, model.name)
             if _keeps_going(reply, self.session.steps_in_budget, self.config.max_steps):
                 continue
             return TurnReport.ended(verdict, reply, model.name)
 
 
 def _keeps_going(reply: StepReply, steps_used: int, max_steps: int) -> bool:
-    return reply.ending is StreamEnding.COMPLETE and bool(reply.tool_calls) and steps_used < max_steps
+    complete = reply.ending is StreamEnding.COMPLETE
+    return complete and bool(reply.tool_calls) and steps_used < max_steps
 
 
 async def run_task(
@@ -149,8 +187,14 @@ async def run_task(
     ask_user: AskHandler | None = None,
 ) -> TaskOutcome:
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
-    keeping every file already written."""
+    keeping every file already written.
+
+    ``model`` replaces the configured chain with that one model. ``ask_user`` answers the
+    ask_user tool (the kernel passes one that shows a widget); without it the run is headless.
+    """
     config = config or MercuryConfig.load()
+    if model is not None and config.model_chain != (model.name,):
+        config = config.with_changes(model=model.name, fallbacks=())
     sink: EventSink = on_event or (lambda event: None)
     session = TaskSession.start(task.strip(), config, task_id)
     root = Workspace(config.workdir)
@@ -168,8 +212,7 @@ async def run_task(
         session=session,
         models=models,
         registry=registry or default_registry(),
-        ctx=ToolContext(root=root, config=config, extra={
-            ASK_HANDLER_KEY: ask_user, "notice": lambda text: sink(Notice(text))}),
+        ctx=ToolContext(root=root, config=config, extra=_tool_extras(sink, ask_user)),
         on_event=sink,
         snapshot=snapshot,
     )
@@ -183,8 +226,20 @@ async def run_task(
         ending = Aborted(by="stop")
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)
+    if loop.state is not None and loop.state.providers.ledger:
+        outcome = outcome.model_copy(update={"providers": dict(loop.state.providers.ledger)})
     sink(TaskFinished(outcome))
     return outcome
+
+
+def _tool_extras(sink: EventSink, ask_user: AskHandler | None) -> dict[str, object]:
+    """What tools find in ``ToolContext.extra``: a notice callback and the ask_user handler."""
+    from mercury_nb.tools.ask_user import ASK_HANDLER_KEY
+
+    extras: dict[str, object] = {"notice": lambda text: sink(Notice(str(text)))}
+    if ask_user is not None:
+        extras[ASK_HANDLER_KEY] = ask_user
+    return extras
 
 
 def _resolve_chain(config: MercuryConfig) -> list[ChatModel]:

@@ -50,3 +50,6 @@ class TaskOutcome(BaseModel):
     steps: int = 0
     models: list[str] = []
     error: str | None = None
+    providers: dict[str, str] = {}
+    """The per-provider ledger: each provider that failed during the task and its first
+    error (redacted, at most ``provider_error_chars`` chars), in chain order."""

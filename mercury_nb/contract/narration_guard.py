@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
     FORCED_ROUND_DIRECTIVE,
@@ -36,13 +37,9 @@ from mercury_nb.contract.guard_texts import (
 )
 from mercury_nb.contract.turn_verdict import TurnVerdict
 
-
-@dataclass(frozen=True)
-class FailedMutation:
-    """A mutating tool call that failed, with the result text the model saw."""
-
-    tool: str
-    result: str
+FailedMutation = Blocker
+"""A mutating tool call that failed, with the result text the model saw: the same type as
+the ending's :class:`~mercury_nb.contract.endings.Blocker`, so the pause carries it as is."""
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The ``%%mercury`` cell magic, its traitlets settings and the ``--wait`` input transformer.
+"""The ``%%mercury`` cell magic, its traitlets settings, and registering the extension.
 
 Loading this module must stay light: config, the agent loop, widgets and litellm are
 imported when a cell runs, never when ``%load_ext mercury_nb`` registers the magic.
@@ -8,19 +8,20 @@ method of :class:`MercuryMagics`; IPython keeps line and cell magics apart.
 
 from __future__ import annotations
 
-import ast
 import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from IPython.core import magic_arguments as _magic_arguments
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from traitlets import Dict, Int, List, Unicode
 from traitlets.config import Configurable
+
+from mercury_nb.kernel.wait_cells import WaitCellTransformer, can_await_cells
 
 if TYPE_CHECKING:
     import argparse
@@ -32,10 +33,15 @@ if TYPE_CHECKING:
 MAGIC_NAME = "mercury"
 
 _F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class _Decorator(Protocol):
+    def __call__(self, func: _F, /) -> _F: ...
+
+
 # IPython's magic_arguments is untyped; these typed aliases keep the magic typed.
-magic_arguments: Callable[[], Callable[[_F], _F]] = _magic_arguments.magic_arguments
-argument: Callable[..., Callable[[_F], _F]] = _magic_arguments.argument
-parse_argstring: Callable[[Any, str], argparse.Namespace] = _magic_arguments.parse_argstring
+magic_arguments: Callable[[], _Decorator] = _magic_arguments.magic_arguments
+argument: Callable[..., _Decorator] = _magic_arguments.argument
 
 
 class Mercury(Configurable):
@@ -105,7 +111,7 @@ class MercuryMagics(Magics):
     # --- steps -------------------------------------------------------------------------
     def _parse(self, line: str, cell: str) -> CellRequest | None:
         try:
-            args = parse_argstring(self.mercury, line)
+            args = parse_line(line)
         except SystemExit:  # argparse printed help (IPython's parser has no -h, but be safe)
             return None
         except ValueError as exc:  # unbalanced quotes
@@ -163,7 +169,8 @@ class MercuryMagics(Magics):
         sink = guarded_sink(view)
 
         def run() -> Any:
-            return run_task(task, config, on_event=sink, task_id=task_id)
+            return run_task(task, config, on_event=sink, task_id=task_id,
+                            ask_user=getattr(view, "ask", None))
 
         if loop is None:
             scheduling.run_until_done(run, task_id=task_id, view=view)
@@ -172,9 +179,20 @@ class MercuryMagics(Magics):
         return scheduling.WaitForTask(record) if waiting else None
 
 
+def _parser() -> Any:
+    """The argparse parser IPython built from the ``@argument`` decorators."""
+    return cast(Any, MercuryMagics.mercury).parser
+
+
+def parse_line(line: str) -> argparse.Namespace:
+    """Parse a ``%%mercury`` argument line; raises ``UsageError`` (or ``ValueError`` on quoting)."""
+    args: argparse.Namespace = _parser().parse_argstring(line)
+    return args
+
+
 def usage() -> str:
     """The one-line usage of ``%%mercury``."""
-    raw = cast(Any, MercuryMagics.mercury).parser.format_usage()
+    raw = _parser().format_usage()
     words = " ".join(raw.replace("::", " ").split())  # IPython's help formatter adds "::"
     return "usage: " + words.replace(f"%{MAGIC_NAME}", f"%%{MAGIC_NAME}", 1)
 
@@ -200,64 +218,13 @@ def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
     return sink
 
 
-def can_await_cells(shell: Any) -> bool:
-    """Whether cells may use top-level ``await`` on asyncio in this shell."""
-    autoawait = bool(getattr(shell, "autoawait", False))
-    return autoawait and str(getattr(shell, "loop_runner", "")) == "asyncio"
-
-
-class WaitCellTransformer:
-    """Post input transformer: ``%%mercury --wait`` cells become ``await`` cells.
-
-    IPython turns the cell into ``get_ipython().run_cell_magic('mercury', line, body)``;
-    this prefixes ``await`` when ``line`` parses with ``--wait``, so the cell awaits the
-    :class:`~mercury_nb.kernel.scheduling.WaitForTask` the magic returns.
-    """
-
-    def __init__(self, shell: Any) -> None:
-        self.shell = shell
-
-    def __call__(self, lines: list[str]) -> list[str]:
-        source = "".join(lines)
-        if "run_cell_magic" not in source or not can_await_cells(self.shell):
-            return lines
-        line = magic_line_of(source)
-        if line is None or not wants_wait(line):
-            return lines
-        return ["await " + source.lstrip()]
-
-
-def magic_line_of(source: str) -> str | None:
-    """The argument line if ``source`` is exactly one ``%%mercury`` call, else ``None``."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Expr):
-        return None
-    call = tree.body[0].value
-    if not (
-        isinstance(call, ast.Call)
-        and isinstance(call.func, ast.Attribute)
-        and call.func.attr == "run_cell_magic"
-        and isinstance(call.func.value, ast.Call)
-        and isinstance(call.func.value.func, ast.Name)
-        and call.func.value.func.id == "get_ipython"
-        and len(call.args) == 3
-        and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in call.args)
-    ):
-        return None
-    name, line = call.args[0].value, call.args[1].value  # type: ignore[attr-defined]
-    return str(line) if name == MAGIC_NAME else None
-
-
 def wants_wait(line: str) -> bool:
     """Whether a ``%%mercury`` argument line asks for ``--wait`` (help or errors: no)."""
     tokens = line.split()
     if "-h" in tokens or "--help" in tokens:
         return False
     try:
-        args = parse_argstring(MercuryMagics.mercury, line)
+        args = parse_line(line)
     except (UsageError, ValueError, SystemExit):
         return False
     return bool(args.wait)
@@ -267,7 +234,7 @@ def register(shell: Any) -> None:
     """Register the magic and the ``--wait`` transformer (idempotent)."""
     unregister(shell)
     shell.register_magics(MercuryMagics)
-    shell.input_transformers_post.append(WaitCellTransformer(shell))
+    shell.input_transformers_post.append(WaitCellTransformer(shell, MAGIC_NAME, wants_wait))
 
 
 def unregister(shell: Any) -> None:

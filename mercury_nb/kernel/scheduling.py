@@ -7,7 +7,9 @@ How a ``%%mercury`` cell runs, and why:
   the kernel stays responsive and the Stop button (a comm message) cancels the task.
   Tasks are held in a module registry until done (asyncio keeps only weak references).
   Later output goes into what the cell displayed at cell time (the widget, or a display
-  handle in text mode), never into whichever cell happens to run later.
+  handle in text mode), never into whichever cell happens to run later. Headless clients
+  (nbclient, nbval) only record messages of the cell they are executing, so notebooks run
+  headless should use ``--wait``.
 * **``--wait``.** A magic cannot block the loop it runs on, and IPython does not await a
   magic's return value. So the extension adds an input transformer (``input_transformers_post``)
   that turns the transformed cell ``get_ipython().run_cell_magic('mercury', '--wait …', …)``

@@ -39,7 +39,10 @@ def _esc(text: str) -> str:
 
 def change_html(change: FileChange) -> str:
     """One changed file as a collapsible ``<details>`` with its preview; all text escaped."""
-    summary = f"{_esc(change.path)} <span>+{change.added} −{change.removed}</span> ({change.kind})"
+    summary = (
+        f"{_esc(change.path)} <span>+{change.added} −{change.removed}</span>"
+        f" ({_esc(change.kind)})"
+    )
     if not change.preview:
         return f'<div class="mercury-change">{summary}</div>'
     return (
@@ -148,6 +151,14 @@ class WidgetView:
         self.errors.append_stderr(text if text.endswith("\n") else text + "\n")
         self._disable_stop()
 
+    async def ask(
+        self, question: str, options: list[str], recommended: str, timeout_s: float
+    ) -> str | None:
+        """ask_user: show the options (recommended preselected); None when time runs out."""
+        from mercury_nb.ui.ask_widget import ask_in_box
+
+        return await ask_in_box(self.box, question, options, recommended, timeout_s)
+
     def close(self) -> None:
         self._renderer.cancel()
         self._cancel_tick()
@@ -157,6 +168,8 @@ class WidgetView:
     def _finish(self, outcome: TaskOutcome) -> None:
         self._cancel_tick()
         self._disable_stop()
+        if self._stop_requested:
+            self.stop_button.description = "Stopped"
         self._renderer.final()
         if self.attached:
             display({"text/plain": final_text(outcome), "text/html": banner_html(outcome)},

@@ -18,7 +18,8 @@ from mercury_nb.agent.events import EventSink, TaskFinished, TaskStarted
 from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.kernel import scheduling
-from mercury_nb.kernel.magics import MercuryMagics, WaitCellTransformer, magic_line_of
+from mercury_nb.kernel.magics import MercuryMagics, guarded_sink
+from mercury_nb.kernel.wait_cells import WaitCellTransformer, magic_line_of
 from mercury_nb.testing import (
     ScriptedModel,
     Turn,
@@ -141,7 +142,7 @@ def test_cell_magic_called_directly_blocks_when_no_loop_runs(
 def test_transformer_awaits_only_wait_cells(ip: InteractiveShell, line: str, awaited: bool) -> None:
     code = ip.transform_cell(f"%%mercury {line}\nDo it.\n")
     assert code.startswith("await ") is awaited
-    assert magic_line_of(code.removeprefix("await ")) == line
+    assert magic_line_of(code.removeprefix("await "), "mercury") == line
 
 
 def test_transformer_leaves_other_cells_and_sync_shells_alone(ip: InteractiveShell) -> None:
@@ -358,3 +359,29 @@ def test_unload_removes_the_magic_the_transformer_and_the_settings(ip: Interacti
         ip.run_line_magic("load_ext", "mercury_nb")
     assert isinstance(ip.magics_manager.registry["MercuryMagics"], MercuryMagics)
     assert sum(isinstance(t, WaitCellTransformer) for t in ip.input_transformers_post) == 1
+
+
+class ExplodingView:
+    def __init__(self) -> None:
+        self.events = 0
+        self.errors: list[str] = []
+
+    def on_event(self, event: object) -> None:
+        self.events += 1
+        raise KeyError("view bug")
+
+    def bind_stop(self, stop: object) -> None: ...
+
+    def show_error(self, text: str) -> None:
+        self.errors.append(text)
+
+    def close(self) -> None: ...
+
+
+def test_a_failing_view_reports_once_and_never_breaks_the_agent_loop() -> None:
+    view = ExplodingView()
+    sink = guarded_sink(view)
+    for _ in range(3):
+        sink(TaskStarted("t", "x", "m", 1))  # must not raise into the loop
+    assert view.events == 1
+    assert len(view.errors) == 1 and "KeyError: 'view bug'" in view.errors[0]

@@ -24,6 +24,8 @@ from mercury_nb.ui.status import (
     elapsed_s,
     fold,
     status_line,
+    tool_detail,
+    tool_label,
 )
 
 
@@ -110,3 +112,18 @@ def test_finish_keeps_the_outcome() -> None:
     done = outcome("aborted", 4)
     view = fold_all([STARTED, (104.0, TaskFinished(done))])
     assert view.finished and view.outcome is done and view.finished_at == 104.0
+
+
+@pytest.mark.parametrize(
+    ("name", "summary", "detail", "label"),
+    [
+        pytest.param("run_command", "run_command: pytest -q", "pytest -q", "run_command pytest -q",
+                     id="summary-names-the-tool"),
+        pytest.param("create_file", "a.py", "a.py", "create_file a.py", id="bare-summary"),
+        pytest.param("list_dir", "list_dir", "", "list_dir", id="summary-is-the-name"),
+        pytest.param("list_dir", "", "", "list_dir", id="no-summary"),
+        pytest.param("edit_file", "edit_file:", "", "edit_file", id="name-colon-nothing"),
+    ],
+)
+def test_tool_detail_and_label(name: str, summary: str, detail: str, label: str) -> None:
+    assert (tool_detail(name, summary), tool_label(name, summary)) == (detail, label)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -152,3 +153,31 @@ def test_show_error_lands_in_the_views_output_widget() -> None:
     assert view.errors.outputs[-1]["text"] == "Traceback ...\nRuntimeError: boom\n"
     assert view.errors.outputs[-1]["name"] == "stderr"
     assert view.stop_button.disabled
+
+
+async def test_ask_widget_preselects_recommended_and_returns_the_choice() -> None:
+    import ipywidgets as w
+
+    from mercury_nb.ui.ask_widget import ask_in_box
+
+    box = w.VBox()
+    pending = asyncio.ensure_future(
+        ask_in_box(box, "Rewrite <it>?", ["rewrite", "patch"], "rewrite", 30))
+    while not box.children:
+        await asyncio.sleep(0)
+    panel = box.children[-1]
+    title, choice, confirm = panel.children
+    assert "&lt;it&gt;" in title.value
+    assert choice.value == "rewrite"
+    choice.value = "patch"
+    confirm.click()
+    assert await pending == "patch"
+    assert choice.disabled and confirm.disabled
+
+
+async def test_ask_widget_times_out_to_none() -> None:
+    import ipywidgets as w
+
+    from mercury_nb.ui.ask_widget import ask_in_box
+
+    assert await ask_in_box(w.VBox(), "q", ["a", "b"], "a", 0) is None
