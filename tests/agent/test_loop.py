@@ -84,7 +84,8 @@ async def test_question_gets_no_changes_banner(tmp_path: Path, backend) -> None:
 
 
 async def test_steps_exhausted_continues_then_pauses(tmp_path: Path, backend) -> None:
-    turns = [Turn(tool_calls=(call("list_dir", path="."),)) for _ in range(14)]
+    # distinct calls, so the doom-loop detector has nothing to say
+    turns = [Turn(tool_calls=(call("run_command", command=f"echo part {i}"),)) for i in range(14)]
     fake = backend(turns)
     events: list[AgentEvent] = []
     outcome = await run_task("build the thing", cfg(tmp_path, max_steps=2), model=fake.model,

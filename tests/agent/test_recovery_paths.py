@@ -67,22 +67,22 @@ async def test_cut_write_leaves_no_file(tmp_path: Path, scripted_model) -> None:
     assert "no file changes" in outcome.banner
 
 
-def _notebook(path: Path, source: str) -> None:
+def _notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("x = 1")]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nbformat.write(nb, str(path))
 
 
-async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, scripted_model) -> None:
-    _notebook(tmp_path / "analysis.ipynb", "x = 1")
-    model = scripted_model([
+async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, backend) -> None:
+    _notebook(tmp_path / "analysis.ipynb")
+    fake = backend([
         Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=1,
                               cell_type="code", source="raise ValueError('boom')"),)),
         Turn(text="Added the cell."),
         Turn(text="Done."),
     ])
-    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
+    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=fake.model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
     assert any(e.command == "run notebook analysis.ipynb" and e.exit_code == 1
@@ -90,7 +90,7 @@ async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, script
 
 
 async def test_notebook_that_runs_clean_is_evidence(tmp_path: Path, scripted_model) -> None:
-    _notebook(tmp_path / "analysis.ipynb", "x = 1")
+    _notebook(tmp_path / "analysis.ipynb")
     model = scripted_model([
         Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=1,
                               cell_type="code", source="y = x + 1"),)),
