@@ -57,14 +57,16 @@ async def test_cut_file_write_is_not_written_and_sectioned_writes_finish(
 
 async def test_cut_write_leaves_no_file(tmp_path: Path, scripted_model) -> None:
     model = scripted_model([
-        Turn(tool_calls=(call("create_file", path="half.py", content="x = 1\n"),),
+        Turn(tool_calls=(call("create_file", path="half.txt", content="first\n" * 50),),
              finish_reason="length"),
-        Turn(text="I'll stop here."),
+        # create_file fails on an existing file, so this only succeeds if the cut write
+        # left nothing behind
+        Turn(tool_calls=(call("create_file", path="half.txt", content="second\n"),)),
+        Turn(text="Wrote half.txt."),
     ])
-    outcome = await run_task("write half.py", cfg(tmp_path), model=model)
-    assert not (tmp_path / "half.py").exists()
-    assert outcome.status == "completed"
-    assert "no file changes" in outcome.banner
+    outcome = await run_task("write half.txt", cfg(tmp_path), model=model)
+    assert outcome.status == "completed", outcome.banner
+    assert (tmp_path / "half.txt").read_text() == "second\n"
 
 
 def _notebook(path: Path) -> None:
