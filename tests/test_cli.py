@@ -13,12 +13,20 @@ import pytest
 from mercury_nb.testing import Turn, call
 
 
-def run_cli(*args: str, cwd: Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str, cwd: Path, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MERCURY_")}
     env.update({"MERCURY_HOME": str(cwd / ".mercury-home"), "MERCURY_RETRY_BASE_S": "0"})
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "mercury_nb", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "mercury_nb", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize(
@@ -40,13 +48,28 @@ def test_bad_arguments_exit_2_and_start_nothing(tmp_path: Path, args: tuple[str,
 
 
 def test_completed_task_prints_json_and_exits_0(tmp_path: Path, loopback_server) -> None:
-    server = loopback_server([
-        Turn(tool_calls=(call("create_file", path="test_a.py", content="def test_a():\n    pass\n"),)),
-        Turn(tool_calls=(call("run_command", command="python -m pytest -q test_a.py"),)),
-        Turn(text="Done and verified."),
-    ])
-    result = run_cli("run", "add a test", "--model", "openai/m", "--api-base", server.url,
-                     "--json", cwd=tmp_path, env_extra={"MERCURY_API_KEY": "sk-cli-secret-42"})
+    server = loopback_server(
+        [
+            Turn(
+                tool_calls=(
+                    call("create_file", path="test_a.py", content="def test_a():\n    pass\n"),
+                )
+            ),
+            Turn(tool_calls=(call("run_command", command="python -m pytest -q test_a.py"),)),
+            Turn(text="Done and verified."),
+        ]
+    )
+    result = run_cli(
+        "run",
+        "add a test",
+        "--model",
+        "openai/m",
+        "--api-base",
+        server.url,
+        "--json",
+        cwd=tmp_path,
+        env_extra={"MERCURY_API_KEY": "sk-cli-secret-42"},
+    )
     assert result.returncode == 0, result.stderr
     outcome = json.loads(result.stdout)
     assert outcome["status"] == "completed"
@@ -61,16 +84,34 @@ def test_paused_task_exits_3(tmp_path: Path, loopback_server) -> None:
     server = loopback_server(
         [Turn(tool_calls=(call("run_command", command=f"echo {i}"),)) for i in range(7)]
     )
-    result = run_cli("run", "build it", "--model", "openai/m", "--api-base", server.url,
-                     "--max-steps", "1", cwd=tmp_path, env_extra={"MERCURY_API_KEY": "sk-x"})
+    result = run_cli(
+        "run",
+        "build it",
+        "--model",
+        "openai/m",
+        "--api-base",
+        server.url,
+        "--max-steps",
+        "1",
+        cwd=tmp_path,
+        env_extra={"MERCURY_API_KEY": "sk-x"},
+    )
     assert result.returncode == 3, result.stderr
     assert result.stdout.startswith("I've paused for now")
 
 
 def test_failed_task_exits_1(tmp_path: Path, loopback_server) -> None:
     server = loopback_server([Turn(text="cut", finish_reason=None)])
-    result = run_cli("run", "What is 2+2?", "--model", "openai/m", "--api-base", server.url,
-                     "--json", cwd=tmp_path,
-                     env_extra={"MERCURY_API_KEY": "sk-x", "MERCURY_RETRY_ATTEMPTS": "0"})
+    result = run_cli(
+        "run",
+        "What is 2+2?",
+        "--model",
+        "openai/m",
+        "--api-base",
+        server.url,
+        "--json",
+        cwd=tmp_path,
+        env_extra={"MERCURY_API_KEY": "sk-x", "MERCURY_RETRY_ATTEMPTS": "0"},
+    )
     assert result.returncode == 1, result.stderr
     assert json.loads(result.stdout)["status"] == "failed"

@@ -55,7 +55,9 @@ class TaskFinished:
     outcome: TaskOutcome
 
 
-AgentEvent = TaskStarted | StepStarted | TextDelta | ToolStarted | ToolFinished | Notice | TaskFinished
+AgentEvent = (
+    TaskStarted | StepStarted | TextDelta | ToolStarted | ToolFinished | Notice | TaskFinished
+)
 EventSink = Callable[[AgentEvent], None]
 
 

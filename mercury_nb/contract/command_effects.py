@@ -6,15 +6,52 @@ import shlex
 
 READ_ONLY_PROGRAMS = frozenset(
     {
-        "ls", "cat", "head", "tail", "grep", "rg", "egrep", "fgrep", "wc", "pwd", "echo",
-        "which", "type", "file", "stat", "du", "df", "tree", "less", "more", "diff", "cmp",
-        "env", "printenv", "whoami", "date", "uname", "true", "sort", "uniq", "cut", "nl",
-        "md5sum", "sha256sum", "realpath", "dirname", "basename", "test", "[",
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "grep",
+        "rg",
+        "egrep",
+        "fgrep",
+        "wc",
+        "pwd",
+        "echo",
+        "which",
+        "type",
+        "file",
+        "stat",
+        "du",
+        "df",
+        "tree",
+        "less",
+        "more",
+        "diff",
+        "cmp",
+        "env",
+        "printenv",
+        "whoami",
+        "date",
+        "uname",
+        "true",
+        "sort",
+        "uniq",
+        "cut",
+        "nl",
+        "md5sum",
+        "sha256sum",
+        "realpath",
+        "dirname",
+        "basename",
+        "test",
+        "[",
     }
 )
 """Programs that read but never write files (when no output redirection is used)."""
 
-READ_ONLY_GIT = frozenset({"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame"})
+READ_ONLY_GIT = frozenset(
+    {"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame"}
+)
 """git subcommands that only read."""
 
 _SEPARATORS = frozenset({"&&", "||", ";", "|"})

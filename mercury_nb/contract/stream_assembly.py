@@ -67,9 +67,7 @@ class StreamAssembly:
             arguments=part.arguments + arguments,
         )
         calls[index] = part
-        return replace(
-            self, calls=tuple(calls.items()), _order=order, chunks=self.chunks + 1
-        )
+        return replace(self, calls=tuple(calls.items()), _order=order, chunks=self.chunks + 1)
 
     def add_finish(self, reason: str | None) -> StreamAssembly:
         return replace(self, finish_reason=reason, finished=True, chunks=self.chunks + 1)
@@ -79,11 +77,15 @@ class StreamAssembly:
         calls = dict(self.calls)
         tool_calls = tuple(
             AssembledToolCall(
-                id=calls[i].id or f"call_{step}_{n}", name=calls[i].name, arguments=calls[i].arguments
+                id=calls[i].id or f"call_{step}_{n}",
+                name=calls[i].name,
+                arguments=calls[i].arguments,
             )
             for n, i in enumerate(self._order)
         )
-        err_text = None if error is None else (error if isinstance(error, str) else _describe(error))
+        err_text = (
+            None if error is None else (error if isinstance(error, str) else _describe(error))
+        )
         marker: BaseException | None = None
         if err_text is not None:
             marker = RuntimeError(err_text)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 COMPLETE_REASONS = frozenset({"stop", "tool_calls", "content_filter", "function_call"})
 """Finish reasons that mean the provider finished its reply on purpose.
@@ -14,7 +14,7 @@ TRUNCATED_REASONS = frozenset({"length", "max_tokens"})
 """Finish reasons that mean the reply hit the output-token limit."""
 
 
-class StreamEnding(str, Enum):
+class StreamEnding(StrEnum):
     """Why a provider stream stopped."""
 
     COMPLETE = "complete"

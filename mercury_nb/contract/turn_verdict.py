@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import assert_never
 
 from mercury_nb.contract.stream_ending import StreamEnding
 
 
-class TurnVerdict(str, Enum):
+class TurnVerdict(StrEnum):
     """Why the loop stopped asking the model, and so which recovery path applies."""
 
     TEXT_STOP = "text-stop"

@@ -33,9 +33,13 @@ class AskUserArgs(BaseModel):
 async def ask_user(args: AskUserArgs, ctx: ToolContext) -> ToolResult:
     previous = ctx.extra.get(ASKED_KEY)
     if previous is not None:
-        return ToolResult(ok=True, content=(
-            f"You already asked the user once (answer: {previous}). Do not ask again — "
-            "build it now."))
+        return ToolResult(
+            ok=True,
+            content=(
+                f"You already asked the user once (answer: {previous}). Do not ask again — "
+                "build it now."
+            ),
+        )
     config = ctx.config
     timeout = 0.0 if config.auto_yes else config.ask_user_timeout_s
     handler: AskHandler | None = ctx.extra.get(ASK_HANDLER_KEY)
@@ -46,10 +50,11 @@ async def ask_user(args: AskUserArgs, ctx: ToolContext) -> ToolResult:
         await asyncio.sleep(timeout)  # headless: nobody can answer; wait as configured
     if answer is None or answer not in args.options:
         answer = args.recommended
-        how = ("--yes was given" if config.auto_yes
-               else f"no answer within {timeout:g}s")
-        content = (f"{how}, so I took the recommended option: {answer}. "
-                   "Go on and build it now without asking again.")
+        how = "--yes was given" if config.auto_yes else f"no answer within {timeout:g}s"
+        content = (
+            f"{how}, so I took the recommended option: {answer}. "
+            "Go on and build it now without asking again."
+        )
     else:
         content = f"The user chose: {answer}. Go on and build it now without asking again."
     ctx.extra[ASKED_KEY] = answer

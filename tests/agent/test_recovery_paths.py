@@ -21,13 +21,17 @@ PASSING_TEST = "def test_ok():\n    assert True\n"
 
 
 async def test_check_before_last_edit_is_not_evidence(tmp_path: Path, backend) -> None:
-    fake = backend([
-        Turn(tool_calls=(call("create_file", path="test_a.py", content=PASSING_TEST),)),
-        Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
-        Turn(tool_calls=(call("edit_file", path="test_a.py", old_text="", new_text="X = 1\n"),)),
-        Turn(text="Done."),
-        Turn(text="Done, really."),  # ignores the forced round
-    ])
+    fake = backend(
+        [
+            Turn(tool_calls=(call("create_file", path="test_a.py", content=PASSING_TEST),)),
+            Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
+            Turn(
+                tool_calls=(call("edit_file", path="test_a.py", old_text="", new_text="X = 1\n"),)
+            ),
+            Turn(text="Done."),
+            Turn(text="Done, really."),  # ignores the forced round
+        ]
+    )
     outcome = await run_task("add a test module", cfg(tmp_path), model=fake.model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
@@ -39,16 +43,24 @@ async def test_cut_file_write_is_not_written_and_sectioned_writes_finish(
     tmp_path: Path, backend
 ) -> None:
     big = "".join(f"line {i}\n" for i in range(300))
-    fake = backend([
-        Turn(tool_calls=(call("create_file", path="big.txt", content=big),), finish_reason="length"),
-        Turn(tool_calls=(call("create_file", path="big.txt", content=big[:800]),)),
-        Turn(tool_calls=(call("edit_file", path="big.txt", old_text="", new_text=big[800:]),)),
-        Turn(text="Wrote big.txt in sections."),
-    ])
+    fake = backend(
+        [
+            Turn(
+                tool_calls=(call("create_file", path="big.txt", content=big),),
+                finish_reason="length",
+            ),
+            Turn(tool_calls=(call("create_file", path="big.txt", content=big[:800]),)),
+            Turn(tool_calls=(call("edit_file", path="big.txt", old_text="", new_text=big[800:]),)),
+            Turn(text="Wrote big.txt in sections."),
+        ]
+    )
     outcome = await run_task("write big.txt", cfg(tmp_path), model=fake.model)
     second = fake.requests[1]["messages"]
-    guidance = [m for m in second if m["role"] == "user"
-                and str(m["content"]).startswith("[SYSTEM: WRITE TRUNCATED]")]
+    guidance = [
+        m
+        for m in second
+        if m["role"] == "user" and str(m["content"]).startswith("[SYSTEM: WRITE TRUNCATED]")
+    ]
     assert guidance, "the request after a cut write must demand sectioned writes"
     assert not any(m.get("tool_calls") for m in second if m["role"] == "assistant")
     assert outcome.status == "completed", outcome.banner
@@ -56,14 +68,18 @@ async def test_cut_file_write_is_not_written_and_sectioned_writes_finish(
 
 
 async def test_cut_write_leaves_no_file(tmp_path: Path, scripted_model) -> None:
-    model = scripted_model([
-        Turn(tool_calls=(call("create_file", path="half.txt", content="first\n" * 50),),
-             finish_reason="length"),
-        # create_file fails on an existing file, so this only succeeds if the cut write
-        # left nothing behind
-        Turn(tool_calls=(call("create_file", path="half.txt", content="second\n"),)),
-        Turn(text="Wrote half.txt."),
-    ])
+    model = scripted_model(
+        [
+            Turn(
+                tool_calls=(call("create_file", path="half.txt", content="first\n" * 50),),
+                finish_reason="length",
+            ),
+            # create_file fails on an existing file, so this only succeeds if the cut write
+            # left nothing behind
+            Turn(tool_calls=(call("create_file", path="half.txt", content="second\n"),)),
+            Turn(text="Wrote half.txt."),
+        ]
+    )
     outcome = await run_task("write half.txt", cfg(tmp_path), model=model)
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "half.txt").read_text() == "second\n"
@@ -72,45 +88,76 @@ async def test_cut_write_leaves_no_file(tmp_path: Path, scripted_model) -> None:
 def _notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("x = 1")]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(nb, str(path))
 
 
 async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, backend) -> None:
     _notebook(tmp_path / "analysis.ipynb")
-    fake = backend([
-        Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=1,
-                              cell_type="code", source="raise ValueError('boom')"),)),
-        Turn(text="Added the cell."),
-        Turn(text="Done."),
-    ])
+    fake = backend(
+        [
+            Turn(
+                tool_calls=(
+                    call(
+                        "insert_notebook_cell",
+                        path="analysis.ipynb",
+                        index=1,
+                        cell_type="code",
+                        source="raise ValueError('boom')",
+                    ),
+                )
+            ),
+            Turn(text="Added the cell."),
+            Turn(text="Done."),
+        ]
+    )
     outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=fake.model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
-    assert any(e.command == "run notebook analysis.ipynb" and e.exit_code == 1
-               for e in outcome.evidence)
+    assert any(
+        e.command == "run notebook analysis.ipynb" and e.exit_code == 1 for e in outcome.evidence
+    )
 
 
 async def test_notebook_that_runs_clean_is_evidence(tmp_path: Path, scripted_model) -> None:
     _notebook(tmp_path / "analysis.ipynb")
-    model = scripted_model([
-        Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=1,
-                              cell_type="code", source="y = x + 1"),)),
-        Turn(text="Added the cell."),
-    ])
+    model = scripted_model(
+        [
+            Turn(
+                tool_calls=(
+                    call(
+                        "insert_notebook_cell",
+                        path="analysis.ipynb",
+                        index=1,
+                        cell_type="code",
+                        source="y = x + 1",
+                    ),
+                )
+            ),
+            Turn(text="Added the cell."),
+        ]
+    )
     outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
     assert outcome.status == "completed", outcome.banner
     assert "✓ Verified: run notebook analysis.ipynb ✓" in outcome.banner
 
 
 async def test_rejected_max_tokens_is_halved_and_kept(tmp_path: Path, backend) -> None:
-    too_big = HttpError(400, message="max_tokens is too large: 32768. This model supports at most 8192")
-    fake = backend([
-        Turn(fault=too_big),
-        Turn(fault=too_big),
-        Turn(tool_calls=(call("list_dir", path="."),)),
-        Turn(text="Nothing to change."),
-    ])
+    too_big = HttpError(
+        400, message="max_tokens is too large: 32768. This model supports at most 8192"
+    )
+    fake = backend(
+        [
+            Turn(fault=too_big),
+            Turn(fault=too_big),
+            Turn(tool_calls=(call("list_dir", path="."),)),
+            Turn(text="Nothing to change."),
+        ]
+    )
     outcome = await run_task("Which files are here?", cfg(tmp_path), model=fake.model)
     assert [r["max_tokens"] for r in fake.requests] == [32768, 16384, 8192, 8192]
     assert outcome.status == "completed"
@@ -119,12 +166,16 @@ async def test_rejected_max_tokens_is_halved_and_kept(tmp_path: Path, backend) -
 async def test_stream_dropped_mid_tool_call_recovers_without_half_file(
     tmp_path: Path, backend
 ) -> None:
-    fake = backend([
-        Turn(tool_calls=(call("create_file", path="a.txt", content="hello " * 50),),
-             fault=DropMidStream(after_chunks=3)),
-        Turn(tool_calls=(call("create_file", path="a.txt", content="hello\n"),)),
-        Turn(text="Created a.txt."),
-    ])
+    fake = backend(
+        [
+            Turn(
+                tool_calls=(call("create_file", path="a.txt", content="hello " * 50),),
+                fault=DropMidStream(after_chunks=3),
+            ),
+            Turn(tool_calls=(call("create_file", path="a.txt", content="hello\n"),)),
+            Turn(text="Created a.txt."),
+        ]
+    )
     outcome = await run_task("create a.txt", cfg(tmp_path), model=fake.model)
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "a.txt").read_text() == "hello\n"

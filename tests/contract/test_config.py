@@ -14,13 +14,23 @@ README = Path(__file__).resolve().parents[2] / "README.md"
     ("env", "field", "expected"),
     [
         pytest.param({"MERCURY_MODEL": "openai/x"}, "model", "openai/x", id="model"),
-        pytest.param({"MERCURY_FALLBACKS": "a, b,,c"}, "fallbacks", ("a", "b", "c"), id="fallbacks"),
-        pytest.param({"MERCURY_API_BASE": "http://127.0.0.1:9/v1"}, "api_base",
-                     "http://127.0.0.1:9/v1", id="api-base"),
+        pytest.param(
+            {"MERCURY_FALLBACKS": "a, b,,c"}, "fallbacks", ("a", "b", "c"), id="fallbacks"
+        ),
+        pytest.param(
+            {"MERCURY_API_BASE": "http://127.0.0.1:9/v1"},
+            "api_base",
+            "http://127.0.0.1:9/v1",
+            id="api-base",
+        ),
         pytest.param({"MERCURY_MAX_STEPS": "7"}, "max_steps", 7, id="max-steps"),
         pytest.param({"MERCURY_WORKDIR": "/tmp"}, "workdir", Path("/tmp"), id="workdir"),
-        pytest.param({"MERCURY_STALL_SOFT_MS": "1000"}, "effective_stall_hard_ms", 301_000,
-                     id="only-soft-stall-gives-hard-plus-5-min"),
+        pytest.param(
+            {"MERCURY_STALL_SOFT_MS": "1000"},
+            "effective_stall_hard_ms",
+            301_000,
+            id="only-soft-stall-gives-hard-plus-5-min",
+        ),
         pytest.param({}, "effective_stall_hard_ms", 480_000, id="default-hard-stall-8-min"),
         pytest.param({"MERCURY_MAX_STEPS": ""}, "max_steps", 75, id="empty-env-is-ignored"),
     ],
@@ -38,8 +48,9 @@ def test_api_key_is_secret() -> None:
 
 def test_precedence_defaults_traitlets_env_flags() -> None:
     env = {"MERCURY_MAX_STEPS": "5", "MERCURY_MODEL": "env-model"}
-    config = MercuryConfig.load(env, base={"max_steps": 3, "model": "trait-model",
-                                           "retry_attempts": 1}, model="flag-model")
+    config = MercuryConfig.load(
+        env, base={"max_steps": 3, "model": "trait-model", "retry_attempts": 1}, model="flag-model"
+    )
     assert (config.model, config.max_steps, config.retry_attempts) == ("flag-model", 5, 1)
 
 

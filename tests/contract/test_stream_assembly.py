@@ -21,23 +21,48 @@ def test_text_and_split_tool_call_arguments_are_joined() -> None:
 
 
 def test_missing_call_id_gets_a_stable_one() -> None:
-    reply = StreamAssembly().add_tool_delta(0, None, "list_dir", "{}").add_finish("tool_calls").reply(step=3)
+    reply = (
+        StreamAssembly()
+        .add_tool_delta(0, None, "list_dir", "{}")
+        .add_finish("tool_calls")
+        .reply(step=3)
+    )
     assert reply.tool_calls[0].id == "call_3_0"
 
 
 @pytest.mark.parametrize(
     ("assembly", "error", "expected"),
     [
-        pytest.param(StreamAssembly().add_text("hi"), None, StreamEnding.INTERRUPTED,
-                     id="no-finish-chunk-is-interrupted"),
-        pytest.param(StreamAssembly().add_text("hi").add_finish("stop"), ConnectionError("x"),
-                     StreamEnding.INTERRUPTED, id="error-after-finish-is-interrupted"),
-        pytest.param(StreamAssembly().add_finish(None), None, StreamEnding.INTERRUPTED,
-                     id="finish-chunk-without-reason-is-interrupted"),
-        pytest.param(StreamAssembly().add_text("x").add_finish("length"), None,
-                     StreamEnding.TRUNCATED, id="length-is-truncated"),
-        pytest.param(StreamAssembly().add_text("x").add_finish("stop"), None,
-                     StreamEnding.COMPLETE, id="stop-is-complete"),
+        pytest.param(
+            StreamAssembly().add_text("hi"),
+            None,
+            StreamEnding.INTERRUPTED,
+            id="no-finish-chunk-is-interrupted",
+        ),
+        pytest.param(
+            StreamAssembly().add_text("hi").add_finish("stop"),
+            ConnectionError("x"),
+            StreamEnding.INTERRUPTED,
+            id="error-after-finish-is-interrupted",
+        ),
+        pytest.param(
+            StreamAssembly().add_finish(None),
+            None,
+            StreamEnding.INTERRUPTED,
+            id="finish-chunk-without-reason-is-interrupted",
+        ),
+        pytest.param(
+            StreamAssembly().add_text("x").add_finish("length"),
+            None,
+            StreamEnding.TRUNCATED,
+            id="length-is-truncated",
+        ),
+        pytest.param(
+            StreamAssembly().add_text("x").add_finish("stop"),
+            None,
+            StreamEnding.COMPLETE,
+            id="stop-is-complete",
+        ),
     ],
 )
 def test_endings(assembly: StreamAssembly, error: Exception | None, expected: StreamEnding) -> None:
