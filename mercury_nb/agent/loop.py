@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, assert_never
@@ -221,8 +220,7 @@ async def run_task(
     except asyncio.CancelledError:
         current = asyncio.current_task()
         if current is not None:
-            with contextlib.suppress(AttributeError):
-                current.uncancel()
+            current.uncancel()  # the cancellation is handled: finish the outcome below
         ending = Aborted(by="stop")
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)

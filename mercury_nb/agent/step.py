@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from mercury_nb.agent.events import EventSink, TextDelta
 from mercury_nb.contract.stream_assembly import StepReply, StreamAssembly
@@ -30,7 +31,7 @@ async def stream_step(
     request: ModelRequest,
     on_event: EventSink,
     step: int,
-    on_activity: object = None,
+    on_activity: Callable[[], None] | None = None,
 ) -> StepReply:
     """Run one streamed request. A ProviderError before any chunk raises
     :class:`StepFailedBeforeOutput`; any failure after output is kept as an interrupted reply
@@ -38,7 +39,7 @@ async def stream_step(
     assembly = StreamAssembly()
     try:
         async for chunk in model.stream(request):
-            if callable(on_activity):
+            if on_activity is not None:
                 on_activity()
             match chunk:
                 case TextChunk(text=text):
