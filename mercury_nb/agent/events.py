@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from mercury_nb.agent.outcome import TaskOutcome
 
@@ -51,12 +52,30 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class TurnEnded:
+    """A turn ended and the pure core decided what follows; ``checkpoint()`` returns the
+    resumable state as JSON-ready data (computed only when a listener asks)."""
+
+    task_id: str
+    verdict: str
+    decision: str
+    checkpoint: Callable[[], dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class TaskFinished:
     outcome: TaskOutcome
 
 
 AgentEvent = (
-    TaskStarted | StepStarted | TextDelta | ToolStarted | ToolFinished | Notice | TaskFinished
+    TaskStarted
+    | StepStarted
+    | TextDelta
+    | ToolStarted
+    | ToolFinished
+    | Notice
+    | TurnEnded
+    | TaskFinished
 )
 EventSink = Callable[[AgentEvent], None]
 

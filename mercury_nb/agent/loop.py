@@ -7,8 +7,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, assert_never
 
+from mercury_nb.agent.checkpoint import checkpoint_of
 from mercury_nb.agent.escalation import grounding_message, step_observation
-from mercury_nb.agent.events import EventSink, Notice, StepStarted, TaskFinished, TaskStarted
+from mercury_nb.agent.events import (
+    EventSink,
+    Notice,
+    StepStarted,
+    TaskFinished,
+    TaskStarted,
+    TurnEnded,
+)
 from mercury_nb.agent.evidence import TurnReport, gather_turn_facts
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.outcome import TaskOutcome
@@ -58,7 +66,8 @@ class AgentLoop:
     snapshot: Snapshot
     doom: DoomState = field(default_factory=DoomState)
     state: RouterState | None = None
-    """The router's state after the last decision (its provider ledger goes into the outcome)."""
+    """The router's state: given to resume a task, then the state after each decision (its
+    provider ledger goes into the outcome)."""
 
     @property
     def config(self) -> MercuryConfig:
@@ -69,7 +78,7 @@ class AgentLoop:
         return self.models[self.session.provider_index % len(self.models)]
 
     async def run(self) -> Ending:
-        state = RouterState.start(self.session.task, self.config)
+        state = self.state or RouterState.start(self.session.task, self.config)
         self.state = state
         directive = TurnDirective()
         while True:
@@ -80,6 +89,8 @@ class AgentLoop:
             self.state = state
             if report.verdict in TURN_ENDS:
                 self.doom = reset_for_new_turn(self.doom)
+            self.on_event(TurnEnded(self.session.task_id, report.verdict.value,
+                                    type(decision).__name__, lambda: checkpoint_of(self)))
             match decision:
                 case FinishWith(ending=ending):
                     return ending

@@ -14,6 +14,7 @@ from mercury_nb.agent.events import (
     TextDelta,
     ToolFinished,
     ToolStarted,
+    TurnEnded,
 )
 from mercury_nb.agent.outcome import TaskOutcome
 
@@ -82,6 +83,8 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             )
         case Notice(text=text):
             return replace(view, notices=(*view.notices, text)[-NOTICES_KEPT:])
+        case TurnEnded():
+            return view
         case TaskFinished(outcome=outcome):
             return replace(view, outcome=outcome, finished_at=now, tool=None, tool_summary="")
         case _ as unreachable:

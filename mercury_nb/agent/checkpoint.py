@@ -1,0 +1,81 @@
+"""The resumable state of a task as JSON: conversation, counters, tool log and start snapshot."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from mercury_nb.agent.session import TaskSession, ToolLogEntry
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.continuation import StepBudgetState, TruncationState
+from mercury_nb.contract.router_state import RouterState
+from mercury_nb.workspace.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from mercury_nb.agent.loop import AgentLoop
+
+CHECKPOINT_VERSION = 1
+
+
+def checkpoint_of(loop: AgentLoop) -> dict[str, Any]:
+    """Everything needed to resume ``loop``'s task later, as JSON-ready data (no secrets:
+    the config is stored without its API key)."""
+    session = loop.session
+    state = loop.state
+    return {
+        "version": CHECKPOINT_VERSION,
+        "task_id": session.task_id,
+        "task": session.task,
+        "config": session.config.model_dump(mode="json", exclude={"api_key"}),
+        "messages": list(session.messages),
+        "tool_log": [dataclasses.asdict(e) for e in session.tool_log],
+        "steps_total": session.steps_total,
+        "seq": session.seq,
+        "provider_index": session.provider_index,
+        "output_caps": {str(k): v for k, v in session.output_caps.items()},
+        "models_used": list(session.models_used),
+        "last_verdict": session.last_verdict,
+        "continuations": state.budget.continuations if state else 0,
+        "truncation_rounds": state.truncation.rounds if state else 0,
+        "snapshot": loop.snapshot.to_json(),
+    }
+
+
+def restore_session(data: dict[str, Any], config: MercuryConfig) -> TaskSession:
+    """The session as it was at the checkpoint, under ``config`` (which carries the key)."""
+    session = TaskSession.start(data["task"], config, data["task_id"])
+    session.messages = list(data["messages"])
+    session.tool_log = [
+        ToolLogEntry(**{**e, "changed_paths": tuple(e.get("changed_paths", ()))})
+        for e in data["tool_log"]
+    ]
+    session.steps_total = int(data["steps_total"])
+    session.seq = int(data["seq"])
+    session.provider_index = int(data["provider_index"])
+    session.output_caps = {int(k): int(v) for k, v in data["output_caps"].items()}
+    session.models_used = list(data["models_used"])
+    session.last_verdict = data.get("last_verdict")
+    return session
+
+
+def restore_snapshot(data: dict[str, Any]) -> Snapshot:
+    """The workspace snapshot taken when the task first started."""
+    return Snapshot.from_json(data["snapshot"])
+
+
+def restore_router_state(data: dict[str, Any], task: str, config: MercuryConfig) -> RouterState:
+    """A fresh router state carrying the checkpoint's continuation and truncation counters."""
+    state = RouterState.start(task, config)
+    return replace(
+        state,
+        budget=StepBudgetState(continuations=int(data.get("continuations", 0))),
+        truncation=TruncationState(rounds=int(data.get("truncation_rounds", 0))),
+    )
+
+
+def config_of(data: dict[str, Any], **overrides: Any) -> MercuryConfig:
+    """The checkpoint's config, with ``overrides`` (e.g. the API key from the environment)."""
+    values = dict(data["config"])
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return MercuryConfig.model_validate(values)

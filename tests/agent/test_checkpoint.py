@@ -1,0 +1,45 @@
+"""Checkpoints: JSON-ready, secret-free, and restoring the session they were taken from."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mercury_nb.agent.checkpoint import (
+    config_of,
+    restore_router_state,
+    restore_session,
+    restore_snapshot,
+)
+from mercury_nb.agent.events import AgentEvent, TurnEnded
+from mercury_nb.agent.loop import run_task
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.testing import Turn, call
+
+
+async def test_checkpoint_round_trip(tmp_path: Path, scripted_model) -> None:
+    model = scripted_model(
+        [Turn(tool_calls=(call("write_file", path=f"f{i}.txt", content="x\n"),)) for i in range(4)]
+    )
+    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=1,
+                           api_key="sk-checkpoint-secret-77")
+    events: list[AgentEvent] = []
+    outcome = await run_task("write some files", config, model=model, on_event=events.append)
+    assert outcome.status == "paused"
+    turns = [e for e in events if isinstance(e, TurnEnded)]
+    assert [t.decision for t in turns] == ["NextTurn", "FinishWith"]
+    data = turns[-1].checkpoint()
+    raw = json.dumps(data)
+    assert "sk-checkpoint-secret-77" not in raw
+    data = json.loads(raw)
+
+    restored_config = config_of(data, api_key="sk-again")
+    session = restore_session(data, restored_config)
+    assert session.task_id == outcome.task_id
+    assert session.steps_total == outcome.steps == 4
+    assert [e.name for e in session.tool_log] == ["write_file"] * 4
+    assert session.messages[1]["content"] == "write some files"
+    assert restored_config.api_key is not None
+    assert restored_config.workdir == tmp_path
+    assert restore_router_state(data, session.task, restored_config).budget.continuations == 1
+    assert restore_snapshot(data).root == str(tmp_path.resolve())
