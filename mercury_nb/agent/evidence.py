@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
+from mercury_nb.contract.completion_gate import only_non_code
 from mercury_nb.contract.doom_loop import DoomLoop
 from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.provider_policy import DOOM_LOOP_KIND
@@ -101,20 +102,27 @@ async def gather_turn_facts(loop: AgentLoop, report: TurnReport) -> TurnFacts:
     notebooks = touches_notebooks(paths)
     if notebooks:
         await _run_changed_notebooks(loop, changes)
-    elif paths:
-        await asyncio.to_thread(_read_back, loop.ctx.root.root, changes)
+    read_back_ok = True
+    if not notebooks and only_non_code(paths):  # read-back is the evidence for prose and data
+        read_back_ok = await asyncio.to_thread(_read_back, loop.ctx.root.root, changes)
     evidence = judge_evidence(
         check_records(session), session.last_mutation_seq, notebooks_changed=notebooks
     )
-    measured = Measured(paths, changes.verified_by, changes.complete)
+    measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok)
     return replace(base, trouble=None, measured=measured, evidence=evidence)
 
 
-def _read_back(root: Path, report: ChangeReport) -> None:
-    """Read every changed file back from disk: the evidence for non-code changes."""
+def _read_back(root: Path, report: ChangeReport) -> bool:
+    """Read every changed file back from disk: the evidence for non-code changes.
+    False when one can no longer be read (then nothing is claimed as verified)."""
     for change in report.changes:
-        if change.kind != "deleted":
+        if change.kind == "deleted":
+            continue
+        try:
             (root / change.path).read_bytes()
+        except OSError:
+            return False
+    return True
 
 
 async def _run_changed_notebooks(loop: AgentLoop, report: ChangeReport) -> None:
