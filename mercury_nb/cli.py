@@ -1,20 +1,46 @@
-"""The headless command line: ``python -m mercury_nb run "TASK" [options]``."""
+"""The headless command line: ``python -m mercury_nb run|continue|tasks|show``.
+
+Every command first opens the work ledger (``$MERCURY_HOME/ledger.sqlite3``), pauses tasks
+that a dead process left running and prunes old finished ones; what it found goes to stderr.
+Exit codes: 0 completed (or listed), 3 paused (also when a paused task's text is sent again),
+1 failed or aborted, 2 bad arguments or nothing to do (nothing started).
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.agent.outcome import TaskOutcome
+
+if TYPE_CHECKING:
+    from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.ledger.access import LedgerHandle
+    from mercury_nb.ledger.runs import PlannedRun, Refusal
 
 EXIT_COMPLETED = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_PAUSED = 3
+
+
+def _model_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--model", help="first model of the chain (litellm naming)")
+    parser.add_argument("--fallback", action="append", default=None, metavar="MODEL",
+                        help="a fallback model; repeat for more")
+    parser.add_argument("--api-base", help="base URL of an OpenAI-compatible endpoint")
+    parser.add_argument("--workdir", type=Path, help="workspace root (default: current folder)")
+    parser.add_argument("--max-steps", type=int, help="model steps per step budget")
+    parser.add_argument("--yes", action="store_true",
+                        help="take ask_user's recommended option without waiting")
+    parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,16 +51,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one task in a workspace and print its outcome")
     run.add_argument("task", help="what to do, in plain words")
-    run.add_argument("--model", help="first model of the chain (litellm naming)")
-    run.add_argument("--fallback", action="append", default=None, metavar="MODEL",
-                     help="a fallback model; repeat for more")
-    run.add_argument("--api-base", help="base URL of an OpenAI-compatible endpoint")
-    run.add_argument("--workdir", type=Path, help="workspace root (default: current folder)")
-    run.add_argument("--max-steps", type=int, help="model steps per step budget")
+    _model_flags(run)
     run.add_argument("--chat", action="store_true", help="answer a question; no forced rounds")
-    run.add_argument("--yes", action="store_true",
-                     help="take ask_user's recommended option without waiting")
-    run.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
+    resume = sub.add_parser(
+        "continue", help="resume a paused task (default: the latest paused one of the workspace)"
+    )
+    resume.add_argument("id", nargs="?", help="task id (or a unique prefix of it)")
+    _model_flags(resume)
+    tasks = sub.add_parser("tasks", help="list the tasks in the work ledger")
+    tasks.add_argument("--json", action="store_true", help="print the tasks as JSON")
+    show = sub.add_parser("show", help="show one task of the work ledger")
+    show.add_argument("id", help="task id (or a unique prefix of it)")
+    show.add_argument("--json", action="store_true", help="print the task as JSON")
     return parser
 
 
@@ -46,59 +74,120 @@ def exit_code_for(outcome: TaskOutcome) -> int:
     return EXIT_FAILED
 
 
+def _usage_error(parser: argparse.ArgumentParser, text: str) -> int:
+    parser.print_usage(sys.stderr)
+    print(f"error: {text}", file=sys.stderr)
+    return EXIT_USAGE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse already printed the usage message
         return EXIT_USAGE if stop.code else EXIT_COMPLETED
-    if not args.task.strip():
-        parser.print_usage(sys.stderr)
-        print("error: the task is empty", file=sys.stderr)
-        return EXIT_USAGE
-    if args.max_steps is not None and args.max_steps < 1:
-        parser.print_usage(sys.stderr)
-        print("error: --max-steps must be at least 1", file=sys.stderr)
-        return EXIT_USAGE
-    if args.workdir is not None and not args.workdir.is_dir():
-        parser.print_usage(sys.stderr)
-        print(f"error: --workdir {args.workdir} is not a folder", file=sys.stderr)
-        return EXIT_USAGE
+    if args.command == "run" and not args.task.strip():
+        return _usage_error(parser, "the task is empty")
+    if getattr(args, "max_steps", None) is not None and args.max_steps < 1:
+        return _usage_error(parser, "--max-steps must be at least 1")
+    workdir = getattr(args, "workdir", None)
+    if workdir is not None and not workdir.is_dir():
+        return _usage_error(parser, f"--workdir {workdir} is not a folder")
 
     from pydantic import ValidationError
 
     from mercury_nb.contract.config import MercuryConfig
 
     try:
-        config = MercuryConfig.load(
-            model=args.model,
-            fallbacks=tuple(args.fallback) if args.fallback else None,
-            api_base=args.api_base,
-            workdir=args.workdir,
-            max_steps=args.max_steps,
-            mode="chat" if args.chat else None,
-            auto_yes=True if args.yes else None,
-        )
+        if args.command in ("run", "continue"):
+            config = MercuryConfig.load(
+                model=args.model,
+                fallbacks=tuple(args.fallback) if args.fallback else None,
+                api_base=args.api_base,
+                workdir=args.workdir,
+                max_steps=args.max_steps,
+                mode="chat" if getattr(args, "chat", False) else None,
+                auto_yes=True if args.yes else None,
+            )
+        else:
+            config = MercuryConfig.load()
     except ValidationError as error:
         print(f"error: invalid configuration: {error}", file=sys.stderr)
         return EXIT_USAGE
-    outcome = asyncio.run(_run(args.task, config, quiet=args.json))
-    if args.json:
+    handle = _open_ledger(config)
+    try:
+        match args.command:
+            case "tasks":
+                return _list(handle, as_json=args.json)
+            case "show":
+                return _show(handle, args.id, as_json=args.json)
+            case "run":
+                from mercury_nb.ledger.runs import plan_task
+
+                return _start(plan_task(handle, args.task, config), as_json=args.json)
+            case _:
+                from mercury_nb.ledger.runs import flag_overrides, plan_continue
+
+                overrides = flag_overrides(
+                    model=args.model, fallbacks=tuple(args.fallback) if args.fallback else None,
+                    api_base=args.api_base, max_steps=args.max_steps,
+                    auto_yes=True if args.yes else None,
+                )
+                plan = plan_continue(handle, args.id, config, overrides)
+                return _start(plan, as_json=args.json)
+    finally:
+        from mercury_nb.ledger.access import close_all
+
+        close_all()  # every queued write lands; the WAL is folded back into the file
+
+
+def _open_ledger(config: MercuryConfig) -> LedgerHandle | None:
+    from mercury_nb.ledger.access import startup
+
+    report = startup(config.home, keep_finished=config.ledger_keep_finished,
+                     keep_days=config.ledger_keep_days)
+    for line in report.notices:
+        print(line, file=sys.stderr)
+    return report.handle
+
+
+def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
+    from mercury_nb.ledger.runs import Refusal
+
+    if isinstance(plan, Refusal):
+        return _refuse(plan, as_json=as_json)
+    outcome = asyncio.run(_run(plan, quiet=as_json))
+    if as_json:
         print(outcome.model_dump_json(indent=2))
     else:
         print(outcome.banner)
     return exit_code_for(outcome)
 
 
-async def _run(task: str, config: object, *, quiet: bool) -> TaskOutcome:
-    from mercury_nb.agent.loop import run_task
-    from mercury_nb.contract.config import MercuryConfig
+def _refuse(refusal: Refusal, *, as_json: bool) -> int:
+    record = refusal.record
+    if not refusal.paused or record is None:
+        print(refusal.message, file=sys.stderr)
+        return EXIT_USAGE
+    if as_json:
+        outcome = TaskOutcome.model_validate({
+            "task_id": record.id, "task": record.task, "status": "paused",
+            "verdict": record.verdict, "answer": None, "banner": refusal.message,
+            "blocker": record.blocker, "changes": record.changes, "evidence": record.evidence,
+            "steps": record.steps, "models": list(record.models),
+        })
+        print(outcome.model_dump_json(indent=2))
+    else:
+        print(refusal.message)
+    return EXIT_PAUSED
+
+
+async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
     from mercury_nb.ui.plain import PlainView
 
-    assert isinstance(config, MercuryConfig)
     if quiet:
-        return await run_task(task, config, on_event=_ignore)
-    view = PlainView(max_updates_per_s=config.ui_max_updates_per_s, attached=True,
+        return await plan.run(_ignore)
+    view = PlainView(max_updates_per_s=plan.config.ui_max_updates_per_s, attached=True,
                      stream=sys.stderr)
 
     def progress(event: AgentEvent) -> None:
@@ -106,9 +195,43 @@ async def _run(task: str, config: object, *, quiet: bool) -> TaskOutcome:
             view.on_event(event)
 
     try:
-        return await run_task(task, config, on_event=progress)
+        return await plan.run(progress)
     finally:
         view.close()
+
+
+def _list(handle: LedgerHandle | None, *, as_json: bool) -> int:
+    from mercury_nb.ledger.listing import tasks_table
+
+    records = handle.ledger.list_tasks() if handle is not None else []
+    if as_json:
+        print(json.dumps([record.to_json() for record in records], indent=2,
+                         ensure_ascii=False))
+    else:
+        print(tasks_table(records, time.time()))
+    return EXIT_COMPLETED
+
+
+def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
+    from mercury_nb.ledger.listing import task_detail
+    from mercury_nb.ledger.records import AmbiguousTaskId
+    from mercury_nb.ledger.texts import UNKNOWN_TASK
+
+    try:
+        record = handle.ledger.get(task_id) if handle is not None else None
+    except AmbiguousTaskId as error:
+        print(str(error), file=sys.stderr)
+        return EXIT_USAGE
+    if record is None or handle is None:
+        print(UNKNOWN_TASK.format(task_id=task_id), file=sys.stderr)
+        return EXIT_USAGE
+    events = handle.ledger.events(record.id)
+    if as_json:
+        data: dict[str, Any] = {**record.to_json(), "events": [e.to_json() for e in events]}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        print(task_detail(record, events, time.time()))
+    return EXIT_COMPLETED
 
 
 def _ignore(event: AgentEvent) -> None:

@@ -62,3 +62,11 @@ def _no_network_beyond_loopback() -> Iterator[None]:
     attempts = _blocked[start:]
     if attempts:
         pytest.fail(f"non-loopback connection attempted: {', '.join(attempts)}", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_mercury_home(tmp_path_factory: pytest.TempPathFactory,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and every kernel or subprocess it starts) keeps its work ledger in a
+    temporary MERCURY_HOME, never in the user's ~/.mercury."""
+    monkeypatch.setenv("MERCURY_HOME", str(tmp_path_factory.mktemp("mercury-home")))

@@ -52,6 +52,14 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Pulse:
+    """The stall watchdog's live pulse: ``Still working — <activity> · Ns silent`` (or
+    ``Still working — running <cmd> · Ns``); shown until the next sign of progress."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """A turn ended and the pure core decided what follows; ``checkpoint()`` returns the
     resumable state as JSON-ready data (computed only when a listener asks)."""
@@ -74,6 +82,7 @@ AgentEvent = (
     | ToolStarted
     | ToolFinished
     | Notice
+    | Pulse
     | TurnEnded
     | TaskFinished
 )

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
+from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.completion_gate import only_non_code
 from mercury_nb.contract.doom_loop import DoomLoop
 from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.provider_policy import DOOM_LOOP_KIND
-from mercury_nb.contract.router_state import Measured, ProviderTrouble, TurnFacts
+from mercury_nb.contract.router_state import STALL_KIND, Measured, ProviderTrouble, TurnFacts
 from mercury_nb.contract.stream_assembly import StepReply
 from mercury_nb.contract.turn_verdict import TurnVerdict
 from mercury_nb.contract.verification import CheckRecord, judge_evidence, touches_notebooks
@@ -25,6 +26,7 @@ from mercury_nb.workspace.notebook_check import execute_notebook
 
 if TYPE_CHECKING:
     from mercury_nb.agent.loop import AgentLoop
+    from mercury_nb.agent.watchdog_runner import AttemptStalled
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class TurnReport:
     reply: StepReply | None
     trouble: ProviderTrouble | None = None
     doom: DoomLoop | None = None
+    pressure: str | None = None
+    """The memory governor's pause text: the task pauses before the next request."""
 
     @classmethod
     def ended(cls, verdict: TurnVerdict, reply: StepReply, provider: str) -> TurnReport:
@@ -63,10 +67,42 @@ class TurnReport:
         return cls(TurnVerdict.INTERRUPTED, None, trouble)
 
     @classmethod
+    def stalled(
+        cls, text: str, reply: StepReply, provider: str, request: ModelRequest,
+        tool_names: tuple[str, ...] | None, after_output: bool,
+    ) -> TurnReport:
+        """The stall watchdog cut the request: an interrupted attempt whose reason is the
+        stall report. ``after_output``: text was kept or a tool completed in this turn."""
+        trouble = ProviderTrouble(
+            provider=provider, message=text, kind=STALL_KIND, streamed_output=after_output,
+            tool_choice=request.tool_choice, tool_names=tool_names,
+        )
+        return cls(TurnVerdict.INTERRUPTED, reply, trouble)
+
+    @classmethod
+    def paused_for_pressure(cls, text: str) -> TurnReport:
+        """Memory or context pressure stayed after compaction: pause with ``text``."""
+        return cls(TurnVerdict.INTERRUPTED, None, pressure=text)
+
+    @classmethod
     def looped(cls, loop: DoomLoop, reply: StepReply, provider: str) -> TurnReport:
         """The doom-loop detector stopped the attempt; the work done so far is kept."""
         trouble = ProviderTrouble(provider=provider, message=loop.description, kind=DOOM_LOOP_KIND)
         return cls(TurnVerdict.INTERRUPTED, reply, trouble, loop)
+
+
+def stalled_turn(
+    session: TaskSession, stalled: AttemptStalled, provider: str, request: ModelRequest,
+    tool_names: tuple[str, ...] | None, did_work: bool,
+) -> TurnReport:
+    """The report of a request the stall watchdog cut: what had streamed is kept as context
+    (text only, never an answer) and the attempt is interrupted, named by the stall."""
+    text = stalled.stall.text
+    reply = stalled.assembly.reply(error=text, step=session.steps_total)
+    if reply.text:
+        session.messages.append(assistant_message(reply, with_tool_calls=False))
+    return TurnReport.stalled(text, reply, provider, request, tool_names,
+                              did_work or bool(reply.text))
 
 
 def check_records(session: TaskSession) -> list[CheckRecord]:
@@ -89,7 +125,7 @@ async def gather_turn_facts(loop: AgentLoop, report: TurnReport) -> TurnFacts:
         verdict=report.verdict, reply_text=text, trouble=report.trouble, jitter=random.random(),
         mutations_in_task=session.successful_mutations_since(0),
         last_failed_mutation=Blocker(failed.name, failed.result_head) if failed else None,
-        doom=report.doom,
+        doom=report.doom, pressure_pause=report.pressure,
     )
     if report.verdict is TurnVerdict.TRUNCATED and reply is not None and reply.tool_calls:
         return replace(base, trouble=None, cut_write=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, assert_never
 
 from mercury_nb.agent.checkpoint import checkpoint_of
@@ -17,13 +17,15 @@ from mercury_nb.agent.events import (
     TaskStarted,
     TurnEnded,
 )
-from mercury_nb.agent.evidence import TurnReport, gather_turn_facts
+from mercury_nb.agent.evidence import TurnReport, gather_turn_facts, stalled_turn
 from mercury_nb.agent.finish import build_outcome
+from mercury_nb.agent.memory import MemoryGovernor
 from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.agent.prompts import assistant_message, system_message, user_message
 from mercury_nb.agent.session import TaskSession
-from mercury_nb.agent.step import StepFailedBeforeOutput, stream_step
+from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.tool_runner import run_tool_calls
+from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.doom_loop import DoomLoop, DoomState, observe_step, reset_for_new_turn
 from mercury_nb.contract.endings import Aborted, Ending, Failed
@@ -68,6 +70,16 @@ class AgentLoop:
     state: RouterState | None = None
     """The router's state: given to resume a task, then the state after each decision (its
     provider ledger goes into the outcome)."""
+    watch: StallWatch = field(init=False, repr=False)
+    """The stall watchdog of every model request and tool step (see ``watchdog_runner``)."""
+    memory: MemoryGovernor = field(init=False, repr=False)
+    """Checked before every request: compaction in place, or a pressure pause."""
+
+    def __post_init__(self) -> None:
+        self.watch = StallWatch(self.config, self.on_event)
+        self.memory = MemoryGovernor(self.config)
+        # run_command reports to this task's watch (a copy: a resumed loop has its own)
+        self.ctx = replace(self.ctx, extra={**self.ctx.extra, **self.watch.tool_extras()})
 
     @property
     def config(self) -> MercuryConfig:
@@ -133,13 +145,16 @@ class AgentLoop:
         self.session.provider_index = directive.provider_index
         while True:
             tool_names = self._offered_tools(directive.tool_names) if first else None
+            tools = self.registry.schemas(tool_names)
+            cap = self.session.output_caps.get(
+                self.session.provider_index, self.config.max_output_tokens
+            )
+            pressure = await self.memory.relieve(self, tools, cap)
+            if pressure is not None:
+                return TurnReport.paused_for_pressure(pressure)
             request = ModelRequest(
-                messages=tuple(self.session.messages),
-                tools=self.registry.schemas(tool_names),
-                tool_choice=directive.tool_choice if first else "auto",
-                max_tokens=self.session.output_caps.get(
-                    self.session.provider_index, self.config.max_output_tokens
-                ),
+                messages=tuple(self.session.messages), tools=tools,
+                tool_choice=directive.tool_choice if first else "auto", max_tokens=cap,
             )
             first = False
             self.session.steps_total += 1
@@ -149,16 +164,21 @@ class AgentLoop:
                 self.session.models_used.append(model.name)
             self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name))
             try:
-                reply = await stream_step(model, request, self.on_event, self.session.steps_total)
+                reply = await watched_step(model, request, self.on_event,
+                                           self.session.steps_total, self.watch)
             except StepFailedBeforeOutput as failure:
                 return TurnReport.provider_failed(failure.error, request, tool_names, did_work)
+            except AttemptStalled as stalled:
+                return stalled_turn(self.session, stalled, model.name, request, tool_names,
+                                    did_work)
             results: list[tuple[AssembledToolCall, ToolResult]] = []
             if reply.ending is StreamEnding.COMPLETE:
                 self.session.messages.append(assistant_message(reply))
                 if reply.tool_calls:
-                    results = await run_tool_calls(
-                        reply.tool_calls, self.session, self.registry, self.ctx, self.on_event
-                    )
+                    async with self.watch.tools():
+                        results = await run_tool_calls(reply.tool_calls, self.session,
+                                                       self.registry, self.ctx,
+                                                       self.watch.tool_sink(self.on_event))
                     did_work = True
             elif reply.text:
                 # keep partial text as context, without its cut tool calls; never an answer
@@ -217,14 +237,36 @@ async def run_task(
         outcome = build_outcome(session, Failed(f"the model could not be set up: {error}"), report)
         sink(TaskFinished(outcome))
         return outcome
+    return await run_session(session, snapshot, models, sink=sink, registry=registry,
+                             ask_user=ask_user)
+
+
+async def run_session(
+    session: TaskSession,
+    snapshot: Snapshot,
+    models: Sequence[ChatModel],
+    *,
+    sink: EventSink,
+    registry: ToolRegistry | None = None,
+    ask_user: AskHandler | None = None,
+    state: RouterState | None = None,
+) -> TaskOutcome:
+    """Announce, run and finish ``session``: a new one from :func:`run_task`, or one restored
+    from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
+    as ``aborted``; the change summary is measured against ``snapshot``."""
+    config = session.config
+    root = Workspace(config.workdir)
     sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
+    tools = registry or default_registry()
+    extras = _tool_extras(sink, ask_user, task_id=session.task_id, models=models, registry=tools)
     loop = AgentLoop(
         session=session,
         models=models,
-        registry=registry or default_registry(),
-        ctx=ToolContext(root=root, config=config, extra=_tool_extras(sink, ask_user)),
+        registry=tools,
+        ctx=ToolContext(root=root, config=config, extra=extras),
         on_event=sink,
         snapshot=snapshot,
+        state=state,
     )
     try:
         ending: Ending = await loop.run()
@@ -241,13 +283,25 @@ async def run_task(
     return outcome
 
 
-def _tool_extras(sink: EventSink, ask_user: AskHandler | None) -> dict[str, object]:
-    """What tools find in ``ToolContext.extra``: a notice callback and the ask_user handler."""
+def _tool_extras(
+    sink: EventSink,
+    ask_user: AskHandler | None,
+    *,
+    task_id: str | None = None,
+    models: Sequence[ChatModel] = (),
+    registry: ToolRegistry | None = None,
+) -> dict[str, object]:
+    """What tools find in ``ToolContext.extra``: a notice callback, the ask_user handler, and
+    under ``PARENT_AGENT_KEY`` what delegate_task needs to run a sub-agent (this task's id,
+    models, tools and event sink; given only when all three are)."""
     from mercury_nb.tools.ask_user import ASK_HANDLER_KEY
+    from mercury_nb.tools.delegate import PARENT_AGENT_KEY, ParentAgent
 
     extras: dict[str, object] = {"notice": lambda text: sink(Notice(str(text)))}
     if ask_user is not None:
         extras[ASK_HANDLER_KEY] = ask_user
+    if task_id is not None and models and registry is not None:
+        extras[PARENT_AGENT_KEY] = ParentAgent(task_id, tuple(models), registry, sink)
     return extras
 
 

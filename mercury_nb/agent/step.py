@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from mercury_nb.agent.events import EventSink, TextDelta
+from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
 from mercury_nb.contract.stream_assembly import StepReply, StreamAssembly
 from mercury_nb.transport.protocol import (
     ChatModel,
@@ -26,16 +28,25 @@ class StepFailedBeforeOutput(Exception):
         self.error = error
 
 
+@dataclass
+class PartialStep:
+    """What a stream has assembled so far, readable after it was cancelled (a stall)."""
+
+    assembly: StreamAssembly = field(default_factory=StreamAssembly)
+
+
 async def stream_step(
     model: ChatModel,
     request: ModelRequest,
     on_event: EventSink,
     step: int,
     on_activity: Callable[[], None] | None = None,
+    partial: PartialStep | None = None,
 ) -> StepReply:
     """Run one streamed request. A ProviderError before any chunk raises
     :class:`StepFailedBeforeOutput`; any failure after output is kept as an interrupted reply
-    (partial text preserved, never delivered as an answer)."""
+    (partial text preserved, never delivered as an answer). ``on_activity`` is called for
+    every chunk; ``partial`` follows the assembly, so a cancelled stream's text is kept."""
     assembly = StreamAssembly()
     try:
         async for chunk in model.stream(request):
@@ -52,6 +63,8 @@ async def stream_step(
                     assembly = assembly.add_finish(reason)
                 case UsageChunk():
                     pass
+            if partial is not None:
+                partial.assembly = assembly
     except asyncio.CancelledError:
         raise
     except ProviderError as error:
@@ -66,3 +79,23 @@ async def stream_step(
             ) from error
         return assembly.reply(error=error, step=step)
     return assembly.reply(step=step)
+
+
+async def watched_step(
+    model: ChatModel,
+    request: ModelRequest,
+    on_event: EventSink,
+    step: int,
+    watch: StallWatch,
+    activity: str | None = None,
+) -> StepReply:
+    """:func:`stream_step` under the stall watchdog (``activity``: what the pulse says it
+    waits for). A hard stall cancels the stream and raises :class:`AttemptStalled`
+    carrying what had been assembled."""
+    partial = PartialStep()
+    try:
+        async with watch.request(activity or f"waiting for {model.name}"):
+            return await stream_step(model, request, on_event, step, watch.on_chunk, partial)
+    except AttemptStalled as stalled:
+        stalled.assembly = partial.assembly
+        raise

@@ -15,9 +15,10 @@ from mercury_nb.tools.registry import MUTATING_TOOLS, ToolRegistry
 
 
 def counts_as_mutation(name: str, result: ToolResult) -> bool:
-    """File tools mutate; a command mutates unless it is a check or provably read-only."""
+    """File tools mutate; a command mutates unless it is a check or provably read-only; any
+    other tool mutates when it reports changed paths (delegate_task after a sub-agent's edits)."""
     if name != "run_command":
-        return name in MUTATING_TOOLS
+        return name in MUTATING_TOOLS or bool(result.changed_paths)
     command = result.command or ""
     return not (is_verification_command(command) or is_read_only_command(command))
 

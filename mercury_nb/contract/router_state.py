@@ -19,6 +19,10 @@ from mercury_nb.transport.protocol import ToolChoice
 
 Message = dict[str, Any]
 
+STALL_KIND = "stalled"
+"""``ProviderTrouble.kind`` of an attempt cut by the stall watchdog: a transient failure,
+retried or fallen back from like any interrupted attempt, the stall report as its message."""
+
 
 @dataclass(frozen=True)
 class TurnDirective:
@@ -74,6 +78,9 @@ class TurnFacts:
     """The task's latest failed mutating tool call, with the result the model saw."""
     doom: DoomLoop | None = None
     """The doom-loop detector stopped this attempt (``trouble`` then names the provider)."""
+    pressure_pause: str | None = None
+    """The memory governor's pause text (``PauseForPressure.text``): memory or context
+    pressure outlasted compaction, so the task pauses honestly before the next request."""
 
 
 @dataclass(frozen=True)

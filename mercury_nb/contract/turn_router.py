@@ -69,13 +69,31 @@ __all__ = [
 ]
 
 
+PRESSURE_PAUSE_PREFIX = "I've paused for now — "
+PRESSURE_PAUSE_SUFFIX = ', then send "continue" and I\'ll pick up right where I left off.'
+"""The parts of the governor's pause text that the one pause banner already says."""
+
+
+def pressure_ending(text: str) -> Paused:
+    """The honest pause for the memory governor's pause ``text``: its words (naming memory or
+    context, with the numbers) under the pause banner, whose opening and resume hint are not
+    repeated."""
+    reason = text.removeprefix(PRESSURE_PAUSE_PREFIX)
+    if reason.endswith(PRESSURE_PAUSE_SUFFIX):
+        reason = reason[: -len(PRESSURE_PAUSE_SUFFIX)]
+    return Paused(reason)
+
+
 def decide_after_turn(
     state: RouterState, facts: TurnFacts, config: MercuryConfig
 ) -> tuple[RouterState, RouterDecision]:
     """One decision per turn end; exhaustive over the five verdicts.
 
+    A pressure pause from the memory governor ends the task first, whatever the verdict.
     A ``text-stop`` or ``steps-exhausted`` turn goes to the narration guard first; only
     when the guard has nothing to do does the gate or the step budget decide."""
+    if facts.pressure_pause is not None:
+        return state, FinishWith(pressure_ending(facts.pressure_pause))
     match facts.verdict:
         case TurnVerdict.ABORTED:
             return state, FinishWith(Aborted())

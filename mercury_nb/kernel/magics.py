@@ -2,8 +2,11 @@
 
 Loading this module must stay light: config, the agent loop, widgets and litellm are
 imported when a cell runs, never when ``%load_ext mercury_nb`` registers the magic.
-A later line magic (``%mercury tasks``) is added as another ``@line_magic("mercury")``
-method of :class:`MercuryMagics`; IPython keeps line and cell magics apart.
+The line magic ``%mercury tasks | show ID | continue [ID]`` is another method of
+:class:`MercuryMagics` (IPython keeps line and cell magics apart); it and the work-ledger side
+of cells (``continue``, refusing a paused task's text) live in
+:mod:`mercury_nb.kernel.ledger_magics`. Loading also pauses tasks left running by a process
+that died (a cheap SQLite pass; see :func:`register`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from IPython.core import magic_arguments as _magic_arguments
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Dict, Int, List, Unicode
 from traitlets.config import Configurable
 
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
 
     from mercury_nb.agent.events import AgentEvent
     from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.ledger.runs import PlannedRun
     from mercury_nb.ui.live import RunView
 
 MAGIC_NAME = "mercury"
@@ -42,6 +46,7 @@ class _Decorator(Protocol):
 # IPython's magic_arguments is untyped; these typed aliases keep the magic typed.
 magic_arguments: Callable[[], _Decorator] = _magic_arguments.magic_arguments
 argument: Callable[..., _Decorator] = _magic_arguments.argument
+named_line_magic: Callable[[str], _Decorator] = cast(Any, line_magic)
 
 
 class Mercury(Configurable):
@@ -78,7 +83,8 @@ class CellRequest:
 
 @magics_class
 class MercuryMagics(Magics):
-    """``%%mercury``: the cell body is a task for the agent."""
+    """``%%mercury``: the cell body is a task for the agent (``continue [ID]`` resumes one);
+    ``%mercury tasks | show ID | continue [ID]``: the work ledger."""
 
     def __init__(self, shell: Any) -> None:
         super().__init__(shell=shell)
@@ -101,12 +107,27 @@ class MercuryMagics(Magics):
 
         By default the task runs on the kernel's loop and the cell returns at once; a live
         widget (or text, with MERCURY_PLAIN=1) shows progress and the final verdict.
+        A body of ``continue`` (or ``continue ID``) resumes the latest paused task of the
+        workspace (or that task) from its checkpoint.
         """
+        from mercury_nb.kernel.ledger_magics import NothingToWait, plan_cell
+
         request = self._parse(line, cell)
         if request is None:
             return None
         config = self._config(request.args)
-        return self._launch(request.task, config, wait=request.args.wait)
+        plan = plan_cell(request.task, config, request.args)
+        if plan is None:  # refused (printed); a --wait cell still awaits what we return
+            return NothingToWait() if self._waits(request.args.wait) else None
+        return self._launch(plan, wait=request.args.wait)
+
+    @named_line_magic(MAGIC_NAME)
+    def mercury_line(self, line: str) -> Any:
+        """``%mercury tasks`` lists the work ledger; ``%mercury show ID`` shows one task;
+        ``%mercury continue [ID]`` resumes a paused task (the latest of this workspace)."""
+        from mercury_nb.kernel.ledger_magics import line_command
+
+        return line_command(self, line)
 
     # --- steps -------------------------------------------------------------------------
     def _parse(self, line: str, cell: str) -> CellRequest | None:
@@ -153,24 +174,29 @@ class MercuryMagics(Magics):
             raise UsageError(f"workdir {str(config.workdir)!r} is not a directory\n{usage()}")
         return config
 
-    def _launch(self, task: str, config: MercuryConfig, *, wait: bool) -> Any:
-        from mercury_nb.agent.loop import run_task
+    def _waits(self, wait: bool) -> bool:
+        """Whether the cell awaits what the magic returns (``--wait`` inside a loop)."""
+        from mercury_nb.kernel import scheduling
+
+        return wait and scheduling.running_loop() is not None and can_await_cells(self.shell)
+
+    def _launch(self, plan: PlannedRun, *, wait: bool) -> Any:
         from mercury_nb.kernel import scheduling
         from mercury_nb.ui.live import make_view
 
+        config = plan.config
         loop = scheduling.running_loop()
-        waiting = wait and loop is not None and can_await_cells(self.shell)
+        waiting = self._waits(wait)
         if wait and loop is not None and not waiting:
             print("--wait needs top-level await (%autoawait asyncio); running in the background.")
         attached = loop is None or waiting
         view = make_view(self.shell, max_updates_per_s=config.ui_max_updates_per_s,
                          attached=attached)
-        task_id = scheduling.new_task_id()
+        task_id = plan.task_id
         sink = guarded_sink(view)
 
         def run() -> Any:
-            return run_task(task, config, on_event=sink, task_id=task_id,
-                            ask_user=getattr(view, "ask", None))
+            return plan.run(sink, ask_user=getattr(view, "ask", None))
 
         if loop is None:
             scheduling.run_until_done(run, task_id=task_id, view=view)
@@ -231,10 +257,16 @@ def wants_wait(line: str) -> bool:
 
 
 def register(shell: Any) -> None:
-    """Register the magic and the ``--wait`` transformer (idempotent)."""
+    """Register the magics and the ``--wait`` transformer (idempotent), then pause tasks that
+    a dead process left running in the work ledger (and report a damaged ledger file)."""
+    from mercury_nb.kernel.ledger_magics import recover_at_load
+
     unregister(shell)
     shell.register_magics(MercuryMagics)
     shell.input_transformers_post.append(WaitCellTransformer(shell, MAGIC_NAME, wants_wait))
+    magics = shell.magics_manager.registry.get(MercuryMagics.__name__)
+    settings = getattr(magics, "settings", None)
+    recover_at_load(settings.base_values() if isinstance(settings, Mercury) else {})
 
 
 def unregister(shell: Any) -> None:
@@ -245,4 +277,5 @@ def unregister(shell: Any) -> None:
     shell.configurables[:] = [c for c in shell.configurables if not isinstance(c, Mercury)]
     magics = shell.magics_manager.magics
     magics["cell"].pop(MAGIC_NAME, None)
+    magics["line"].pop(MAGIC_NAME, None)
     shell.magics_manager.registry.pop(MercuryMagics.__name__, None)

@@ -18,6 +18,11 @@ from mercury_nb.tools.function_tool import FunctionTool, workspace_of
 ON_OUTPUT_KEY = "on_output"
 """``ToolContext.extra`` key of an optional ``callable(str)`` fed every piece of output."""
 
+ON_COMMAND_KEY = "on_command"
+"""``ToolContext.extra`` key of an optional ``callable(started: bool, command: str)``, told
+when a command starts and when it has finished (any exit, a timeout or a stop): the stall
+watchdog counts a running command as progress."""
+
 _READ_CHUNK = 65536
 _DRAIN_GRACE_S = 2.0
 """How long output is still read after the command exits (background children may hold it)."""
@@ -73,11 +78,11 @@ def effective_timeout(requested: float | None, default: float, ceiling: float) -
     return min(chosen, ceiling)
 
 
-def _notify(on_output: Callable[[str], Any] | None, text: str) -> None:
-    if on_output is None:
+def _notify(observer: Callable[..., Any] | None, *args: Any) -> None:
+    if observer is None:
         return
     with contextlib.suppress(Exception):  # a broken observer must not break the command
-        on_output(text)
+        observer(*args)
 
 
 async def _pump(
@@ -138,6 +143,15 @@ async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     command = args.command
     if not command.strip():
         raise ToolError("command is empty")
+    on_command = ctx.extra.get(ON_COMMAND_KEY)
+    _notify(on_command, True, command)
+    try:
+        return await _run_shell(command, args, ctx)
+    finally:
+        _notify(on_command, False, command)
+
+
+async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     config = ctx.config
     timeout = effective_timeout(
         args.timeout_s, config.command_timeout_s, config.max_command_timeout_s

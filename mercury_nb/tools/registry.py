@@ -91,13 +91,17 @@ class ToolRegistry:
 
 
 def default_registry() -> ToolRegistry:
-    """A registry with every built-in tool: files, commands, notebooks and ask_user."""
+    """A registry with every built-in tool: files, commands, notebooks, ask_user and
+    delegate_task."""
     from mercury_nb.tools.ask_user import ASK_USER_TOOL
     from mercury_nb.tools.commands import COMMAND_TOOLS
+    from mercury_nb.tools.delegate import DELEGATE_TASK_TOOL
     from mercury_nb.tools.files import FILE_TOOLS
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
-    return ToolRegistry([*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, ASK_USER_TOOL])
+    return ToolRegistry(
+        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, ASK_USER_TOOL, DELEGATE_TASK_TOOL]
+    )
 
 
 def _error(message: str) -> ToolResult:

@@ -10,6 +10,7 @@ from typing import Any, TextIO, cast
 from mercury_nb.agent.events import (
     AgentEvent,
     Notice,
+    Pulse,
     TaskFinished,
     TaskStarted,
     ToolFinished,
@@ -30,8 +31,9 @@ def final_text(outcome: TaskOutcome) -> str:
 def event_line(view: StatusView, event: AgentEvent) -> str | None:
     """The line printed for ``event`` (``view`` already folded), or ``None`` to stay quiet.
 
-    Only starts, tool calls, failures, notices and the ending print; streamed tokens never
-    do, and no line carries a time, so recorded notebook output is reproducible.
+    Only starts, tool calls, failures, notices, stall pulses and the ending print; streamed
+    tokens never do, and no line carries a time except a pulse (which says how long it has
+    been silent), so recorded notebook output is reproducible.
     """
     match event:
         case TaskStarted(model=model):
@@ -41,7 +43,7 @@ def event_line(view: StatusView, event: AgentEvent) -> str | None:
             return f"{budget}{SEPARATOR}{tool_label(name, summary)}"
         case ToolFinished(ok=False, name=name, summary=summary):
             return f"  ✗ {tool_label(name, summary)} failed"
-        case Notice(text=text):
+        case Notice(text=text) | Pulse(text=text):
             return text
         case TaskFinished(outcome=outcome):
             return "\n" + final_text(outcome)

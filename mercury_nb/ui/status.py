@@ -8,6 +8,7 @@ from typing import assert_never
 from mercury_nb.agent.events import (
     AgentEvent,
     Notice,
+    Pulse,
     StepStarted,
     TaskFinished,
     TaskStarted,
@@ -44,6 +45,8 @@ class StatusView:
     tool_failures: int = 0
     notices: tuple[str, ...] = ()
     tail: str = ""
+    pulse: str | None = None
+    """The stall watchdog's pulse, until the next sign of progress."""
     started_at: float | None = None
     finished_at: float | None = None
     outcome: TaskOutcome | None = None
@@ -61,6 +64,8 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
     """The view after ``event`` arrived at ``now``."""
     if view.started_at is None:
         view = replace(view, started_at=now)
+    if view.pulse is not None and not isinstance(event, Pulse | Notice | TurnEnded):
+        view = replace(view, pulse=None)  # progress again: the pulse is over
     match event:
         case TaskStarted(task_id=task_id, model=model, max_steps=max_steps):
             return replace(view, task_id=task_id, model=model, max_steps=max_steps)
@@ -83,6 +88,8 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             )
         case Notice(text=text):
             return replace(view, notices=(*view.notices, text)[-NOTICES_KEPT:])
+        case Pulse(text=text):
+            return replace(view, pulse=text)
         case TurnEnded():
             return view
         case TaskFinished(outcome=outcome):
@@ -115,7 +122,8 @@ def _steps(count: int) -> str:
 
 
 def status_line(view: StatusView, now: float) -> str:
-    """One line: ``step 3/75 · run_command · 12s`` while running, the status once finished."""
+    """One line: ``step 3/75 · run_command · 12s`` while running (the tool or ``thinking``
+    gives way to the stall watchdog's pulse while it shows), the status once finished."""
     elapsed = f"{elapsed_s(view, now)}s"
     if view.outcome is not None:
         return SEPARATOR.join((view.outcome.status, _steps(view.outcome.steps), elapsed))
@@ -123,4 +131,4 @@ def status_line(view: StatusView, now: float) -> str:
         parts = ["starting", view.model, elapsed] if view.model else ["starting", elapsed]
         return SEPARATOR.join(parts)
     budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
-    return SEPARATOR.join((budget, view.tool or "thinking", elapsed))
+    return SEPARATOR.join((budget, view.pulse or view.tool or "thinking", elapsed))

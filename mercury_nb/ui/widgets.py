@@ -70,9 +70,10 @@ def banner_html(outcome: TaskOutcome) -> str:
 
 
 def status_html(view: StatusView, now: float) -> str:
-    """The live status line, with the running tool's summary, as escaped HTML."""
+    """The live status line, with the running tool's summary (or the stall watchdog's
+    pulse, which names it), as escaped HTML."""
     text = status_line(view, now)
-    detail = tool_detail(view.tool, view.tool_summary) if view.tool else ""
+    detail = tool_detail(view.tool, view.tool_summary) if view.tool and not view.pulse else ""
     if detail:
         text += f"{SEPARATOR}{detail}"
     return f'<span style="font-family:monospace">mercury{SEPARATOR}{_esc(text)}</span>'

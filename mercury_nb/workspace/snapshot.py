@@ -26,7 +26,15 @@ SKIPPED_DIRS = frozenset(
         ".ruff_cache",
     }
 )
-SKIPPED_SUFFIXES = (".pyc",)
+SKIPPED_SUFFIXES = (
+    ".pyc",
+    "ledger.sqlite3",
+    "ledger.sqlite3-wal",
+    "ledger.sqlite3-shm",
+    "ledger.sqlite3-journal",
+)
+"""File name endings the summary ignores: bytecode, and mercury's own work ledger (which is
+written during the task when ``MERCURY_HOME`` lies inside the workspace)."""
 DEFAULT_MAX_TEXT_BYTES = 64 * 1024 * 1024
 """Total text a snapshot keeps in memory; beyond it files are compared by hash only."""
 _BINARY_SNIFF_BYTES = 8000

@@ -33,7 +33,8 @@ from mercury_nb.transport.protocol import ModelRequest, StreamChunk
 @pytest.fixture
 def ip(monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
     for name in MercuryConfig.model_fields:
-        monkeypatch.delenv("MERCURY_" + name.upper(), raising=False)
+        if name != "home":  # the ledger stays in the test's own home (tests/conftest.py)
+            monkeypatch.delenv("MERCURY_" + name.upper(), raising=False)
     monkeypatch.delenv("MERCURY_PLAIN", raising=False)
     shell = InteractiveShell.instance()
     shell.config.pop("Mercury", None)  # %config also lands in the shell's config: start clean

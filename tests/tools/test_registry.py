@@ -25,6 +25,7 @@ ALL_TOOLS = {
     "edit_notebook_cell": {"path", "index", "source"},
     "insert_notebook_cell": {"path", "index", "cell_type", "source"},
     "ask_user": {"question", "options", "recommended"},
+    "delegate_task": {"task"},
 }
 
 

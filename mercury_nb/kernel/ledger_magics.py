@@ -1,0 +1,169 @@
+"""The ledger side of the magics: ``%mercury tasks | show ID | continue [ID]``, ``%%mercury
+continue``, refusing a paused task's text, and the crash-recovery pass at ``%load_ext``.
+
+Imported by :mod:`mercury_nb.kernel.magics` only when a magic runs or the extension loads;
+the load pass imports just the SQLite store (no pydantic, no agent loop, never litellm).
+"""
+
+from __future__ import annotations
+
+import shlex
+import time
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.kernel.magics import MercuryMagics
+    from mercury_nb.ledger.access import LedgerHandle
+    from mercury_nb.ledger.runs import PlannedRun
+
+LINE_USAGE = (
+    "usage: %mercury tasks | %mercury show ID | %mercury continue [ID] [--model M] "
+    "[--fallback M2]... [--max-steps N] [--workdir DIR] [--api-base URL] [--yes]"
+)
+TASKS_SHOWN = 50
+"""Most tasks ``%mercury tasks`` lists (the most recently updated)."""
+
+
+class NothingToWait:
+    """What a ``--wait`` cell awaits when nothing was started (a refusal was printed)."""
+
+    def __await__(self) -> Generator[Any, None, None]:
+        yield from ()
+
+    def __repr__(self) -> str:
+        return ""
+
+
+def recover_at_load(settings_values: dict[str, Any]) -> None:
+    """``%load_ext``: open the ledger, pause tasks of dead processes, tell the user what
+    happened. Never raises: the extension always loads."""
+    try:
+        from mercury_nb.ledger.access import default_home, startup
+
+        report = startup(default_home(settings_values))
+        for line in report.notices:
+            print(line)
+    except Exception as error:  # pragma: no cover - startup already turns errors into notices
+        print(f"mercury: the work ledger was not checked ({type(error).__name__}: {error}).")
+
+
+def ledger_for(config: MercuryConfig) -> LedgerHandle | None:
+    """The ledger at ``config.home`` after a startup pass (notices printed), or None.
+    Finished tasks are pruned by the writer thread when a task ends, not here."""
+    from mercury_nb.ledger.access import startup
+
+    report = startup(config.home)
+    for line in report.notices:
+        print(line)
+    return report.handle
+
+
+def plan_cell(task: str, config: MercuryConfig, args: argparse.Namespace) -> PlannedRun | None:
+    """What a ``%%mercury`` cell starts: a resumed task for ``continue [ID]``, else a new task
+    (refused when the same text is paused here). Prints the refusal and returns None."""
+    from mercury_nb.ledger.runs import Refusal, continue_request, plan_continue, plan_task
+
+    handle = ledger_for(config)
+    wants_continue, task_id = continue_request(task)
+    if wants_continue:
+        plan = plan_continue(handle, task_id, config, overrides_of(args))
+    else:
+        plan = plan_task(handle, task, config)
+    if isinstance(plan, Refusal):
+        print(plan.message)
+        return None
+    return plan
+
+
+def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The flags of a ``continue`` the user gave explicitly."""
+    from mercury_nb.ledger.runs import flag_overrides
+
+    return flag_overrides(
+        model=args.model,
+        fallbacks=tuple(args.fallback) if args.fallback else None,
+        api_base=args.api_base,
+        max_steps=args.max_steps,
+        auto_yes=True if args.yes else None,
+    )
+
+
+def line_command(magics: MercuryMagics, line: str) -> Any:
+    """``%mercury tasks``, ``%mercury show ID`` or ``%mercury continue [ID] [flags]``."""
+    try:
+        words = shlex.split(line)
+    except ValueError as error:
+        raise UsageError(f"{error}\n{LINE_USAGE}") from None
+    command, rest = (words[0], words[1:]) if words else ("tasks", [])
+    match command:
+        case "tasks" | "list":
+            if rest:
+                raise UsageError(LINE_USAGE)
+            return _show_tasks(magics)
+        case "show":
+            if len(rest) != 1:
+                raise UsageError(f"%mercury show needs one task id\n{LINE_USAGE}")
+            return _show_one(magics, rest[0])
+        case "continue" | "resume":
+            task_id = rest[0] if rest and not rest[0].startswith("-") else None
+            flags = rest[1:] if task_id else rest
+            return _continue(magics, task_id, flags)
+        case _:
+            raise UsageError(f"unknown %mercury command {command!r}\n{LINE_USAGE}")
+
+
+def _settings_handle(magics: MercuryMagics) -> LedgerHandle | None:
+    config = magics._config(_flags(""))
+    return ledger_for(config)
+
+
+def _flags(line: str) -> argparse.Namespace:
+    from mercury_nb.kernel.magics import parse_line
+
+    try:
+        return parse_line(line)
+    except (UsageError, ValueError, SystemExit) as error:
+        raise UsageError(f"{error}\n{LINE_USAGE}") from None
+
+
+def _show_tasks(magics: MercuryMagics) -> None:
+    from mercury_nb.ledger.listing import tasks_table
+
+    handle = _settings_handle(magics)
+    if handle is not None:
+        print(tasks_table(handle.ledger.list_tasks(TASKS_SHOWN), time.time()))
+
+
+def _show_one(magics: MercuryMagics, task_id: str) -> None:
+    from mercury_nb.ledger.listing import task_detail
+    from mercury_nb.ledger.records import AmbiguousTaskId
+    from mercury_nb.ledger.texts import UNKNOWN_TASK
+
+    handle = _settings_handle(magics)
+    if handle is None:
+        return
+    try:
+        record = handle.ledger.get(task_id)
+    except AmbiguousTaskId as error:
+        raise UsageError(str(error)) from None
+    if record is None:
+        raise UsageError(UNKNOWN_TASK.format(task_id=task_id))
+    print(task_detail(record, handle.ledger.events(record.id), time.time()))
+
+
+def _continue(magics: MercuryMagics, task_id: str | None, flags: list[str]) -> Any:
+    from mercury_nb.ledger.runs import Refusal, plan_continue
+
+    args = _flags(" ".join(shlex.quote(flag) for flag in flags))
+    config = magics._config(args)
+    plan = plan_continue(ledger_for(config), task_id, config, overrides_of(args))
+    if isinstance(plan, Refusal):
+        print(plan.message)
+        return None
+    return magics._launch(plan, wait=False)

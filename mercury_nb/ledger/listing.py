@@ -1,0 +1,95 @@
+"""Plain-text views of the ledger: the task table and one task's detail (no clock inside)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mercury_nb.ledger.records import EventRecord, TaskRecord
+
+TASK_CHARS = 40
+BANNER_CHARS = 60
+NO_TASKS = "No tasks in the work ledger yet."
+
+
+def age(seconds: float) -> str:
+    """``42s``, ``5m``, ``3h``, ``2d``: how long ago, coarsely."""
+    seconds = max(0.0, seconds)
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+def clip(text: str | None, limit: int) -> str:
+    """The first line of ``text``, cut to ``limit`` characters with "…"."""
+    line = " ".join((text or "").strip().splitlines()[:1]).strip()
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def tasks_table(records: Sequence[TaskRecord], now: float) -> str:
+    """id, status, age, task, banner (first line): one row per task, newest first."""
+    if not records:
+        return NO_TASKS
+    rows = [("id", "status", "age", "task", "banner")]
+    rows.extend(
+        (r.id, r.status, age(now - r.updated_at), clip(r.task, TASK_CHARS),
+         clip(r.banner or r.blocker, BANNER_CHARS))
+        for r in records
+    )
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths, strict=True))
+        + "  " + row[4]
+        for row in rows
+    ]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _change_line(change: dict[str, object]) -> str:
+    return (f"  {change.get('kind', 'modified')} {change.get('path')} "
+            f"(+{change.get('added', 0)} −{change.get('removed', 0)})")
+
+
+def _evidence_line(item: dict[str, object]) -> str:
+    code = item.get("exit_code")
+    mark = "✓" if code == 0 else "✗"
+    stale = "" if item.get("after_last_change", True) else " (before the latest changes)"
+    return f"  {mark} {item.get('command')} → exit {code}{stale}"
+
+
+def _event_line(event: EventRecord, record: TaskRecord) -> str:
+    at = age(event.at - record.created_at)
+    parts = [event.kind]
+    if event.verdict:
+        parts.append(event.verdict)
+    if event.decision:
+        parts.append(event.decision)
+    text = f": {clip(event.text, 100)}" if event.text else ""
+    return f"  +{at} {' · '.join(parts)}{text}"
+
+
+def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float) -> str:
+    """Everything the ledger knows about one task, for ``%mercury show ID``."""
+    lines = [
+        f"task {record.id} · {record.status}",
+        f"  {record.task}",
+        f"workspace: {record.workspace}",
+        f"models: {', '.join(record.models) or '—'}",
+        f"verdict: {record.verdict or '—'} · steps: {record.steps}",
+        f"started {age(now - record.created_at)} ago · updated {age(now - record.updated_at)} ago",
+        f"checkpoint: {'yes — resumable' if record.has_checkpoint else 'none'}",
+    ]
+    if record.blocker:
+        lines.append(f"blocker: {record.blocker}")
+    if record.banner:
+        lines.extend(["banner:", *(f"  {line}" for line in record.banner.splitlines())])
+    if record.changes:
+        lines.append("changes:")
+        lines.extend(_change_line(change) for change in record.changes)
+    if record.evidence:
+        lines.append("evidence:")
+        lines.extend(_evidence_line(item) for item in record.evidence)
+    if events:
+        lines.append("events (time since the task was first recorded):")
+        lines.extend(_event_line(event, record) for event in events)
+    return "\n".join(lines)

@@ -1,0 +1,266 @@
+"""Records a task's progress in the ledger: an event-sink wrapper and a background writer.
+
+Only four events are recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn
+event and the latest checkpoint), ``Notice`` (an event) and ``TaskFinished`` (the final
+row). Tokens, step starts, tool calls and pulses never reach SQLite. The sink itself only
+takes the checkpoint (it must see the loop's state as it is now) and serializes it; the
+redaction and the SQLite writes happen on one writer thread per ledger, so a slow disk or a
+busy ledger never holds up the kernel's loop. A ledger failure is reported once and the task
+goes on without it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import queue
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mercury_nb.agent.events import (
+    AgentEvent,
+    EventSink,
+    Notice,
+    TaskFinished,
+    TaskStarted,
+    TurnEnded,
+)
+from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.completion_gate import VERIFICATION_NOTICE
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.continuation import AUTO_CONTINUE_NOTICE
+from mercury_nb.contract.guard_texts import GUARD_ROUND_NOTICE, SECOND_CYCLE_NOTICE
+from mercury_nb.contract.redaction import redact
+from mercury_nb.ledger.records import TaskHeader
+from mercury_nb.ledger.secrets import ledger_secrets, redact_data
+from mercury_nb.ledger.store import Ledger
+from mercury_nb.ledger.texts import LEDGER_FAILED
+
+Operation = Callable[[Ledger], None]
+FLUSH_TIMEOUT_S = 10.0
+_GUARD_PREFIX = GUARD_ROUND_NOTICE.split("(")[0].strip()
+
+
+def notice_kind(text: str) -> str:
+    """The event kind of a notice line: provider switch, guard round, continuation, …"""
+    lowered = text.lower()
+    if text.startswith("⚠"):
+        return "provider-switch"
+    if text.startswith(_GUARD_PREFIX) or text == SECOND_CYCLE_NOTICE:
+        return "guard-round"
+    if text == AUTO_CONTINUE_NOTICE:
+        return "continuation"
+    if text == VERIFICATION_NOTICE:
+        return "verification"
+    if "compacted" in lowered or "summarized" in lowered:
+        return "compaction"
+    if text.startswith("Still working") or "stalled" in lowered:
+        return "stall"
+    if text.startswith("[") and "] " in text:
+        return "subagent"
+    return "notice"
+
+
+def _report_to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+class LedgerWriter:
+    """Runs ledger operations in order on one daemon thread; the first failure is reported
+    (through ``report``) and later ones are dropped quietly."""
+
+    def __init__(self, ledger: Ledger, report: Callable[[str], None] = _report_to_stderr) -> None:
+        self.ledger = ledger
+        self.report = report
+        self.failed = False
+        self._queue: queue.SimpleQueue[Operation | threading.Event | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+
+    def submit(self, operation: Operation) -> None:
+        self._ensure_thread()
+        self._queue.put(operation)
+
+    def flush(self, timeout: float = FLUSH_TIMEOUT_S) -> bool:
+        """Wait until everything submitted so far is written; False on timeout."""
+        if self._thread is None:
+            return True
+        done = threading.Event()
+        self._queue.put(done)
+        return done.wait(timeout)
+
+    def close(self, timeout: float = FLUSH_TIMEOUT_S) -> None:
+        """Flush, then stop the thread."""
+        if self._thread is None:
+            return
+        self.flush(timeout)
+        self._queue.put(None)
+        self._thread.join(timeout)
+        self._thread = None
+
+    def _ensure_thread(self) -> None:
+        with self._start_lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name="mercury-ledger-writer", daemon=True
+                )
+                self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
+            try:
+                item(self.ledger)
+            except Exception as error:
+                self.fail(error)
+
+    def fail(self, error: BaseException) -> None:
+        """Report ``error`` if it is the first failure."""
+        if self.failed:
+            return
+        self.failed = True
+        with contextlib.suppress(Exception):  # a failing report must not fail the task
+            self.report(LEDGER_FAILED.format(error=f"{type(error).__name__}: {error}"))
+
+
+class TaskRecorder:
+    """Records one task (new or resumed) through ``writer``; :meth:`wrap` makes the sink."""
+
+    def __init__(self, writer: LedgerWriter, task_id: str, task: str, config: MercuryConfig,
+                 *, resumed: bool = False, environ: dict[str, str] | None = None) -> None:
+        self.writer = writer
+        self.config = config
+        self.resumed = resumed
+        self.secrets = ledger_secrets(config, environ)
+        self.header = TaskHeader(
+            id=task_id,
+            task=self._clean(task.strip()),
+            workspace=self._clean(str(Path(config.workdir).resolve())),
+            models=tuple(self._clean(name) for name in config.model_chain),
+        )
+        self.finished = False
+        self._snapshot_saved = False
+        self._broken = False
+
+    def _clean(self, text: str) -> str:
+        return redact(text, self.secrets)
+
+    def wrap(self, inner: EventSink) -> EventSink:
+        """A sink that records, then passes every event on to ``inner``."""
+
+        def sink(event: AgentEvent) -> None:
+            self.record(event)
+            inner(event)
+
+        return sink
+
+    def record(self, event: AgentEvent) -> None:
+        """Queue the write for ``event``; never raises."""
+        if self._broken:
+            return
+        try:
+            self._record(event)
+        except Exception as error:
+            self._broken = True
+            self.writer.fail(error)
+
+    def _record(self, event: AgentEvent) -> None:
+        header = self.header
+        match event:
+            case TaskStarted():
+                resumed = self.resumed
+                self.writer.submit(lambda ledger: ledger.start_task(header, resumed=resumed))
+            case TurnEnded(verdict=verdict, decision=decision, checkpoint=take):
+                data = take()
+                snapshot = data.pop("snapshot", None)
+                raw = json.dumps(data)  # taken now: the loop goes on changing its state
+                fresh = None if self._snapshot_saved else snapshot  # sent until stored once
+                steps = int(data.get("steps_total", 0))
+                self.writer.submit(
+                    lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
+                )
+            case Notice(text=text):
+                kind = notice_kind(text)
+                self.writer.submit(lambda ledger: ledger.add_event(header, kind,
+                                                                   self._clean(text)))
+            case TaskFinished(outcome=outcome):
+                self.finished = True
+                self.writer.submit(lambda ledger: self._finish(ledger, outcome))
+            case _:
+                return
+
+    def _save_turn(self, ledger: Ledger, verdict: str, decision: str, raw: str,
+                   snapshot: str | None, steps: int) -> None:
+        data = redact_data(json.loads(raw), self.secrets)
+        clean_snapshot = None
+        if snapshot is not None:
+            clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets),
+                                        ensure_ascii=False)
+        ledger.save_turn(self.header, verdict=verdict, decision=decision,
+                         checkpoint=json.dumps(data, ensure_ascii=False),
+                         snapshot=clean_snapshot, steps=steps)
+        if clean_snapshot is not None:
+            self._snapshot_saved = True
+
+    def _finish(self, ledger: Ledger, outcome: TaskOutcome) -> None:
+        def listed(items: list[Any]) -> str:
+            return json.dumps(redact_data([item.model_dump(mode="json") for item in items],
+                                          self.secrets), ensure_ascii=False)
+
+        ledger.finish_task(
+            self.header,
+            status=outcome.status,
+            verdict=outcome.verdict,
+            banner=self._clean(outcome.banner),
+            blocker=self._clean(outcome.blocker) if outcome.blocker else None,
+            changes=listed(outcome.changes),
+            evidence=listed(outcome.evidence),
+            steps=outcome.steps,
+        )
+        ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
+
+    def abandon(self, error: BaseException) -> None:
+        """The run raised before it finished: record it as failed (or aborted if cancelled)."""
+        if self.finished:
+            return
+        self.finished = True
+        import asyncio
+
+        status = "aborted" if isinstance(error, asyncio.CancelledError) else "failed"
+        text = self._clean(f"{type(error).__name__}: {error}")[:500]
+        header = self.header
+        self.writer.submit(
+            lambda ledger: ledger.finish_task(
+                header, status=status, verdict=None, banner=text, blocker=text,
+                changes="[]", evidence="[]", steps=None,
+            )
+        )
+
+
+_writers: dict[Path, LedgerWriter] = {}
+
+
+def _flush_all() -> None:
+    for writer in list(_writers.values()):
+        writer.flush(timeout=5.0)
+
+
+atexit.register(_flush_all)
+
+
+def writer_for(ledger: Ledger) -> LedgerWriter:
+    """The one writer of ``ledger`` in this process (flushed at interpreter exit)."""
+    writer = _writers.get(ledger.path)
+    if writer is None or writer.ledger is not ledger:
+        writer = LedgerWriter(ledger)
+        _writers[ledger.path] = writer
+    return writer

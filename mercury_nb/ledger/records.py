@@ -1,0 +1,81 @@
+"""The ledger's records: a task's identifying header, a task row, an event line."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TaskHeader:
+    """What identifies a task's row; every write carries it, so a row lost to a recovered
+    file is recreated by the task's next write."""
+
+    id: str
+    task: str
+    workspace: str
+    models: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """One task as the ledger knows it."""
+
+    id: str
+    task: str
+    workspace: str
+    models: tuple[str, ...]
+    status: str
+    verdict: str | None
+    banner: str | None
+    blocker: str | None
+    changes: list[dict[str, Any]]
+    evidence: list[dict[str, Any]]
+    steps: int
+    created_at: float
+    updated_at: float
+    owner_pid: int | None
+    owner_token: str | None
+    has_checkpoint: bool
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["models"] = list(self.models)
+        data.pop("owner_token")
+        return data
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> TaskRecord:
+        (id_, task, workspace, models, status, verdict, banner, blocker, changes, evidence,
+         steps, created, updated, pid, token, has_checkpoint) = row
+        return cls(
+            id=id_, task=task, workspace=workspace, models=tuple(json.loads(models)),
+            status=status, verdict=verdict, banner=banner, blocker=blocker,
+            changes=json.loads(changes), evidence=json.loads(evidence), steps=int(steps),
+            created_at=float(created), updated_at=float(updated), owner_pid=pid,
+            owner_token=token, has_checkpoint=bool(has_checkpoint),
+        )
+
+
+@dataclass(frozen=True)
+class EventRecord:
+    """One line of a task's event log."""
+
+    at: float
+    kind: str
+    verdict: str | None
+    decision: str | None
+    text: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class AmbiguousTaskId(LookupError):
+    """A task id prefix that matches more than one task."""
+
+    def __init__(self, prefix: str, matches: Sequence[str]) -> None:
+        super().__init__(f"{prefix!r} matches several tasks: {', '.join(matches)}")
+        self.matches = tuple(matches)

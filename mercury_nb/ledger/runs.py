@@ -1,0 +1,218 @@
+"""What the magic and the CLI start: a new task, a resumed one, or a refusal that starts nothing.
+
+* A new task whose text (in the same workspace) belongs to a paused task is refused with
+  :data:`~mercury_nb.ledger.texts.PAUSED_DUPLICATE`: it resumes with "continue" instead.
+* "continue" picks the given task, or the most recently paused one of the workspace; the
+  task is claimed in the ledger first, so two processes never run it twice. It resumes from
+  its last checkpoint (conversation, counters, start snapshot) under the checkpoint's
+  settings, with the API key of the current environment and any explicit flags on top.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mercury_nb.agent.events import EventSink
+from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.ledger.access import LedgerHandle
+from mercury_nb.ledger.recorder import TaskRecorder
+from mercury_nb.ledger.records import AmbiguousTaskId, TaskRecord
+from mercury_nb.ledger.texts import (
+    ALREADY_CLAIMED,
+    CANNOT_CONTINUE,
+    MISSING_WORKSPACE,
+    NO_LEDGER,
+    NOTHING_TO_CONTINUE,
+    PAUSED_DUPLICATE,
+    UNKNOWN_TASK,
+)
+
+if TYPE_CHECKING:
+    from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.registry import ToolRegistry
+    from mercury_nb.transport.protocol import ChatModel
+
+RESUMABLE = ("paused", "failed", "aborted")
+"""Statuses ``continue ID`` accepts; plain ``continue`` takes the latest paused task."""
+
+_CONTINUE = re.compile(
+    r"^\s*(?:continue|resume)[.!]?(?:\s+(?P<id>[0-9a-f]{6,}(?:\.\d+)*))?\s*$", re.IGNORECASE
+)
+
+
+def continue_request(text: str) -> tuple[bool, str | None]:
+    """Whether a cell body asks to continue (``continue`` or ``continue ID``, where ID is a
+    task id or a prefix of at least 6 of its characters), and the id."""
+    match = _CONTINUE.match(text)
+    if match is None:
+        return False, None
+    found = match.group("id")
+    return True, found.lower() if found else None
+
+
+def workspace_of(config: MercuryConfig) -> str:
+    """The workspace as the ledger stores it: the resolved workdir."""
+    return str(Path(config.workdir).resolve())
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Nothing starts; ``message`` tells why. ``paused`` is True when the answer is that the
+    task is paused (the CLI exits 3), False for a request that cannot be served (exit 2)."""
+
+    message: str
+    record: TaskRecord | None = None
+    paused: bool = False
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """A task ready to start (``checkpoint`` None: from its text)."""
+
+    task_id: str
+    task: str
+    config: MercuryConfig
+    handle: LedgerHandle | None
+    checkpoint: dict[str, Any] | None = None
+    resumed: bool = False
+
+    async def run(
+        self,
+        on_event: EventSink,
+        *,
+        ask_user: AskHandler | None = None,
+        registry: ToolRegistry | None = None,
+        model: ChatModel | None = None,
+    ) -> TaskOutcome:
+        """Run it with the ledger recording (when there is one) around ``on_event``."""
+        recorder = None
+        sink = on_event
+        config = self.config
+        if model is not None and config.model_chain != (model.name,):
+            config = config.with_changes(model=model.name, fallbacks=())
+        if self.handle is not None:
+            recorder = TaskRecorder(self.handle.writer, self.task_id, self.task, config,
+                                    resumed=self.resumed)
+            sink = recorder.wrap(on_event)
+        try:
+            if self.checkpoint is not None:
+                from mercury_nb.agent.resume import resume_task
+
+                return await resume_task(self.checkpoint, config, on_event=sink,
+                                         ask_user=ask_user, registry=registry, model=model)
+            from mercury_nb.agent.loop import run_task
+
+            return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
+                                  ask_user=ask_user, registry=registry, model=model)
+        except BaseException as error:
+            if recorder is not None:
+                recorder.abandon(error)
+            raise
+
+
+def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
+              task_id: str | None = None) -> PlannedRun | Refusal:
+    """A new task, unless the same text is paused in the same workspace."""
+    text = task.strip()
+    if handle is not None:
+        try:
+            handle.flush()
+            paused = handle.ledger.paused_with_text(text, workspace_of(config))
+        except sqlite3.Error:
+            paused = None  # an unreadable ledger never stops a task
+        if paused is not None:
+            return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True)
+    return PlannedRun(task_id or uuid.uuid4().hex[:12], text, config, handle)
+
+
+def plan_continue(
+    handle: LedgerHandle | None,
+    task_id: str | None,
+    config: MercuryConfig,
+    overrides: Mapping[str, Any] | None = None,
+) -> PlannedRun | Refusal:
+    """Resume ``task_id`` (an id or a unique prefix), or the workspace's latest paused task.
+
+    ``config`` is the current one (workspace for the default pick, API key, home);
+    ``overrides`` are the flags the user gave explicitly (model, max_steps, …)."""
+    if handle is None:
+        return Refusal(NO_LEDGER)
+    ledger = handle.ledger
+    handle.flush()
+    ledger.recover_interrupted()
+    if task_id:
+        try:
+            record = ledger.get(task_id)
+        except AmbiguousTaskId as error:
+            return Refusal(str(error))
+        if record is None:
+            return Refusal(UNKNOWN_TASK.format(task_id=task_id))
+        if record.status not in RESUMABLE:
+            return Refusal(CANNOT_CONTINUE.format(task_id=record.id, status=record.status),
+                           record)
+    else:
+        record = ledger.latest_paused(workspace_of(config))
+        if record is None:
+            return Refusal(NOTHING_TO_CONTINUE.format(workspace=workspace_of(config)))
+    if not Path(record.workspace).is_dir():
+        return Refusal(MISSING_WORKSPACE.format(task_id=record.id, workspace=record.workspace),
+                       record)
+    checkpoint = usable_checkpoint(ledger.checkpoint(record.id))
+    try:
+        resumed = resume_config(record, checkpoint, config, overrides or {})
+    except ValueError as error:  # pydantic's ValidationError is a ValueError
+        return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record)
+    if not ledger.claim(record.id, RESUMABLE):
+        return Refusal(ALREADY_CLAIMED.format(task_id=record.id), record)
+    return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True)
+
+
+def usable_checkpoint(checkpoint: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``checkpoint`` if this version can restore it (its start snapshot included), else None:
+    the task then starts again from its text rather than staying stuck."""
+    from mercury_nb.agent.checkpoint import CHECKPOINT_VERSION, restore_snapshot
+
+    if checkpoint is None or checkpoint.get("version") != CHECKPOINT_VERSION:
+        return None
+    try:
+        restore_snapshot(checkpoint)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return checkpoint
+
+
+def resume_config(record: TaskRecord, checkpoint: Mapping[str, Any] | None,
+                  current: MercuryConfig, overrides: Mapping[str, Any]) -> MercuryConfig:
+    """The settings a task resumes under: its checkpoint's (or, without one, the current
+    settings in its workspace with its model chain), then the current API key and home,
+    then ``overrides``."""
+    given = {key: value for key, value in overrides.items() if value is not None}
+    if checkpoint is None:
+        values: dict[str, Any] = {"workdir": Path(record.workspace)}
+        if record.models and "model" not in given:
+            values.update(model=record.models[0], fallbacks=tuple(record.models[1:]))
+        return current.with_changes(**values, **given)
+    from mercury_nb.agent.checkpoint import config_of
+
+    stored = {key: value for key, value in dict(checkpoint["config"]).items()
+              if key in MercuryConfig.model_fields}
+    return config_of({**checkpoint, "config": stored}, api_key=current.api_key,
+                     home=current.home, **given)
+
+
+def flag_overrides(*, model: str | None = None, fallbacks: tuple[str, ...] | None = None,
+                   api_base: str | None = None, max_steps: int | None = None,
+                   auto_yes: bool | None = None) -> dict[str, Any]:
+    """The explicitly given flags of a ``continue``; a new ``--model`` drops old fallbacks."""
+    values: dict[str, Any] = {"model": model, "fallbacks": fallbacks, "api_base": api_base,
+                              "max_steps": max_steps, "auto_yes": auto_yes}
+    if model is not None and fallbacks is None:
+        values["fallbacks"] = ()
+    return {key: value for key, value in values.items() if value is not None}

@@ -1,0 +1,83 @@
+"""The ledger's SQLite schema as numbered migrations, applied in one transaction at open.
+
+``PRAGMA user_version`` holds how many migrations a file has; a newer file (from a later
+mercury-nb) is left as it is. Append migrations; never edit a published one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+STATUSES = ("running", "completed", "paused", "failed", "aborted")
+FINISHED = ("completed", "failed", "aborted")
+"""Statuses that may be pruned; ``paused`` and ``running`` never are."""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """
+        CREATE TABLE IF NOT EXISTS tasks (
+            id TEXT PRIMARY KEY,
+            task TEXT NOT NULL,
+            workspace TEXT NOT NULL,
+            models TEXT NOT NULL DEFAULT '[]',
+            status TEXT NOT NULL
+                CHECK (status IN ('running', 'completed', 'paused', 'failed', 'aborted')),
+            verdict TEXT,
+            banner TEXT,
+            blocker TEXT,
+            changes TEXT NOT NULL DEFAULT '[]',
+            evidence TEXT NOT NULL DEFAULT '[]',
+            steps INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            owner_pid INTEGER,
+            owner_token TEXT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS tasks_by_status ON tasks (status, workspace, updated_at)",
+        "CREATE INDEX IF NOT EXISTS tasks_by_update ON tasks (updated_at)",
+        """
+        CREATE TABLE IF NOT EXISTS events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            task_id TEXT NOT NULL,
+            at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            verdict TEXT,
+            decision TEXT,
+            text TEXT
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS events_by_task ON events (task_id, id)",
+        """
+        CREATE TABLE IF NOT EXISTS checkpoints (
+            task_id TEXT PRIMARY KEY,
+            at REAL NOT NULL,
+            data TEXT NOT NULL,
+            snapshot TEXT
+        )
+        """,
+    ),
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring ``conn``'s file up to :data:`SCHEMA_VERSION`; returns the version found.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``); the migrations and the
+    version bump commit together, so two processes opening a new file at once are safe."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        for statements in MIGRATIONS[found:]:
+            for statement in statements:
+                conn.execute(statement)
+        if found < SCHEMA_VERSION:
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return found

@@ -1,0 +1,305 @@
+"""The work ledger: one SQLite file in WAL mode holding tasks, their events and checkpoints.
+
+Every write is one ``BEGIN IMMEDIATE`` transaction (with a busy timeout), so several
+processes can record at once. A file SQLite reports as damaged is moved aside with a
+timestamp and a fresh ledger takes its place; :attr:`Ledger.notices` says so. Callers pass
+text that is already redacted (see :mod:`mercury_nb.ledger.recorder`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mercury_nb.ledger.files import connect, is_corruption, move_aside
+from mercury_nb.ledger.owner import Owner, current_owner, is_alive
+from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskHeader, TaskRecord
+from mercury_nb.ledger.schema import FINISHED
+from mercury_nb.ledger.texts import CORRUPT_NOTICE, INTERRUPTED_BANNER, INTERRUPTED_BLOCKER
+
+_T = TypeVar("_T")
+_TASK_COLUMNS = (
+    "id, task, workspace, models, status, verdict, banner, blocker, changes, evidence, steps, "
+    "created_at, updated_at, owner_pid, owner_token, "
+    "EXISTS (SELECT 1 FROM checkpoints c WHERE c.task_id = tasks.id) AS has_checkpoint"
+)
+
+
+class Ledger:
+    """The ledger file, shared by the threads of one process (calls are serialized)."""
+
+    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.notices: list[str] = []
+        """Messages for the user (a damaged file was moved aside), oldest first."""
+        self.clock = clock
+        self._lock = threading.RLock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._conn = connect(path)
+        except sqlite3.DatabaseError as error:
+            if not is_corruption(error):
+                raise
+            self._conn = self._replace_damaged()
+
+    # --- plumbing -------------------------------------------------------------------
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def _replace_damaged(self) -> sqlite3.Connection:
+        moved = move_aside(self.path, self.clock())
+        self.notices.append(CORRUPT_NOTICE.format(path=self.path, moved=moved.name))
+        return connect(self.path)
+
+    def _guarded(self, action: Callable[[sqlite3.Connection], _T]) -> _T:
+        with self._lock:
+            try:
+                return action(self._conn)
+            except sqlite3.DatabaseError as error:
+                if not is_corruption(error):
+                    raise
+                self._conn.close()
+                self._conn = self._replace_damaged()
+                return action(self._conn)
+
+    def _write(self, action: Callable[[sqlite3.Connection], _T]) -> _T:
+        def transaction(conn: sqlite3.Connection) -> _T:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = action(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return result
+
+        return self._guarded(transaction)
+
+    @staticmethod
+    def _ensure(conn: sqlite3.Connection, header: TaskHeader, owner: Owner, now: float) -> None:
+        conn.execute(
+            "INSERT OR IGNORE INTO tasks (id, task, workspace, models, status, created_at, "
+            "updated_at, owner_pid, owner_token) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+            (header.id, header.task, header.workspace, json.dumps(list(header.models)),
+             now, now, owner.pid, owner.token),
+        )
+
+    @staticmethod
+    def _event(conn: sqlite3.Connection, task_id: str, now: float, kind: str,
+               verdict: str | None = None, decision: str | None = None,
+               text: str | None = None) -> None:
+        conn.execute(
+            "INSERT INTO events (task_id, at, kind, verdict, decision, text) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (task_id, now, kind, verdict, decision, text),
+        )
+
+    # --- writes ---------------------------------------------------------------------
+
+    def start_task(self, header: TaskHeader, *, resumed: bool = False,
+                   owner: Owner | None = None) -> None:
+        """The task is running in ``owner`` (default: this process)."""
+        who = owner or current_owner()
+        now = self.clock()
+
+        def write(conn: sqlite3.Connection) -> None:
+            self._ensure(conn, header, who, now)
+            conn.execute(
+                "UPDATE tasks SET status = 'running', banner = NULL, blocker = NULL, "
+                "updated_at = ?, owner_pid = ?, owner_token = ? WHERE id = ?",
+                (now, who.pid, who.token, header.id),
+            )
+            self._event(conn, header.id, now, "resumed" if resumed else "started",
+                        text=", ".join(header.models))
+
+        self._write(write)
+
+    def claim(self, task_id: str, statuses: Sequence[str], owner: Owner | None = None) -> bool:
+        """Mark the task running in ``owner`` if its status is one of ``statuses``; False when
+        another process got there first (so a task never runs twice)."""
+        who = owner or current_owner()
+        now = self.clock()
+        marks = ", ".join("?" for _ in statuses)
+
+        def write(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
+                "UPDATE tasks SET status = 'running', updated_at = ?, owner_pid = ?, "
+                f"owner_token = ? WHERE id = ? AND status IN ({marks})",
+                (now, who.pid, who.token, task_id, *statuses),
+            )
+            return cursor.rowcount == 1
+
+        return self._write(write)
+
+    def add_event(self, header: TaskHeader, kind: str, text: str | None = None) -> None:
+        now = self.clock()
+
+        def write(conn: sqlite3.Connection) -> None:
+            self._ensure(conn, header, current_owner(), now)
+            self._event(conn, header.id, now, kind, text=text)
+            conn.execute("UPDATE tasks SET updated_at = ? WHERE id = ?", (now, header.id))
+
+        self._write(write)
+
+    def save_turn(self, header: TaskHeader, *, verdict: str, decision: str, checkpoint: str,
+                  snapshot: str | None, steps: int) -> None:
+        """A turn ended: its event, the task's latest checkpoint (JSON without the start
+        snapshot; ``snapshot`` is stored when given and kept otherwise) and step count."""
+        now = self.clock()
+
+        def write(conn: sqlite3.Connection) -> None:
+            self._ensure(conn, header, current_owner(), now)
+            self._event(conn, header.id, now, "turn", verdict, decision)
+            conn.execute(
+                "INSERT INTO checkpoints (task_id, at, data, snapshot) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (task_id) DO UPDATE SET at = excluded.at, data = excluded.data, "
+                "snapshot = COALESCE(excluded.snapshot, checkpoints.snapshot)",
+                (header.id, now, checkpoint, snapshot),
+            )
+            conn.execute(
+                "UPDATE tasks SET verdict = ?, steps = ?, updated_at = ? WHERE id = ?",
+                (verdict, steps, now, header.id),
+            )
+
+        self._write(write)
+
+    def finish_task(self, header: TaskHeader, *, status: str, verdict: str | None,
+                    banner: str | None, blocker: str | None, changes: str, evidence: str,
+                    steps: int | None) -> None:
+        """The task ended with ``status``; ``changes`` and ``evidence`` are JSON lists;
+        ``steps`` None keeps the count of the last checkpoint."""
+        now = self.clock()
+
+        def write(conn: sqlite3.Connection) -> None:
+            self._ensure(conn, header, current_owner(), now)
+            conn.execute(
+                "UPDATE tasks SET status = ?, verdict = ?, banner = ?, blocker = ?, changes = ?, "
+                "evidence = ?, steps = COALESCE(?, steps), updated_at = ? WHERE id = ?",
+                (status, verdict, banner, blocker, changes, evidence, steps, now, header.id),
+            )
+            self._event(conn, header.id, now, "finished", verdict, status, blocker)
+
+        self._write(write)
+
+    def recover_interrupted(
+        self, alive: Callable[[int | None, str | None], bool] = is_alive
+    ) -> list[str]:
+        """Tasks left ``running`` by a process that no longer runs become ``paused`` with the
+        "interrupted" blocker; returns their ids."""
+        rows = self._guarded(
+            lambda conn: conn.execute(
+                "SELECT id, owner_pid, owner_token FROM tasks WHERE status = 'running'"
+            ).fetchall()
+        )
+        dead = [(id_, pid, token) for id_, pid, token in rows if not alive(pid, token)]
+        if not dead:
+            return []
+        now = self.clock()
+
+        def write(conn: sqlite3.Connection) -> list[str]:
+            recovered = []
+            for id_, pid, token in dead:
+                cursor = conn.execute(
+                    "UPDATE tasks SET status = 'paused', blocker = ?, banner = ?, updated_at = ? "
+                    "WHERE id = ? AND status = 'running' AND owner_pid IS ? AND owner_token IS ?",
+                    (INTERRUPTED_BLOCKER, INTERRUPTED_BANNER, now, id_, pid, token),
+                )
+                if cursor.rowcount == 1:
+                    self._event(conn, id_, now, "recovered", text=INTERRUPTED_BLOCKER)
+                    recovered.append(id_)
+            return recovered
+
+        return self._write(write)
+
+    def prune(self, keep_finished: int, keep_days: float) -> int:
+        """Drop finished tasks beyond the newest ``keep_finished`` or older than ``keep_days``
+        (paused and running tasks are never pruned); returns how many went."""
+        cutoff = self.clock() - keep_days * 86400.0
+        finished = ", ".join(f"'{status}'" for status in FINISHED)
+        doomed = (
+            f"SELECT id FROM tasks WHERE status IN ({finished}) AND (updated_at < ? OR id IN "
+            f"(SELECT id FROM tasks WHERE status IN ({finished}) "
+            "ORDER BY updated_at DESC, id LIMIT -1 OFFSET ?))"
+        )
+
+        def write(conn: sqlite3.Connection) -> int:
+            ids = [row[0] for row in conn.execute(doomed, (cutoff, keep_finished))]
+            for id_ in ids:
+                conn.execute("DELETE FROM events WHERE task_id = ?", (id_,))
+                conn.execute("DELETE FROM checkpoints WHERE task_id = ?", (id_,))
+                conn.execute("DELETE FROM tasks WHERE id = ?", (id_,))
+            return len(ids)
+
+        return self._write(write)
+
+    # --- reads ----------------------------------------------------------------------
+
+    def _records(self, where: str, params: Sequence[Any], limit: int | None = None
+                 ) -> list[TaskRecord]:
+        sql = f"SELECT {_TASK_COLUMNS} FROM tasks {where} ORDER BY updated_at DESC, id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = self._guarded(lambda conn: conn.execute(sql, tuple(params)).fetchall())
+        return [TaskRecord.from_row(row) for row in rows]
+
+    def get(self, id_or_prefix: str) -> TaskRecord | None:
+        """The task with this id, or the only one whose id starts with it."""
+        exact = self._records("WHERE id = ?", (id_or_prefix,))
+        if exact:
+            return exact[0]
+        escaped = id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        found = self._records("WHERE id LIKE ? ESCAPE '\\'", (escaped + "%",))
+        if len(found) > 1:
+            raise AmbiguousTaskId(id_or_prefix, [r.id for r in found])
+        return found[0] if found else None
+
+    def list_tasks(self, limit: int | None = None) -> list[TaskRecord]:
+        """Every task, the most recently updated first."""
+        return self._records("", (), limit)
+
+    def latest_paused(self, workspace: str) -> TaskRecord | None:
+        found = self._records("WHERE status = 'paused' AND workspace = ?", (workspace,), 1)
+        return found[0] if found else None
+
+    def paused_with_text(self, task: str, workspace: str) -> TaskRecord | None:
+        found = self._records(
+            "WHERE status = 'paused' AND workspace = ? AND task = ?", (workspace, task), 1
+        )
+        return found[0] if found else None
+
+    def events(self, task_id: str) -> list[EventRecord]:
+        rows = self._guarded(
+            lambda conn: conn.execute(
+                "SELECT at, kind, verdict, decision, text FROM events WHERE task_id = ? "
+                "ORDER BY id",
+                (task_id,),
+            ).fetchall()
+        )
+        return [EventRecord(*row) for row in rows]
+
+    def checkpoint(self, task_id: str) -> dict[str, Any] | None:
+        """The task's latest checkpoint, with its start snapshot put back, or None."""
+        row = self._guarded(
+            lambda conn: conn.execute(
+                "SELECT data, snapshot FROM checkpoints WHERE task_id = ?", (task_id,)
+            ).fetchone()
+        )
+        if row is None:
+            return None
+        data: dict[str, Any] = json.loads(row[0])
+        if row[1] is not None:
+            data["snapshot"] = row[1]
+        return data
+
+    def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check`` answer (``"ok"`` when sound)."""
+        rows = self._guarded(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
+        return "\n".join(str(row[0]) for row in rows)

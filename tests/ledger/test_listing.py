@@ -1,0 +1,69 @@
+"""The plain-text table and detail of ``%mercury tasks`` / ``show``."""
+
+from __future__ import annotations
+
+import pytest
+
+from mercury_nb.ledger.listing import NO_TASKS, age, clip, task_detail, tasks_table
+from mercury_nb.ledger.records import EventRecord, TaskRecord
+
+
+def record(**changes: object) -> TaskRecord:
+    values: dict[str, object] = dict(
+        id="abc123def456", task="Add a slugify function with tests", workspace="/ws",
+        models=("openai/a",), status="paused", verdict="steps-exhausted",
+        banner="I've paused for now — this one needs another pass.\nChanges so far:",
+        blocker=None, changes=[], evidence=[], steps=75, created_at=1000.0, updated_at=1100.0,
+        owner_pid=1, owner_token="t", has_checkpoint=True,
+    )
+    values.update(changes)
+    return TaskRecord(**values)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "text"),
+    [
+        pytest.param(0, "0s", id="now"),
+        pytest.param(59.9, "59s", id="seconds"),
+        pytest.param(60, "1m", id="minute"),
+        pytest.param(7200, "2h", id="hours"),
+        pytest.param(3 * 86400 + 5, "3d", id="days"),
+        pytest.param(-5, "0s", id="clock-skew"),
+    ],
+)
+def test_age(seconds: float, text: str) -> None:
+    assert age(seconds) == text
+
+
+def test_clip_keeps_the_first_line() -> None:
+    assert clip("first line\nsecond", 40) == "first line"
+    assert clip("x" * 50, 10) == "x" * 9 + "…"
+    assert clip(None, 10) == ""
+
+
+def test_the_table_has_one_row_per_task() -> None:
+    table = tasks_table([record(), record(id="ffff00001111", status="completed",
+                                           task="x" * 60, banner="✓ Task complete")], now=1160.0)
+    lines = table.splitlines()
+    assert lines[0].split() == ["id", "status", "age", "task", "banner"]
+    assert lines[1].split()[:3] == ["abc123def456", "paused", "1m"]
+    assert lines[1].endswith("I've paused for now — this one needs another pass.")
+    assert "x" * 39 + "…" in lines[2] and lines[2].endswith("✓ Task complete")
+    assert tasks_table([], now=0) == NO_TASKS
+
+
+def test_the_detail_shows_everything_known() -> None:
+    detail = task_detail(
+        record(status="completed", blocker="interrupted: the process stopped mid-task",
+               changes=[{"path": "a.py", "added": 3, "removed": 1, "kind": "modified"}],
+               evidence=[{"command": "pytest", "exit_code": 0, "after_last_change": True}]),
+        [EventRecord(1010.0, "turn", "text-stop", "FinishWith", None),
+         EventRecord(1020.0, "provider-switch", None, None, "⚠ a: 503 — switching to b")],
+        now=1200.0,
+    )
+    assert detail.splitlines()[0] == "task abc123def456 · completed"
+    for part in ("workspace: /ws", "models: openai/a", "verdict: steps-exhausted · steps: 75",
+                 "checkpoint: yes — resumable", "blocker: interrupted", "  modified a.py (+3 −1)",
+                 "  ✓ pytest → exit 0", "  +10s turn · text-stop · FinishWith",
+                 "  +20s provider-switch: ⚠ a: 503 — switching to b"):
+        assert part in detail, part

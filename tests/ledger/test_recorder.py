@@ -1,0 +1,225 @@
+"""The recorder: which events reach the ledger, redaction of every secret, failures contained."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mercury_nb.agent.events import (
+    AgentEvent,
+    Notice,
+    StepStarted,
+    TaskStarted,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+)
+from mercury_nb.agent.loop import run_task
+from mercury_nb.contract.completion_gate import VERIFICATION_NOTICE
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.continuation import AUTO_CONTINUE_NOTICE
+from mercury_nb.contract.guard_texts import SECOND_CYCLE_NOTICE, guard_round_notice
+from mercury_nb.ledger.access import open_ledger
+from mercury_nb.ledger.recorder import LedgerWriter, TaskRecorder, notice_kind
+from mercury_nb.ledger.secrets import env_secrets
+from mercury_nb.ledger.store import Ledger
+from mercury_nb.testing import Turn, call
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        pytest.param("⚠ openai/a: HTTP 503 — switching to openai/b and continuing.",
+                     "provider-switch", id="switch"),
+        pytest.param(guard_round_notice(2, 5), "guard-round", id="guard"),
+        pytest.param(SECOND_CYCLE_NOTICE, "guard-round", id="guard-second-cycle"),
+        pytest.param(AUTO_CONTINUE_NOTICE, "continuation", id="continuation"),
+        pytest.param(VERIFICATION_NOTICE, "verification", id="verification"),
+        pytest.param("Compacted 3 older messages to head+tail to relieve memory pressure "
+                     "(9,000 → 4,000 chars).", "compaction", id="compaction"),
+        pytest.param("Task stalled 8 minutes with no progress (was: pytest)", "stall", id="stall"),
+        pytest.param("[abc.1] sub-agent started: write docs", "subagent", id="subagent"),
+        pytest.param("Something else happened.", "notice", id="other"),
+    ],
+)
+def test_notice_kinds(text: str, kind: str) -> None:
+    assert notice_kind(text) == kind
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        pytest.param({"OPENAI_API_KEY": "sk-abcdefgh12"}, ("sk-abcdefgh12",), id="api-key"),
+        pytest.param({"GITHUB_TOKEN": "ghp_12345678"}, ("ghp_12345678",), id="token"),
+        pytest.param({"MY_SECRET": "hunter2hunter2"}, ("hunter2hunter2",), id="secret"),
+        pytest.param({"SOME_KEY": "short"}, (), id="too-short"),
+        pytest.param({"PATH": "/usr/bin:/bin/and/more"}, (), id="not-a-key-name"),
+    ],
+)
+def test_env_secrets(environ: dict[str, str], expected: tuple[str, ...]) -> None:
+    assert env_secrets(environ) == expected
+
+
+class CountingWriter(LedgerWriter):
+    def __init__(self, ledger: Ledger) -> None:
+        super().__init__(ledger)
+        self.submitted = 0
+
+    def submit(self, operation: Any) -> None:
+        self.submitted += 1
+        super().submit(operation)
+
+
+def test_hot_path_events_never_reach_the_ledger(home: Path, tmp_path: Path) -> None:
+    handle = open_ledger(home)
+    writer = CountingWriter(handle.ledger)
+    config = MercuryConfig(workdir=tmp_path)
+    recorder = TaskRecorder(writer, "t1", "task", config)
+    seen: list[AgentEvent] = []
+    sink = recorder.wrap(seen.append)
+    hot: list[AgentEvent] = [
+        StepStarted(1, 75, "m"), TextDelta("tok"), ToolStarted(1, "read_file", "read_file: a"),
+        ToolFinished(1, "read_file", True, "read_file: a"),
+    ]
+    for event in hot:
+        sink(event)
+    assert writer.submitted == 0
+    assert seen == hot
+    sink(TaskStarted("t1", "task", "m", 75))
+    sink(Notice("hello"))
+    assert writer.submitted == 2
+    writer.close()
+    assert [e.kind for e in handle.ledger.events("t1")] == ["started", "notice"]
+
+
+async def test_a_task_run_is_recorded_with_checkpoints(home: Path, tmp_path: Path,
+                                                        scripted_model) -> None:
+    model = scripted_model([
+        Turn(tool_calls=(call("write_file", path="a.txt", content="a\n"),)),
+        Turn(tool_calls=(call("write_file", path="b.txt", content="b\n"),)),
+        Turn(text="Wrote both."),
+    ])
+    config = MercuryConfig(workdir=tmp_path / "ws", max_steps=1, home=home)
+    config.workdir.mkdir()
+    handle = open_ledger(home)
+    recorder = TaskRecorder(handle.writer, "t1", "write two files", config.with_changes(
+        model=model.name))
+    outcome = await run_task("write two files", config, model=model, task_id="t1",
+                             on_event=recorder.wrap(lambda event: None))
+    handle.flush()
+    record = handle.ledger.get("t1")
+    assert record is not None
+    assert (record.status, record.verdict, record.steps) == ("completed", "text-stop", 3)
+    assert record.banner == outcome.banner
+    assert [c["path"] for c in record.changes] == ["a.txt", "b.txt"]
+    assert record.workspace == str(config.workdir.resolve())
+    assert record.models == (model.name,)
+    kinds = [(e.kind, e.verdict) for e in handle.ledger.events("t1")]
+    assert kinds[0] == ("started", None) and kinds[-1] == ("finished", "text-stop")
+    assert ("continuation", None) in kinds
+    assert [v for k, v in kinds if k == "turn"] == ["steps-exhausted", "steps-exhausted",
+                                                    "text-stop"]
+    checkpoint = handle.ledger.checkpoint("t1")
+    assert checkpoint is not None
+    assert checkpoint["steps_total"] == 3 and checkpoint["continuations"] == 2
+    assert checkpoint["snapshot"].startswith("{")
+    assert checkpoint["messages"][1] == {"role": "user", "content": "write two files"}
+
+
+async def test_no_secret_ever_reaches_the_ledger_bytes(
+    home: Path, tmp_path: Path, scripted_model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_key = "sk-ledger-config-secret-0123456789"
+    env_key = "anthropic-env-secret-abcdef987654"
+    token = "plain-token-value-5550123"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", env_key)
+    monkeypatch.setenv("DEPLOY_TOKEN", token)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "settings.env").write_text(f"ANTHROPIC={env_key}\n")  # in the start snapshot
+    every = (config_key, env_key, token)
+    model = scripted_model([
+        Turn(tool_calls=(call("write_file", path="keys.txt", content="\n".join(every) + "\n"),)),
+        Turn(tool_calls=(call("run_command", command=f"echo {token} {env_key}"),)),
+        Turn(text=f"Stored {config_key} and {env_key}; the token is {token}."),
+    ])
+    config = MercuryConfig(workdir=workspace, api_key=config_key, home=home, max_steps=2,
+                           max_auto_continuations=1)
+    handle = open_ledger(home)
+    task = f"save the keys {config_key} {env_key} {token}"
+    recorder = TaskRecorder(handle.writer, "t1", task, config.with_changes(model=model.name))
+    sink = recorder.wrap(lambda event: None)
+    sink(Notice(f"⚠ a: bad key {config_key} — switching to b and continuing."))
+    await run_task(task, config, model=model, task_id="t1", on_event=sink)
+    handle.flush()
+    record = handle.ledger.get("t1")
+    assert record is not None and record.has_checkpoint
+    assert "***" in record.task
+    files = sorted(home.glob("ledger.sqlite3*"))
+    assert {f.name for f in files} >= {"ledger.sqlite3", "ledger.sqlite3-wal"}
+    raw = b"".join(f.read_bytes() for f in files)
+    for secret in every:
+        assert secret.encode() not in raw, secret
+    # the checkpoint stays valid JSON with the secrets masked inside it
+    checkpoint = handle.ledger.checkpoint("t1")
+    assert checkpoint is not None
+    assert any("***" in str(m.get("content")) for m in checkpoint["messages"])
+
+
+class BrokenLedger(Ledger):
+    def _write(self, action: Any) -> Any:
+        raise sqlite3.OperationalError("disk I/O error")
+
+
+async def test_a_failing_ledger_never_breaks_the_task(home: Path, tmp_path: Path,
+                                                      scripted_model) -> None:
+    reports: list[str] = []
+    writer = LedgerWriter(BrokenLedger(home / "ledger.sqlite3"), reports.append)
+    model = scripted_model([
+        Turn(tool_calls=(call("write_file", path="a.txt", content="a\n"),)),
+        Turn(text="Done."),
+    ])
+    config = MercuryConfig(workdir=tmp_path, home=home)
+    recorder = TaskRecorder(writer, "t1", "write", config)
+    outcome = await run_task("write", config, model=model, task_id="t1",
+                             on_event=recorder.wrap(lambda event: None))
+    writer.close()
+    assert outcome.status == "completed"
+    assert len(reports) == 1
+    assert reports[0].startswith("mercury: the work ledger failed (OperationalError: disk I/O")
+    writer.ledger.close()
+
+
+def test_a_broken_checkpoint_is_contained(home: Path, tmp_path: Path) -> None:
+    reports: list[str] = []
+    handle = open_ledger(home)
+    writer = LedgerWriter(handle.ledger, reports.append)
+    recorder = TaskRecorder(writer, "t1", "task", MercuryConfig(workdir=tmp_path))
+    seen: list[AgentEvent] = []
+    sink = recorder.wrap(seen.append)
+
+    def explode() -> dict[str, Any]:
+        raise RuntimeError("no checkpoint today")
+
+    ended = TurnEnded("t1", "text-stop", "FinishWith", explode)
+    sink(ended)
+    sink(Notice("still recorded? no: the recorder stopped after its failure"))
+    writer.close()
+    assert seen[0] is ended  # the view still got the event
+    assert len(reports) == 1 and "no checkpoint today" in reports[0]
+    assert handle.ledger.get("t1") is None
+
+
+def test_abandon_records_a_run_that_raised(home: Path, tmp_path: Path) -> None:
+    handle = open_ledger(home)
+    recorder = TaskRecorder(handle.writer, "t1", "task", MercuryConfig(workdir=tmp_path))
+    recorder.wrap(lambda event: None)(TaskStarted("t1", "task", "m", 75))
+    recorder.abandon(RuntimeError("the view exploded"))
+    handle.flush()
+    record = handle.ledger.get("t1")
+    assert record is not None
+    assert record.status == "failed" and record.blocker == "RuntimeError: the view exploded"

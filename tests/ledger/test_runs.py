@@ -1,0 +1,210 @@
+"""Planning runs: "continue" requests, refusing a paused task's text, picking and claiming."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.ledger.access import LedgerHandle, open_ledger
+from mercury_nb.ledger.records import TaskHeader, TaskRecord
+from mercury_nb.ledger.runs import (
+    PlannedRun,
+    Refusal,
+    continue_request,
+    flag_overrides,
+    plan_continue,
+    plan_task,
+    resume_config,
+)
+from mercury_nb.ledger.texts import PAUSED_DUPLICATE
+from mercury_nb.testing import Turn, call
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("continue", (True, None), id="bare"),
+        pytest.param("  Continue.\n", (True, None), id="case-and-dot"),
+        pytest.param("resume", (True, None), id="resume"),
+        pytest.param("continue abc123def456", (True, "abc123def456"), id="with-id"),
+        pytest.param("continue ABC123", (True, "abc123"), id="upper-prefix"),
+        pytest.param("continue abc123def456.2", (True, "abc123def456.2"), id="subagent-id"),
+        pytest.param("continue the refactor", (False, None), id="a-task-about-continuing"),
+        pytest.param("continue abc", (False, None), id="prefix-too-short"),
+        pytest.param("Add a continue button", (False, None), id="other-task"),
+    ],
+)
+def test_continue_requests(text: str, expected: tuple[bool, str | None]) -> None:
+    assert continue_request(text) == expected
+
+
+def test_flag_overrides_drop_old_fallbacks_for_a_new_model() -> None:
+    assert flag_overrides() == {}
+    assert flag_overrides(model="openai/x") == {"model": "openai/x", "fallbacks": ()}
+    assert flag_overrides(model="openai/x", fallbacks=("openai/y",), max_steps=9) == {
+        "model": "openai/x", "fallbacks": ("openai/y",), "max_steps": 9}
+
+
+@pytest.fixture
+def handle(home: Path, clock) -> LedgerHandle:
+    opened = open_ledger(home)
+    opened.ledger.clock = clock
+    return opened
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+def record_task(handle: LedgerHandle, task_id: str, task: str, workspace: Path,
+                status: str) -> None:
+    header = TaskHeader(id=task_id, task=task, workspace=str(workspace.resolve()),
+                        models=("openai/a", "openai/b"))
+    handle.ledger.start_task(header)
+    handle.ledger.finish_task(header, status=status, verdict="steps-exhausted", banner="paused",
+                              blocker=None, changes="[]", evidence="[]", steps=4)
+
+
+def test_a_paused_tasks_text_is_refused_in_its_workspace(handle: LedgerHandle, workspace: Path,
+                                                         tmp_path: Path) -> None:
+    record_task(handle, "p1", "Build the site", workspace, "paused")
+    refused = plan_task(handle, "  Build the site\n", MercuryConfig(workdir=workspace))
+    assert isinstance(refused, Refusal) and refused.paused
+    assert refused.message.splitlines() == [PAUSED_DUPLICATE, "(task p1)"]
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    assert isinstance(plan_task(handle, "Build the site", MercuryConfig(workdir=elsewhere)),
+                      PlannedRun)
+    assert isinstance(plan_task(handle, "Build the blog", MercuryConfig(workdir=workspace)),
+                      PlannedRun)
+    assert isinstance(plan_task(None, "Build the site", MercuryConfig(workdir=workspace)),
+                      PlannedRun)
+
+
+@pytest.mark.parametrize(
+    ("task_id", "message"),
+    [
+        pytest.param(None, "There is no paused task to continue in ", id="none-paused"),
+        pytest.param("nope", "There is no task 'nope' in the work ledger.", id="unknown"),
+        pytest.param("done1", "Task done1 is completed; only a paused, failed or aborted task "
+                     "continues.", id="completed"),
+    ],
+)
+def test_continue_refusals(handle: LedgerHandle, workspace: Path, task_id: str | None,
+                           message: str) -> None:
+    record_task(handle, "done1", "finished work", workspace, "completed")
+    refused = plan_continue(handle, task_id, MercuryConfig(workdir=workspace))
+    assert isinstance(refused, Refusal) and not refused.paused
+    assert refused.message.startswith(message)
+
+
+def test_continue_without_a_ledger_is_refused(workspace: Path) -> None:
+    refused = plan_continue(None, None, MercuryConfig(workdir=workspace))
+    assert isinstance(refused, Refusal)
+
+
+def test_continue_claims_the_latest_paused_task_once(handle: LedgerHandle, workspace: Path,
+                                                      clock) -> None:
+    record_task(handle, "older", "first", workspace, "paused")
+    clock.now += 10
+    record_task(handle, "newer", "second", workspace, "paused")
+    config = MercuryConfig(workdir=workspace, api_key="sk-current-key-123")
+    plan = plan_continue(handle, None, config)
+    assert isinstance(plan, PlannedRun)
+    assert (plan.task_id, plan.task, plan.resumed, plan.checkpoint) == (
+        "newer", "second", True, None)
+    # no checkpoint: the current settings in the task's workspace, with its model chain
+    assert plan.config.model_chain == ("openai/a", "openai/b")
+    assert plan.config.workdir == workspace.resolve()
+    record = handle.ledger.get("newer")
+    assert record is not None and record.status == "running"
+    again = plan_continue(handle, "newer", config)
+    assert isinstance(again, Refusal) and "is running" in again.message
+
+
+def test_resume_config_takes_the_checkpoint_settings_and_the_current_key(
+    workspace: Path, tmp_path: Path
+) -> None:
+    stored = MercuryConfig(workdir=workspace, model="openai/a", fallbacks=("openai/b",),
+                           max_steps=7).model_dump(mode="json", exclude={"api_key"})
+    stored["a_field_from_the_future"] = 1
+    current = MercuryConfig(workdir=tmp_path, model="openai/zzz", api_key="sk-now-12345678",
+                            home=tmp_path / "h")
+    record = TaskRecord(id="t", task="x", workspace=str(workspace), models=("openai/a",),
+                        status="paused", verdict=None, banner=None, blocker=None, changes=[],
+                        evidence=[], steps=0, created_at=0, updated_at=0, owner_pid=None,
+                        owner_token=None, has_checkpoint=True)
+    config = resume_config(record, {"config": stored}, current, {"max_steps": 3})
+    assert config.model_chain == ("openai/a", "openai/b")
+    assert config.workdir == workspace and config.max_steps == 3
+    assert config.api_key is not None and config.api_key.get_secret_value() == "sk-now-12345678"
+    assert config.home == tmp_path / "h"
+
+
+async def test_a_paused_task_resumes_and_measures_from_its_original_start(
+    handle: LedgerHandle, workspace: Path, scripted_model
+) -> None:
+    (workspace / "notes.txt").write_text("before\n")
+    config = MercuryConfig(workdir=workspace, max_steps=1, max_auto_continuations=0)
+    first = plan_task(handle, "write the notes", config)
+    assert isinstance(first, PlannedRun)
+    model = scripted_model([Turn(tool_calls=(call("write_file", path="a.txt", content="a\n"),))])
+    paused = await first.run(lambda event: None, model=model)
+    assert paused.status == "paused"
+
+    assert isinstance(plan_task(handle, "write the notes", config), Refusal)
+    plan = plan_continue(handle, None, config, {"max_steps": 5})
+    assert isinstance(plan, PlannedRun) and plan.checkpoint is not None
+    assert plan.task_id == paused.task_id
+    resumed_model = scripted_model([
+        Turn(tool_calls=(call("edit_file", path="notes.txt", old_text="before",
+                              new_text="after"),)),
+        Turn(text="Wrote a.txt and updated notes.txt."),
+    ])
+    outcome = await plan.run(lambda event: None, model=resumed_model)
+    assert outcome.status == "completed"
+    assert outcome.task_id == paused.task_id
+    assert outcome.steps == 3
+    assert [(c.path, c.kind) for c in outcome.changes] == [("a.txt", "created"),
+                                                          ("notes.txt", "modified")]
+    handle.flush()
+    record = handle.ledger.get(paused.task_id)
+    assert record is not None and record.status == "completed"
+    kinds = [e.kind for e in handle.ledger.events(paused.task_id)]
+    assert kinds.count("started") == 1 and kinds.count("resumed") == 1
+    # the resumed model saw the whole conversation, then the user's "continue"
+    sent = resumed_model.requests[0].messages
+    assert sent[1] == {"role": "user", "content": "write the notes"}
+    assert sent[-1] == {"role": "user", "content": "continue"}
+
+
+def test_an_unusable_ledger_is_reported_once(tmp_path: Path) -> None:
+    from mercury_nb.ledger.access import startup
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    first = startup(blocker / "home")
+    assert first.handle is None
+    assert len(first.notices) == 1 and "could not be opened" in first.notices[0]
+    again = startup(blocker / "home")
+    assert again.handle is None and again.notices == ()
+
+
+@pytest.mark.parametrize(
+    "checkpoint",
+    [
+        pytest.param(None, id="none"),
+        pytest.param({"version": 1, "task": "x"}, id="no-snapshot"),
+        pytest.param({"version": 99, "snapshot": "{}"}, id="other-version"),
+        pytest.param({"version": 1, "snapshot": '{"version": 99}'}, id="other-snapshot-version"),
+    ],
+)
+def test_unusable_checkpoints_restart_from_the_text(checkpoint: dict[str, object] | None) -> None:
+    from mercury_nb.ledger.runs import usable_checkpoint
+
+    assert usable_checkpoint(checkpoint) is None
