@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mercury_nb.contract.compaction import compact_messages, plan_summary
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.memory_governor import estimate_tokens
+from mercury_nb.contract.recovery.compaction import compact_messages, plan_summary
+from mercury_nb.contract.recovery.memory_governor import estimate_tokens
 
 MESSAGES = 5_000
 BIG_RESULT_CHARS = 200_000

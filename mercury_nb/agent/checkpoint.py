@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.continuation import StepBudgetState, TruncationState
-from mercury_nb.contract.router_state import RouterState
+from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
+from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.workspace.snapshot import Snapshot
 
 if TYPE_CHECKING:

@@ -8,9 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.prompts import user_message
-from mercury_nb.contract.doom_loop import StepObservation, ToolCallObservation, canonical_arguments
-from mercury_nb.contract.guard_texts import format_grounding
-from mercury_nb.contract.stream_assembly import AssembledToolCall, StepReply
+from mercury_nb.contract.escalation.doom_loop import (
+    StepObservation,
+    ToolCallObservation,
+    canonical_arguments,
+)
+from mercury_nb.contract.escalation.guard_texts import format_grounding
+from mercury_nb.contract.turns.stream_assembly import AssembledToolCall, StepReply
 from mercury_nb.tools.base import ToolResult
 
 

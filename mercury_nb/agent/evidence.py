@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING
 from mercury_nb.agent.events import ToolFinished, ToolStarted
 from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
-from mercury_nb.contract.completion_gate import only_non_code
-from mercury_nb.contract.doom_loop import DoomLoop
 from mercury_nb.contract.endings import Blocker
-from mercury_nb.contract.provider_policy import DOOM_LOOP_KIND
-from mercury_nb.contract.router_state import STALL_KIND, Measured, ProviderTrouble, TurnFacts
-from mercury_nb.contract.stream_assembly import StepReply
-from mercury_nb.contract.turn_verdict import TurnVerdict
-from mercury_nb.contract.verification import CheckRecord, judge_evidence, touches_notebooks
+from mercury_nb.contract.escalation.doom_loop import DoomLoop
+from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
+from mercury_nb.contract.gate.completion_gate import only_non_code
+from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
+from mercury_nb.contract.turns.router_state import STALL_KIND, Measured, ProviderTrouble, TurnFacts
+from mercury_nb.contract.turns.stream_assembly import StepReply
+from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.protocol import ModelRequest, ProviderError
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.notebook_check import execute_notebook

@@ -27,9 +27,14 @@ from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.tool_runner import run_tool_calls
 from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.doom_loop import DoomLoop, DoomState, observe_step, reset_for_new_turn
 from mercury_nb.contract.endings import Aborted, Ending, Failed
-from mercury_nb.contract.router_state import (
+from mercury_nb.contract.escalation.doom_loop import (
+    DoomLoop,
+    DoomState,
+    observe_step,
+    reset_for_new_turn,
+)
+from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
     NextTurn,
@@ -37,10 +42,10 @@ from mercury_nb.contract.router_state import (
     RouterState,
     TurnDirective,
 )
-from mercury_nb.contract.stream_assembly import AssembledToolCall, StepReply
-from mercury_nb.contract.stream_ending import StreamEnding
-from mercury_nb.contract.turn_router import decide_after_turn
-from mercury_nb.contract.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
+from mercury_nb.contract.turns.stream_assembly import AssembledToolCall, StepReply
+from mercury_nb.contract.turns.stream_ending import StreamEnding
+from mercury_nb.contract.turns.turn_router import decide_after_turn
+from mercury_nb.contract.turns.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.protocol import ChatModel, ModelRequest

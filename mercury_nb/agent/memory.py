@@ -1,8 +1,8 @@
 """The memory governor's edge: measures the prompt and the kernel before each request, and
 compacts or summarizes the conversation that is actually sent, in place, or says why to pause.
 
-The rules are the pure :mod:`mercury_nb.contract.memory_governor`'s (when to compact, to
-summarize, to pause) and :mod:`mercury_nb.contract.compaction`'s (how). Here:
+The rules are the pure :mod:`mercury_nb.contract.recovery.memory_governor`'s (when to compact, to
+summarize, to pause) and :mod:`mercury_nb.contract.recovery.compaction`'s (how). Here:
 
 * The prompt is estimated from ``session.messages`` plus the offered tool schemas, against
   the usable budget of the current model's context window: litellm's model info for a
@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any, assert_never
 from mercury_nb.agent.events import Notice, ignore_events
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.watchdog_runner import AttemptStalled
-from mercury_nb.contract.compaction import apply_summary, compact_messages, plan_summary
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.memory_governor import (
+from mercury_nb.contract.recovery.compaction import apply_summary, compact_messages, plan_summary
+from mercury_nb.contract.recovery.memory_governor import (
     CHARS_PER_TOKEN,
     Compact,
     GovernorState,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mercury_nb.contract.stream_assembly import StepReply
+from mercury_nb.contract.turns.stream_assembly import StepReply
 
 AUTO_MODE_PROMPT = """\
 You are Mercury, a coding agent working inside a Jupyter workspace at {root}.

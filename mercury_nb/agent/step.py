@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from mercury_nb.agent.events import EventSink, TextDelta
 from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
-from mercury_nb.contract.stream_assembly import StepReply, StreamAssembly
+from mercury_nb.contract.turns.stream_assembly import StepReply, StreamAssembly
 from mercury_nb.transport.protocol import (
     ChatModel,
     FinishChunk,

@@ -6,7 +6,7 @@ state and start snapshot, the parent's models and config, and the parent's tools
 delegate_task (one level of delegation). Its progress reaches the parent's sink as Notice
 lines prefixed ``[<id>]``: notices, each finished tool call, automatic resumes and the end;
 never its tokens, step starts or checkpoints. The pure
-:func:`~mercury_nb.contract.subagent_supervisor.supervise` decides after every run whether
+:func:`~mercury_nb.contract.recovery.subagent_supervisor.supervise` decides after every run whether
 to resume it from its checkpoint or report to the parent. Cancellation propagates.
 """
 
@@ -30,7 +30,7 @@ from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.endings import Ending
-from mercury_nb.contract.subagent_supervisor import (
+from mercury_nb.contract.recovery.subagent_supervisor import (
     ReportToParent,
     ResumeSub,
     SubOutcome,

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from mercury_nb.agent.events import EventSink, ToolFinished, ToolStarted
 from mercury_nb.agent.prompts import summarize_arguments, tool_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
-from mercury_nb.contract.command_effects import is_read_only_command
-from mercury_nb.contract.stream_assembly import AssembledToolCall
-from mercury_nb.contract.verification import is_verification_command
+from mercury_nb.contract.gate.command_effects import is_read_only_command
+from mercury_nb.contract.gate.verification import is_verification_command
+from mercury_nb.contract.turns.stream_assembly import AssembledToolCall
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import MUTATING_TOOLS, ToolRegistry
 

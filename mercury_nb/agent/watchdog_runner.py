@@ -1,7 +1,7 @@
 """The stall watchdog's edge: real time into the pure watchdog, pulses out, stalled requests cut.
 
 The rules (thresholds, once per silent window, a running command as progress, the texts) are
-the pure :mod:`mercury_nb.contract.stall_watchdog`'s; this module feeds it and carries out
+the pure :mod:`mercury_nb.contract.recovery.stall_watchdog`'s; this module feeds it and carries out
 what it decides, and this docstring is the one description of that:
 
 * A watch covers one model request (:meth:`StallWatch.request`) or one step's tool calls
@@ -40,9 +40,9 @@ from mercury_nb.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from mercury_nb.contract import stall_watchdog as wd
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.stream_assembly import StreamAssembly
+from mercury_nb.contract.recovery import stall_watchdog as wd
+from mercury_nb.contract.turns.stream_assembly import StreamAssembly
 from mercury_nb.tools.commands import ON_COMMAND_KEY, ON_OUTPUT_KEY
 
 COMMAND_TOOL = "run_command"

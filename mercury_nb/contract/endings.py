@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
-from mercury_nb.contract.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 
 EndingStatus = Literal["completed", "paused", "failed", "aborted"]
 

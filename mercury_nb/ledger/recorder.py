@@ -30,10 +30,10 @@ from mercury_nb.agent.events import (
     TurnEnded,
 )
 from mercury_nb.agent.outcome import TaskOutcome
-from mercury_nb.contract.completion_gate import VERIFICATION_NOTICE
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.continuation import AUTO_CONTINUE_NOTICE
-from mercury_nb.contract.guard_texts import GUARD_ROUND_NOTICE, SECOND_CYCLE_NOTICE
+from mercury_nb.contract.escalation.guard_texts import GUARD_ROUND_NOTICE, SECOND_CYCLE_NOTICE
+from mercury_nb.contract.gate.completion_gate import VERIFICATION_NOTICE
+from mercury_nb.contract.recovery.continuation import AUTO_CONTINUE_NOTICE
 from mercury_nb.contract.redaction import redact
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data

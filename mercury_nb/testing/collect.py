@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mercury_nb.contract.stream_assembly import StepReply, StreamAssembly
+from mercury_nb.contract.turns.stream_assembly import StepReply, StreamAssembly
 from mercury_nb.transport.protocol import (
     ChatModel,
     FinishChunk,

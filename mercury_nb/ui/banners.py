@@ -25,7 +25,7 @@ from mercury_nb.contract.endings import (
     VerifiedCompletion,
     WorkNotStartedPause,
 )
-from mercury_nb.contract.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 
 TASK_COMPLETE = "✓ Task complete"
 RESUME_HINT = 'Send "continue" and I\'ll pick up right where I left off.'

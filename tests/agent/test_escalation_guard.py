@@ -8,7 +8,7 @@ from typing import Any
 from mercury_nb.agent.events import AgentEvent, Notice
 from mercury_nb.agent.loop import run_task
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.guard_texts import (
+from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
     FORCED_ROUND_DIRECTIVE,
     GROUNDING_HEADER,

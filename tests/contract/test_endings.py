@@ -23,7 +23,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
-from mercury_nb.contract.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 
 PASSED = CheckRecord("pytest", 0, 5)
 FAILED = CheckRecord("npm test", 1, 5)

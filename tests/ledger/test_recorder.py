@@ -19,10 +19,10 @@ from mercury_nb.agent.events import (
     TurnEnded,
 )
 from mercury_nb.agent.loop import run_task
-from mercury_nb.contract.completion_gate import VERIFICATION_NOTICE
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.continuation import AUTO_CONTINUE_NOTICE
-from mercury_nb.contract.guard_texts import SECOND_CYCLE_NOTICE, guard_round_notice
+from mercury_nb.contract.escalation.guard_texts import SECOND_CYCLE_NOTICE, guard_round_notice
+from mercury_nb.contract.gate.completion_gate import VERIFICATION_NOTICE
+from mercury_nb.contract.recovery.continuation import AUTO_CONTINUE_NOTICE
 from mercury_nb.ledger.access import open_ledger
 from mercury_nb.ledger.recorder import LedgerWriter, TaskRecorder, notice_kind
 from mercury_nb.ledger.secrets import env_secrets

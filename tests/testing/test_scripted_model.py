@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.stream_ending import StreamEnding
+from mercury_nb.contract.turns.stream_ending import StreamEnding
 from mercury_nb.testing import (
     DropMidStream,
     HttpError,

@@ -20,8 +20,8 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
-from mercury_nb.contract.subagent_supervisor import ReportToParent, why_not_done
-from mercury_nb.contract.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.recovery.subagent_supervisor import ReportToParent, why_not_done
 from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.delegate import (
     ANSWER_CHARS,

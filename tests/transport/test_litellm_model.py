@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from mercury_nb.contract.stream_ending import StreamEnding
+from mercury_nb.contract.turns.stream_ending import StreamEnding
 from mercury_nb.testing import (
     DropMidStream,
     HttpError,

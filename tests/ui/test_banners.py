@@ -23,7 +23,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
-from mercury_nb.contract.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.ui.banners import banner_text, change_line
 
 CHANGES = [

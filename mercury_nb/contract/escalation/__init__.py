@@ -1,0 +1,1 @@
+"""Escalation: the narration guard, doom loops and provider retry/fallback policy."""

@@ -1,0 +1,216 @@
+"""The turn router's escalation routes: the narration guard, doom loops and provider trouble.
+
+* :func:`guard_eligible` is the guard's trigger as the task sees it: execute mode, a task
+  that asks for work, no successful mutating tool call in the whole task, and nothing
+  changed on disk (measured). The reply-level rules (a ``text-stop`` that does not end by
+  asking the user) belong to :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
+* :func:`route_guard` feeds the guard; its rounds walk the chain from the provider that
+  served the narrating turn (``state.providers.current``).
+* :func:`route_trouble` handles an attempt that failed: a refused forced ``tool_choice``
+  is retried un-forced on the same provider and is no provider failure; every other
+  failure, a doom loop included, goes through ``provider_policy``. A doom loop tells the
+  next provider what looped, and when no provider is left it pauses naming the loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import assert_never
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import (
+    Ending,
+    Paused,
+    ProviderAttempt,
+    ProviderFailure,
+    WorkNotStartedPause,
+)
+from mercury_nb.contract.escalation import provider_policy as pp
+from mercury_nb.contract.escalation.doom_loop import DoomLoop, loop_directive
+from mercury_nb.contract.escalation.guard_texts import (
+    FORCED_CHOICE_FALLBACK_DIRECTIVE,
+    forced_choice_rejected,
+)
+from mercury_nb.contract.escalation.narration_guard import (
+    GuardIdle,
+    GuardObservation,
+    GuardSatisfied,
+    PauseWorkNotStarted,
+    RunGuardRound,
+    degrade_forced_round,
+    step_guard,
+)
+from mercury_nb.contract.gate.task_intent import TaskIntent
+from mercury_nb.contract.recovery.continuation import next_max_tokens
+from mercury_nb.contract.turns.router_state import (
+    FinishWith,
+    GuardRound,
+    Message,
+    ProviderTrouble,
+    RetryStep,
+    RouterDecision,
+    RouterState,
+    TurnDirective,
+    TurnFacts,
+    user,
+)
+from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+
+LOOP_PAUSE_REASON = "I got stuck in a loop on every model I could try (last: {description})"
+"""The reason of the honest pause when a doom loop used up the provider chain."""
+
+
+def guard_eligible(state: RouterState, facts: TurnFacts, config: MercuryConfig) -> bool:
+    """Execute mode, a work task, no successful mutation in the task, nothing changed on disk."""
+    measured = facts.measured
+    return (
+        config.mode == "execute"
+        and state.intent is TaskIntent.WORK
+        and facts.mutations_in_task == 0
+        and measured is not None
+        and measured.complete
+        and not measured.changed_paths
+    )
+
+
+def route_guard(
+    state: RouterState, facts: TurnFacts, config: MercuryConfig
+) -> tuple[RouterState, RouterDecision | None]:
+    """Feed the guard a ``text-stop`` or ``steps-exhausted`` turn end.
+
+    None means the guard has nothing to do (idle, or satisfied just now by a mutation or a
+    question to the user): the verdict's own route (gate, step budget) follows."""
+    if not state.guard.active and (
+        facts.verdict is not TurnVerdict.TEXT_STOP or not guard_eligible(state, facts, config)
+    ):
+        return state, None
+    obs = GuardObservation(
+        verdict=facts.verdict,
+        mutated=facts.mutations_in_task > 0,
+        reply_text=facts.reply_text,
+        provider_index=state.providers.current,
+        last_failed_mutation=facts.last_failed_mutation,
+    )
+    guard, decision = step_guard(state.guard, obs, config)
+    state = replace(state, guard=guard)
+    match decision:
+        case GuardIdle() | GuardSatisfied():
+            return replace(state, guard_round=None), None
+        case RunGuardRound() as round_:
+            fresh = facts.verdict is TurnVerdict.STEPS_EXHAUSTED
+            return _start_round(state, round_, fresh)
+        case PauseWorkNotStarted(failure=failure):
+            return replace(state, guard_round=None), FinishWith(WorkNotStartedPause(failure))
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _start_round(
+    state: RouterState, round_: RunGuardRound, fresh_budget: bool
+) -> tuple[RouterState, GuardRound]:
+    providers = pp.use_provider(state.providers, round_.provider_index)
+    guard = state.guard
+    if providers.current != round_.provider_index:  # that provider refused us for good
+        round_ = replace(round_, provider_index=providers.current)
+        if providers.current in guard.forced_rejected:
+            guard, round_ = degrade_forced_round(guard, round_)
+    directive = TurnDirective(
+        messages=(user(round_.directive),),
+        tool_choice=round_.tool_choice,
+        tool_names=round_.tools,
+        provider_index=providers.current,
+    )
+    state = replace(state, providers=providers, guard=guard, guard_round=round_)
+    return state, GuardRound(round_, directive, round_.grounding, round_.notice, fresh_budget)
+
+
+def forced_choice_refused(trouble: ProviderTrouble) -> bool:
+    """A forced first step refused before any output for its ``tool_choice`` (bug #4)."""
+    return (
+        trouble.tool_choice == "required"
+        and not trouble.streamed_output
+        and forced_choice_rejected(trouble.status, trouble.message)
+    )
+
+
+def route_trouble(
+    state: RouterState, facts: TurnFacts, config: MercuryConfig
+) -> tuple[RouterState, RouterDecision]:
+    """An attempt failed (or was stopped as a loop): retry, fall back, or end honestly."""
+    trouble = facts.trouble or ProviderTrouble(
+        provider=state.providers.provider, message="the stream ended without a finish reason",
+        kind="interrupted", streamed_output=True,
+    )
+    if facts.doom is None and forced_choice_refused(trouble):
+        return _unforced_retry(state, trouble)
+    lowered = None if facts.doom else _lowered_cap(state, trouble, config)
+    if lowered is not None:
+        index = state.providers.current
+        caps = (*(c for c in state.output_caps if c[0] != index), (index, lowered))
+        state = replace(state, output_caps=caps)
+        return state, RetryStep(_same_first_step(state, trouble, index), None, 0.0, lowered)
+    failure = pp.ProviderFailure(
+        message=trouble.message, status=trouble.status, kind=trouble.kind,
+        streamed_output=trouble.streamed_output, retry_after_s=trouble.retry_after_s,
+    )
+    providers, decision = pp.step_provider(state.providers, failure, config, facts.jitter)
+    state = replace(state, providers=providers)
+    match decision:
+        case pp.RetrySame(delay_s=delay, continuation=note):
+            return state, RetryStep(_retry_directive(state, trouble, facts.doom, note), None, delay)
+        case pp.SwitchProvider(notice=notice, continuation=note):
+            return state, RetryStep(_retry_directive(state, trouble, facts.doom, note), notice)
+        case pp.AllProvidersFailed(message=message):
+            return state, FinishWith(_all_failed(state, facts.doom, message))
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _all_failed(state: RouterState, doom: DoomLoop | None, message: str) -> Ending:
+    if doom is not None:
+        return Paused(LOOP_PAUSE_REASON.format(description=doom.description))
+    attempts = tuple(ProviderAttempt(n, r) for n, r in state.providers.ledger.items())
+    return ProviderFailure(last_error=state.providers.last_error or message, providers=attempts)
+
+
+def _unforced_retry(state: RouterState, trouble: ProviderTrouble) -> tuple[RouterState, RetryStep]:
+    """Retry at once, same provider, ``tool_choice`` auto and the same tools. A guard round
+    is degraded (remembered for the provider's later rounds) and gets the blunt directive."""
+    index = state.providers.current
+    messages: tuple[Message, ...] = ()
+    if state.guard.active and state.guard_round is not None:
+        in_flight = replace(state.guard_round, provider_index=index)
+        guard, degraded = degrade_forced_round(state.guard, in_flight)
+        state = replace(state, guard=guard, guard_round=degraded)
+        messages = (user(FORCED_CHOICE_FALLBACK_DIRECTIVE),)
+    directive = TurnDirective(messages, "auto", trouble.tool_names, index)
+    return state, RetryStep(directive)
+
+
+def _same_first_step(state: RouterState, trouble: ProviderTrouble, index: int) -> TurnDirective:
+    """The failed request's tool choice and tools again, un-forced for a provider that
+    refused a forced choice during this escalation."""
+    choice = trouble.tool_choice
+    if choice == "required" and index in state.guard.forced_rejected:
+        choice = "auto"
+    return TurnDirective((), choice, trouble.tool_names, index)
+
+
+def _retry_directive(
+    state: RouterState, trouble: ProviderTrouble, doom: DoomLoop | None, note: str | None
+) -> TurnDirective:
+    index = state.providers.current
+    if doom is not None:
+        return TurnDirective(messages=(user(loop_directive(doom)),), provider_index=index)
+    if trouble.streamed_output:
+        messages = (user(note),) if note else ()
+        return TurnDirective(messages=messages, provider_index=index)
+    return _same_first_step(state, trouble, index)
+
+
+def _lowered_cap(state: RouterState, trouble: ProviderTrouble, config: MercuryConfig) -> int | None:
+    """Halve ``max_tokens`` for a provider that rejected it before any output."""
+    if trouble.streamed_output or trouble.status not in (None, 400, 413, 422):
+        return None
+    current = state.output_cap(state.providers.current, config.max_output_tokens)
+    return next_max_tokens(current, trouble.message, config.min_output_tokens)

@@ -1,0 +1,1 @@
+"""The verification gate: evidence by exit code and order, check commands, task intent."""

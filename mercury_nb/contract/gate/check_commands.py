@@ -1,0 +1,213 @@
+"""Which shell commands are verification checks, read from their words, never substrings."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable
+from enum import Enum
+
+from mercury_nb.contract.gate.command_line import gating_commands, strip_assignments
+
+
+class CheckKind(Enum):
+    """A build/test/lint/type check, or a run of notebooks (which is also a check)."""
+
+    CHECK = "check"
+    NOTEBOOK = "notebook"
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_HELP_FLAGS = _words("--help -h --version")
+_PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(\.exe)?|py")
+_PYTHON_VALUE_OPTIONS = _words("-X -W -Q")
+_ALWAYS = _words(
+    "pytest py.test tsc mypy pyright basedpyright tox nox jest vitest mocha eslint flake8"
+    " pylint unittest"
+)
+_NOTEBOOK_RUNNERS = _words("papermill jupyter-execute nbclient")
+_PACKAGE_MANAGERS = _words("npm pnpm yarn bun")
+_SCRIPT_NAMES = _words("test tests build lint typecheck type-check tsc check verify ci")
+_SUBCOMMANDS = {
+    "cargo": _words("build test check clippy nextest"),
+    "go": _words("build test vet"),
+    "dotnet": _words("build test"),
+    "dmypy": _words("run check"),
+}
+_ANY_GOAL = _words("mvn mvnw gradle gradlew")
+_MAKE = _words("make gmake")
+_MAKE_DRY_RUN = _words("-n --dry-run --just-print --recon -q --question")
+_ENV_MANAGER = _words("-n --name -p --prefix --cwd")
+_RUNNERS = {  # two-word launchers -> their options that take a value
+    ("uv", "run"): _words(
+        "--with --python -p --extra --group --package --directory --project --env-file"
+        " --with-requirements"
+    ),
+    ("poetry", "run"): _words("-C --directory -P --project"),
+    ("pdm", "run"): _words("-p --project"),
+    ("hatch", "run"): frozenset(),
+    ("pipenv", "run"): frozenset(),
+    ("rye", "run"): frozenset(),
+    ("conda", "run"): _ENV_MANAGER,
+    ("mamba", "run"): _ENV_MANAGER,
+    ("micromamba", "run"): _ENV_MANAGER,
+    ("pipx", "run"): _words("--spec --python"),
+    ("pnpm", "exec"): frozenset(),
+    ("pnpm", "dlx"): frozenset(),
+    ("yarn", "exec"): frozenset(),
+    ("yarn", "dlx"): frozenset(),
+    ("npm", "exec"): _words("-p --package"),
+}
+_PREFIX_RUNNERS = {  # one-word launchers -> their options that take a value
+    "uvx": _words("--from --with --python -p"),
+    "npx": _words("-p --package"),
+    "bunx": frozenset(),
+    "time": frozenset(),
+    "command": frozenset(),
+    "exec": frozenset(),
+    "nohup": frozenset(),
+    "nice": _words("-n --adjustment"),
+    "env": _words("-u --unset -C --chdir"),
+    "timeout": _words("-s --signal -k --kill-after"),
+}
+_SHELLS = _words("sh bash zsh dash")
+
+
+def _skip_options(words: tuple[str, ...], takes_value: frozenset[str]) -> tuple[str, ...]:
+    index = 0
+    while index < len(words) and words[index].startswith("-") and words[index] != "-":
+        index += 2 if words[index] in takes_value else 1
+    return words[index:]
+
+
+def _unwrap(words: tuple[str, ...]) -> tuple[str, ...]:
+    """Strip assignments and launchers (``env``, ``timeout 60``, ``uv run`` ...) to
+    reach the program that really runs."""
+    while True:
+        words = strip_assignments(words)
+        if not words:
+            return words
+        program = posixpath.basename(words[0])
+        if len(words) > 1 and (program, words[1]) in _RUNNERS:
+            words = _skip_options(words[2:], _RUNNERS[(program, words[1])])
+        elif program in _PREFIX_RUNNERS:
+            words = _skip_options(words[1:], _PREFIX_RUNNERS[program])
+            if program == "timeout" and words:
+                words = words[1:]  # the duration
+        else:
+            return words
+
+
+def _first_argument(args: tuple[str, ...]) -> str | None:
+    return next((a for a in args if not a.startswith(("-", "+"))), None)
+
+
+def _script_is_check(name: str | None) -> bool:
+    return name is not None and name.split(":")[0] in _SCRIPT_NAMES
+
+
+def _package_manager_kind(program: str, args: tuple[str, ...]) -> CheckKind | None:
+    sub = _first_argument(args)
+    if sub in {"test", "t", "tst"}:
+        return CheckKind.CHECK
+    rest = args[args.index(sub) + 1 :] if sub is not None else ()
+    if sub in {"run", "run-script"}:
+        return CheckKind.CHECK if _script_is_check(_first_argument(rest)) else None
+    if program != "npm" and _script_is_check(sub):
+        return CheckKind.CHECK  # pnpm build, yarn lint, bun run-less scripts
+    return None
+
+
+def _python_kind(args: tuple[str, ...]) -> CheckKind | None:
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "-m":
+        index += 2 if args[index] in _PYTHON_VALUE_OPTIONS else 1
+    if index + 1 < len(args) and args[index] == "-m":
+        return _program_kind(args[index + 1], args[index + 2 :])
+    script = args[index] if index < len(args) else None
+    if script is not None and posixpath.basename(script) == "manage.py":
+        return CheckKind.CHECK if args[index + 1 : index + 2] == ("test",) else None
+    return None
+
+
+def _program_kind(program: str, args: tuple[str, ...]) -> CheckKind | None:
+    """The kind of check ``program args`` is, or None when it is no check."""
+    if any(arg in _HELP_FLAGS for arg in args):
+        return None
+    sub = _first_argument(args)
+    if _PYTHON.fullmatch(program):
+        return _python_kind(args)
+    if program in _NOTEBOOK_RUNNERS:
+        return CheckKind.NOTEBOOK
+    if program in {"pytest", "py.test"} and any(a.startswith("--nbval") for a in args):
+        return CheckKind.NOTEBOOK
+    if program in _ALWAYS:
+        return CheckKind.CHECK
+    if program == "ruff":
+        formatting = sub == "format" and bool({"--check", "--diff"} & set(args))
+        return CheckKind.CHECK if sub == "check" or formatting else None
+    if program in _PACKAGE_MANAGERS:
+        return _package_manager_kind(program, args)
+    if program in _SUBCOMMANDS:
+        return CheckKind.CHECK if sub in _SUBCOMMANDS[program] else None
+    if program in _MAKE:
+        return None if _MAKE_DRY_RUN & set(args) else CheckKind.CHECK
+    if program in _ANY_GOAL:
+        return CheckKind.CHECK if sub is not None else None
+    if program in {"jupyter", "jupyter-nbconvert", "nbconvert"}:
+        if program == "jupyter" and sub == "execute":
+            return CheckKind.NOTEBOOK
+        executes = "--execute" in args and (program != "jupyter" or sub == "nbconvert")
+        return CheckKind.NOTEBOOK if executes else None
+    return None
+
+
+def _shell_script(args: tuple[str, ...]) -> str | None:
+    """The script of ``sh -c SCRIPT`` (also ``bash -lc SCRIPT``), else None."""
+    for index, arg in enumerate(args):
+        if not arg.startswith("-"):
+            return None
+        if "c" in arg[1:] and not arg.startswith("--") and index + 1 < len(args):
+            return args[index + 1]
+    return None
+
+
+def check_kinds(command: str, _depth: int = 0) -> frozenset[CheckKind]:
+    """The kinds of check whose exit status decides ``command``'s, parsed by words.
+
+    ``echo pytest`` and ``cat test.py`` are no checks, nor is ``pytest | tail`` (the
+    pipeline's status is ``tail``'s) or ``pytest || true``.
+    """
+    kinds: set[CheckKind] = set()
+    for words in gating_commands(command):
+        unwrapped = _unwrap(words)
+        if not unwrapped:
+            continue
+        program = posixpath.basename(unwrapped[0])
+        script = _shell_script(unwrapped[1:]) if program in _SHELLS else None
+        if script is not None and _depth < 3:
+            kinds |= check_kinds(script, _depth + 1)
+            continue
+        kind = _program_kind(program, unwrapped[1:])
+        if kind is not None:
+            kinds.add(kind)
+    return frozenset(kinds)
+
+
+def is_verification_command(command: str) -> bool:
+    """True when ``command`` runs a build, test, lint, type check or notebook run."""
+    return bool(check_kinds(command))
+
+
+def executes_notebooks(command: str) -> bool:
+    """True when ``command`` executes notebooks (nbconvert --execute, jupyter execute,
+    papermill, python -m nbclient, pytest --nbval)."""
+    return CheckKind.NOTEBOOK in check_kinds(command)
+
+
+def touches_notebooks(paths: Iterable[str]) -> bool:
+    """True when any changed path is a notebook."""
+    return any(path.lower().endswith(".ipynb") for path in paths)

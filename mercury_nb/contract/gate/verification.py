@@ -1,0 +1,138 @@
+"""The evidence rule: a check after the last change that exited 0, judged by exit code and order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from mercury_nb.contract.gate.check_commands import (
+    CheckKind,
+    check_kinds,
+    executes_notebooks,
+    is_verification_command,
+    touches_notebooks,
+)
+
+__all__ = [
+    "CheckFailed",
+    "CheckKind",
+    "CheckRecord",
+    "CheckStale",
+    "Evidence",
+    "EvidenceVerdict",
+    "NoCheck",
+    "ReadBack",
+    "Verified",
+    "check_kinds",
+    "executes_notebooks",
+    "is_check",
+    "is_verification_command",
+    "judge_evidence",
+    "touches_notebooks",
+]
+
+
+@dataclass(frozen=True)
+class CheckRecord:
+    """One tool call of the task that may be a check. ``seq`` orders every tool call."""
+
+    command: str
+    exit_code: int | None
+    seq: int
+    kind: Literal["command", "notebook"] = "command"
+    timed_out: bool = False
+
+    @property
+    def passed(self) -> bool:
+        """Exit 0 and finished in time. No exit code or a timeout is a failure."""
+        return self.exit_code == 0 and not self.timed_out
+
+
+@dataclass(frozen=True)
+class Verified:
+    """A check that ran after the last change and passed."""
+
+    check: CheckRecord
+
+    def __post_init__(self) -> None:
+        if not self.check.passed:
+            raise ValueError(f"a failed check is not evidence: {self.check!r}")
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """Evidence for changes to non-code files only: the measured change summary and a
+    read-back of these files."""
+
+    paths: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.paths:
+            raise ValueError("a read-back needs at least one changed file")
+
+
+Evidence = Verified | ReadBack
+
+
+@dataclass(frozen=True)
+class NoCheck:
+    """No verification check ran at all."""
+
+
+@dataclass(frozen=True)
+class CheckFailed:
+    """A check after the last change failed and no later run of it passed."""
+
+    check: CheckRecord
+
+
+@dataclass(frozen=True)
+class CheckStale:
+    """The newest check ran before the latest change."""
+
+    check: CheckRecord
+
+
+EvidenceVerdict = Verified | NoCheck | CheckFailed | CheckStale
+
+
+def is_check(record: CheckRecord, *, notebooks_only: bool = False) -> bool:
+    """A notebook execution is always a check; a command is one when its words say so."""
+    if record.kind == "notebook":
+        return True
+    return (
+        executes_notebooks(record.command)
+        if notebooks_only
+        else (is_verification_command(record.command))
+    )
+
+
+def judge_evidence(
+    records: Sequence[CheckRecord],
+    last_mutation_seq: int | None,
+    *,
+    notebooks_changed: bool = False,
+) -> EvidenceVerdict:
+    """Judge by exit code and order only, never by output text.
+
+    Evidence is a check that ran after the last successful mutation (``seq`` greater
+    than ``last_mutation_seq``; None means nothing changed) and exited 0. Among the
+    checks after the change, a failure is only cleared by a later passing run of the
+    same command, so a passing lint cannot hide failing tests. When notebooks changed,
+    only a notebook execution counts. A verification command must not itself be
+    reported as the last mutation.
+    """
+    checks = [r for r in records if is_check(r, notebooks_only=notebooks_changed)]
+    after = [r for r in checks if last_mutation_seq is None or r.seq > last_mutation_seq]
+    if after:
+        newest_per_command: dict[tuple[str, str], CheckRecord] = {}
+        for record in sorted(after, key=lambda r: r.seq):
+            newest_per_command[(record.kind, " ".join(record.command.split()))] = record
+        failed = [r for r in newest_per_command.values() if not r.passed]
+        if failed:
+            return CheckFailed(max(failed, key=lambda r: r.seq))
+        return Verified(max(after, key=lambda r: r.seq))
+    if checks:
+        return CheckStale(max(checks, key=lambda r: r.seq))
+    return NoCheck()

@@ -1,0 +1,1 @@
+"""Recovery: stall watchdog, memory governor, compaction, continuation, sub-agent supervision."""

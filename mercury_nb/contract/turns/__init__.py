@@ -1,0 +1,1 @@
+"""Turn endings: how a stream ended, the assembled reply, the verdict, and the one router."""

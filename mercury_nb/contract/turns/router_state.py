@@ -1,0 +1,156 @@
+"""The turn router's vocabulary: the facts of a turn, the router's state, and its decisions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import Blocker, Ending
+from mercury_nb.contract.escalation import provider_policy as pp
+from mercury_nb.contract.escalation.doom_loop import DoomLoop
+from mercury_nb.contract.escalation.narration_guard import GuardState, RunGuardRound
+from mercury_nb.contract.gate.completion_gate import GateState
+from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
+from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
+from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
+from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.transport.protocol import ToolChoice
+
+Message = dict[str, Any]
+
+STALL_KIND = "stalled"
+"""``ProviderTrouble.kind`` of an attempt cut by the stall watchdog: a transient failure,
+retried or fallen back from like any interrupted attempt, the stall report as its message."""
+
+
+@dataclass(frozen=True)
+class TurnDirective:
+    """How the next turn starts: messages to append, and the first step's tool choice."""
+
+    messages: tuple[Message, ...] = ()
+    tool_choice: ToolChoice = "auto"
+    tool_names: tuple[str, ...] | None = None
+    provider_index: int = 0
+
+
+@dataclass(frozen=True)
+class ProviderTrouble:
+    """A request failed: before any output (``streamed_output`` False) or mid-stream.
+
+    ``tool_choice`` and ``tool_names`` are those of the request that failed, so a retry
+    before any output re-sends the same first step (a forced guard step stays forced)."""
+
+    provider: str
+    message: str
+    status: int | None = None
+    kind: str = "error"
+    retry_after_s: float | None = None
+    streamed_output: bool = False
+    tool_choice: ToolChoice = "auto"
+    tool_names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The change summary measured on disk when the turn ended."""
+
+    changed_paths: tuple[str, ...]
+    verified_by: Literal["git", "snapshot"]
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class TurnFacts:
+    """Everything the router needs about the turn that just ended. No I/O inside."""
+
+    verdict: TurnVerdict
+    reply_text: str = ""
+    cut_write: bool = False
+    cut_write_path: str | None = None
+    trouble: ProviderTrouble | None = None
+    measured: Measured | None = None
+    evidence: EvidenceVerdict = field(default_factory=NoCheck)
+    jitter: float = 0.0
+    mutations_in_task: int = 0
+    """Successful mutating tool calls in the whole task so far (from the session's tool log)."""
+    last_failed_mutation: Blocker | None = None
+    """The task's latest failed mutating tool call, with the result the model saw."""
+    doom: DoomLoop | None = None
+    """The doom-loop detector stopped this attempt (``trouble`` then names the provider)."""
+    pressure_pause: str | None = None
+    """The memory governor's pause text (``PauseForPressure.text``): memory or context
+    pressure outlasted compaction, so the task pauses honestly before the next request."""
+
+
+@dataclass(frozen=True)
+class RouterState:
+    task: str
+    intent: TaskIntent
+    gate: GateState
+    budget: StepBudgetState
+    truncation: TruncationState
+    providers: pp.ProviderState
+    output_caps: tuple[tuple[int, int], ...] = ()
+    """Lowered ``max_tokens`` per provider index, kept for the rest of the task."""
+    guard: GuardState = field(default_factory=GuardState)
+    guard_round: RunGuardRound | None = None
+    """The narration-guard round in flight (kept to degrade it if its forced step is refused)."""
+
+    def output_cap(self, index: int, default: int) -> int:
+        return dict(self.output_caps).get(index, default)
+
+    @classmethod
+    def start(cls, task: str, config: MercuryConfig) -> RouterState:
+        return cls(
+            task=task,
+            intent=classify_intent(task, config.mode),
+            gate=GateState(),
+            budget=StepBudgetState(),
+            truncation=TruncationState(),
+            providers=pp.ProviderState(chain=config.model_chain),
+        )
+
+
+@dataclass(frozen=True)
+class FinishWith:
+    ending: Ending
+
+
+@dataclass(frozen=True)
+class NextTurn:
+    directive: TurnDirective
+    notice: str | None = None
+    fresh_budget: bool = False
+
+
+@dataclass(frozen=True)
+class RetryStep:
+    """Ask again (same or next provider) after ``delay_s``; ``directive.messages`` may
+    carry a continue-from-partial note or a loop directive."""
+
+    directive: TurnDirective
+    notice: str | None = None
+    delay_s: float = 0.0
+    output_cap: int | None = None
+    """A lowered ``max_tokens`` for the provider being retried, if the error asked for it."""
+
+
+@dataclass(frozen=True)
+class GuardRound:
+    """Run narration-guard round ``round.round``: show ``notice``; when ``grounding`` is set,
+    append the agent-made workspace listing; then append ``directive.messages`` and send the
+    first step with ``directive.tool_choice`` and only ``directive.tool_names``."""
+
+    round: RunGuardRound
+    directive: TurnDirective
+    grounding: bool
+    notice: str | None
+    fresh_budget: bool = False
+
+
+RouterDecision = FinishWith | NextTurn | RetryStep | GuardRound
+
+
+def user(text: str) -> Message:
+    return {"role": "user", "content": text}

@@ -1,0 +1,177 @@
+"""Routes each turn-end verdict to its recovery path: the loop's one pure decision point.
+
+The escalation routes (narration guard, doom loops, provider trouble) live in
+``escalation_router``; the vocabulary (facts, state, decisions) in ``router_state``, and is
+re-exported here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import assert_never
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import (
+    Aborted,
+    NoChangesCompletion,
+    Paused,
+    StepBudgetPause,
+    TruncationPause,
+    VerificationFailedPause,
+    VerifiedCompletion,
+)
+from mercury_nb.contract.escalation import provider_policy as pp
+from mercury_nb.contract.escalation.escalation_router import route_guard, route_trouble
+from mercury_nb.contract.gate.completion_gate import (
+    Complete,
+    CompleteNoChanges,
+    ForceVerification,
+    GateObservation,
+    PauseVerificationFailed,
+    decide_completion,
+)
+from mercury_nb.contract.recovery.continuation import (
+    AutoContinue,
+    PauseStepBudget,
+    PauseTruncated,
+    ResumeTruncated,
+    TruncationObservation,
+    on_steps_exhausted,
+    on_truncated,
+)
+from mercury_nb.contract.turns.router_state import (
+    FinishWith,
+    GuardRound,
+    Measured,
+    NextTurn,
+    ProviderTrouble,
+    RetryStep,
+    RouterDecision,
+    RouterState,
+    TurnDirective,
+    TurnFacts,
+    user,
+)
+from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+
+__all__ = [
+    "FinishWith",
+    "GuardRound",
+    "Measured",
+    "NextTurn",
+    "ProviderTrouble",
+    "RetryStep",
+    "RouterDecision",
+    "RouterState",
+    "TurnDirective",
+    "TurnFacts",
+    "decide_after_turn",
+]
+
+
+PRESSURE_PAUSE_PREFIX = "I've paused for now — "
+PRESSURE_PAUSE_SUFFIX = ', then send "continue" and I\'ll pick up right where I left off.'
+"""The parts of the governor's pause text that the one pause banner already says."""
+
+
+def pressure_ending(text: str) -> Paused:
+    """The honest pause for the memory governor's pause ``text``: its words (naming memory or
+    context, with the numbers) under the pause banner, whose opening and resume hint are not
+    repeated."""
+    reason = text.removeprefix(PRESSURE_PAUSE_PREFIX)
+    if reason.endswith(PRESSURE_PAUSE_SUFFIX):
+        reason = reason[: -len(PRESSURE_PAUSE_SUFFIX)]
+    return Paused(reason)
+
+
+def decide_after_turn(
+    state: RouterState, facts: TurnFacts, config: MercuryConfig
+) -> tuple[RouterState, RouterDecision]:
+    """One decision per turn end; exhaustive over the five verdicts.
+
+    A pressure pause from the memory governor ends the task first, whatever the verdict.
+    A ``text-stop`` or ``steps-exhausted`` turn goes to the narration guard first; only
+    when the guard has nothing to do does the gate or the step budget decide."""
+    if facts.pressure_pause is not None:
+        return state, FinishWith(pressure_ending(facts.pressure_pause))
+    match facts.verdict:
+        case TurnVerdict.ABORTED:
+            return state, FinishWith(Aborted())
+        case TurnVerdict.INTERRUPTED:
+            return route_trouble(state, facts, config)
+        case TurnVerdict.TRUNCATED:
+            # the turn goes on: retries reset, but providers that failed in it stay skipped
+            state = replace(state, providers=replace(state.providers, retries=0))
+            return _on_truncated(state, facts, config)
+        case TurnVerdict.STEPS_EXHAUSTED:
+            state = replace(state, providers=pp.record_success(state.providers))
+            state, guarded = route_guard(state, facts, config)
+            if guarded is not None:
+                return state, guarded
+            return _on_steps_exhausted(state, config)
+        case TurnVerdict.TEXT_STOP:
+            state = replace(state, providers=pp.record_success(state.providers))
+            state, guarded = route_guard(state, facts, config)
+            if guarded is not None:
+                return state, guarded
+            return _on_text_stop(state, facts, config)
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _continue(state: RouterState, text: str) -> TurnDirective:
+    return TurnDirective(messages=(user(text),), provider_index=state.providers.current)
+
+
+def _on_truncated(
+    state: RouterState, facts: TurnFacts, config: MercuryConfig
+) -> tuple[RouterState, RouterDecision]:
+    obs = TruncationObservation(cut_write=facts.cut_write, path=facts.cut_write_path)
+    truncation, decision = on_truncated(state.truncation, obs, config)
+    state = replace(state, truncation=truncation)
+    match decision:
+        case ResumeTruncated(prompt=prompt):
+            return state, NextTurn(_continue(state, prompt), fresh_budget=True)
+        case PauseTruncated(rounds=rounds):
+            return state, FinishWith(TruncationPause(rounds))
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _on_steps_exhausted(
+    state: RouterState, config: MercuryConfig
+) -> tuple[RouterState, RouterDecision]:
+    budget, decision = on_steps_exhausted(state.budget, state.task, config)
+    state = replace(state, budget=budget)
+    match decision:
+        case AutoContinue(nudge=nudge, notice=notice):
+            return state, NextTurn(_continue(state, nudge), notice, fresh_budget=True)
+        case PauseStepBudget(continuations=n):
+            return state, FinishWith(StepBudgetPause(n))
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _on_text_stop(
+    state: RouterState, facts: TurnFacts, config: MercuryConfig
+) -> tuple[RouterState, RouterDecision]:
+    measured = facts.measured
+    if measured is None or not measured.complete:
+        reason = "I couldn't confirm what changed in the workspace, so I'm not calling it done"
+        return state, FinishWith(Paused(reason))
+    gate, decision = decide_completion(
+        state.gate, GateObservation(measured.changed_paths, facts.evidence), config
+    )
+    state = replace(state, gate=gate)
+    match decision:
+        case Complete(evidence=evidence):
+            return state, FinishWith(VerifiedCompletion(evidence))
+        case CompleteNoChanges():
+            return state, FinishWith(NoChangesCompletion(measured.verified_by))
+        case ForceVerification(prompt=prompt, notice=notice):
+            directive = replace(_continue(state, prompt), tool_choice="required")
+            return state, NextTurn(directive, notice)
+        case PauseVerificationFailed(last_check=check, stale=stale):
+            return state, FinishWith(VerificationFailedPause(check, stale))
+        case _ as unreachable:
+            assert_never(unreachable)

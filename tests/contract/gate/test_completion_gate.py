@@ -1,0 +1,239 @@
+"""The verification gate: evidence-gated completion with exactly one forced round."""
+
+from __future__ import annotations
+
+import pytest
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.gate.completion_gate import (
+    VERIFICATION_NOTICE,
+    Complete,
+    CompleteNoChanges,
+    ForceVerification,
+    GateDecision,
+    GateObservation,
+    GateState,
+    PauseVerificationFailed,
+    decide_completion,
+    is_non_code_path,
+    verification_prompt,
+)
+from mercury_nb.contract.gate.verification import (
+    CheckFailed,
+    CheckRecord,
+    CheckStale,
+    EvidenceVerdict,
+    NoCheck,
+    ReadBack,
+    Verified,
+)
+
+EXECUTE = MercuryConfig(mode="execute")
+CHAT = MercuryConfig(mode="chat")
+FRESH = GateState()
+AFTER_FORCED = GateState(forced_rounds=1)
+
+PASSED = CheckRecord("pytest", 0, 5)
+FAILED = CheckRecord("npm test", 1, 5)
+TIMED_OUT = CheckRecord("pytest", 0, 5, timed_out=True)
+OLD = CheckRecord("pytest", 0, 2)
+CODE = ("src/app.py",)
+DOCS = ("README.md", "data/sales.csv")
+
+
+def decide(
+    state: GateState,
+    paths: tuple[str, ...],
+    evidence: EvidenceVerdict,
+    config: MercuryConfig = EXECUTE,
+) -> tuple[GateState, GateDecision]:
+    return decide_completion(state, GateObservation(paths, evidence), config)
+
+
+@pytest.mark.parametrize(
+    ("state", "paths", "evidence", "config", "expected"),
+    [
+        pytest.param(FRESH, (), NoCheck(), EXECUTE, CompleteNoChanges(), id="no-changes"),
+        pytest.param(FRESH, (), NoCheck(), CHAT, CompleteNoChanges(), id="chat-no-changes"),
+        pytest.param(
+            FRESH, (), CheckFailed(FAILED), EXECUTE, CompleteNoChanges(), id="no-changes-failed"
+        ),
+        pytest.param(
+            FRESH, CODE, Verified(PASSED), EXECUTE, Complete(Verified(PASSED)), id="verified"
+        ),
+        pytest.param(
+            FRESH, CODE, Verified(PASSED), CHAT, Complete(Verified(PASSED)), id="chat-verified"
+        ),
+        pytest.param(
+            FRESH, DOCS, NoCheck(), EXECUTE, Complete(ReadBack(DOCS)), id="docs-read-back"
+        ),
+        pytest.param(
+            FRESH, DOCS, CheckStale(OLD), EXECUTE, Complete(ReadBack(DOCS)), id="docs-stale-ok"
+        ),
+        pytest.param(
+            FRESH, DOCS, Verified(PASSED), EXECUTE, Complete(Verified(PASSED)), id="docs-verified"
+        ),
+        pytest.param(FRESH, DOCS, NoCheck(), CHAT, Complete(ReadBack(DOCS)), id="chat-docs"),
+        # after the one forced round: pause honestly
+        pytest.param(
+            AFTER_FORCED,
+            CODE,
+            NoCheck(),
+            EXECUTE,
+            PauseVerificationFailed(None, stale=False),
+            id="forced-then-no-check",
+        ),
+        pytest.param(
+            AFTER_FORCED,
+            CODE,
+            CheckFailed(FAILED),
+            EXECUTE,
+            PauseVerificationFailed(FAILED, stale=False),
+            id="forced-then-failed",
+        ),
+        pytest.param(
+            AFTER_FORCED,
+            CODE,
+            CheckFailed(TIMED_OUT),
+            EXECUTE,
+            PauseVerificationFailed(TIMED_OUT, stale=False),
+            id="forced-then-timed-out",
+        ),
+        pytest.param(
+            AFTER_FORCED,
+            CODE,
+            CheckStale(OLD),
+            EXECUTE,
+            PauseVerificationFailed(OLD, stale=True),
+            id="forced-then-stale",
+        ),
+        pytest.param(
+            AFTER_FORCED,
+            CODE,
+            Verified(PASSED),
+            EXECUTE,
+            Complete(Verified(PASSED)),
+            id="forced-then-verified",
+        ),
+        pytest.param(
+            AFTER_FORCED,
+            DOCS,
+            CheckFailed(FAILED),
+            EXECUTE,
+            PauseVerificationFailed(FAILED, stale=False),
+            id="docs-failed-check-is-never-ignored",
+        ),
+        # chat mode never forces a round
+        pytest.param(
+            FRESH,
+            CODE,
+            NoCheck(),
+            CHAT,
+            PauseVerificationFailed(None, stale=False),
+            id="chat-changes-without-evidence-pause",
+        ),
+        pytest.param(
+            FRESH,
+            CODE,
+            CheckStale(OLD),
+            CHAT,
+            PauseVerificationFailed(OLD, stale=True),
+            id="chat-stale-pause",
+        ),
+    ],
+)
+def test_gate_decision(
+    state: GateState,
+    paths: tuple[str, ...],
+    evidence: EvidenceVerdict,
+    config: MercuryConfig,
+    expected: GateDecision,
+) -> None:
+    new_state, decision = decide(state, paths, evidence, config)
+    assert decision == expected
+    assert new_state == state
+
+
+@pytest.mark.parametrize(
+    ("paths", "evidence", "reason"),
+    [
+        pytest.param(CODE, NoCheck(), "no build, test or type check ran", id="no-check"),
+        pytest.param(CODE, CheckFailed(FAILED), "`npm test` exited 1", id="failed"),
+        pytest.param(CODE, CheckFailed(TIMED_OUT), "`pytest` timed out", id="timed-out"),
+        pytest.param(CODE, CheckStale(OLD), "`pytest` ran before your latest change", id="stale"),
+        pytest.param(DOCS, CheckFailed(FAILED), "`npm test` exited 1", id="docs-failed"),
+    ],
+)
+def test_missing_evidence_forces_exactly_one_round(
+    paths: tuple[str, ...], evidence: EvidenceVerdict, reason: str
+) -> None:
+    state, decision = decide(FRESH, paths, evidence)
+    assert isinstance(decision, ForceVerification)
+    assert decision.tool_choice == "required"
+    assert decision.notice == VERIFICATION_NOTICE
+    assert reason in decision.prompt
+    assert state == GateState(forced_rounds=1)
+    _, second = decide(state, paths, evidence)
+    assert isinstance(second, PauseVerificationFailed)
+
+
+def test_notice_text_is_exact() -> None:
+    assert VERIFICATION_NOTICE == (
+        "Checking my work before I call it done — running the build/tests now…"
+    )
+
+
+@pytest.mark.parametrize(
+    ("paths", "expected", "absent"),
+    [
+        pytest.param(("a.py",), "exit code is the evidence", "jupyter execute", id="code"),
+        pytest.param(("a.ipynb", "b.py"), "jupyter execute", "npm test", id="notebooks"),
+    ],
+)
+def test_prompt_asks_for_the_right_check(
+    paths: tuple[str, ...], expected: str, absent: str
+) -> None:
+    prompt = verification_prompt(NoCheck(), paths)
+    assert prompt.startswith("[SYSTEM: VERIFY]")
+    assert expected in prompt
+    assert absent not in prompt
+    assert all(path in prompt for path in paths)
+
+
+def test_prompt_lists_at_most_ten_paths() -> None:
+    paths = tuple(f"src/m{i}.py" for i in range(13))
+    prompt = verification_prompt(NoCheck(), paths)
+    assert "src/m9.py" in prompt
+    assert "src/m10.py" not in prompt
+    assert "and 3 more" in prompt
+
+
+@pytest.mark.parametrize(
+    ("path", "non_code"),
+    [
+        pytest.param("README.md", True, id="markdown"),
+        pytest.param("docs/guide.rst", True, id="rst"),
+        pytest.param("notes.TXT", True, id="txt-upper"),
+        pytest.param("data/sales.csv", True, id="csv"),
+        pytest.param("data/x.tsv", True, id="tsv"),
+        pytest.param("LICENSE", True, id="license"),
+        pytest.param("requirements.txt", False, id="requirements"),
+        pytest.param("requirements-dev.txt", False, id="requirements-dev"),
+        pytest.param("CMakeLists.txt", False, id="cmake"),
+        pytest.param("package.json", False, id="json-config"),
+        pytest.param("config.yaml", False, id="yaml"),
+        pytest.param("pyproject.toml", False, id="toml"),
+        pytest.param("index.html", False, id="html"),
+        pytest.param("analysis.ipynb", False, id="notebook"),
+        pytest.param("app.py", False, id="python"),
+        pytest.param("Makefile", False, id="makefile"),
+        pytest.param("docs\\notes.md", True, id="windows-separator"),
+    ],
+)
+def test_non_code_paths(path: str, non_code: bool) -> None:
+    assert is_non_code_path(path) is non_code
+
+
+def test_mixed_changes_need_a_check() -> None:
+    _, decision = decide(FRESH, ("README.md", "src/app.py"), NoCheck())
+    assert isinstance(decision, ForceVerification)

@@ -1,0 +1,102 @@
+"""Table tests of the recovery routes through the turn router: pressure pauses from the memory
+governor and attempts cut by the stall watchdog."""
+
+from __future__ import annotations
+
+import pytest
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import Paused, ProviderFailure
+from mercury_nb.contract.escalation.provider_policy import CONTINUE_FROM_PARTIAL
+from mercury_nb.contract.recovery.memory_governor import PressureObservation, pressure_pause
+from mercury_nb.contract.turns.router_state import (
+    STALL_KIND,
+    FinishWith,
+    ProviderTrouble,
+    RetryStep,
+    RouterState,
+    TurnFacts,
+    user,
+)
+from mercury_nb.contract.turns.turn_router import decide_after_turn, pressure_ending
+from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.ui.banners import banner_text
+
+CONFIG = MercuryConfig(model="a", fallbacks=("b",), retry_base_s=0.0)
+MEMORY = pressure_pause(PressureObservation(10, 100, rss_mb=900.0, limit_mb=512), CONFIG).text
+CONTEXT = pressure_pause(PressureObservation(150_000, 120_000), CONFIG).text
+STALL = "Task stalled 8 minutes with no progress (was: waiting for a)"
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        pytest.param(
+            MEMORY,
+            "the kernel is using 900 MB of memory, over its 512 MB limit, even after compacting "
+            "the conversation. Free some memory in the kernel (or raise MERCURY_MEMORY_LIMIT_MB)",
+            id="memory",
+        ),
+        pytest.param(
+            CONTEXT,
+            "the conversation is still too large for the model's context (about 150,000 tokens "
+            "for a budget of 120,000), even after compacting the conversation. Switch to a "
+            "model with a larger context window if you can",
+            id="context",
+        ),
+        pytest.param("the kernel is out of memory", "the kernel is out of memory", id="plain"),
+    ],
+)
+def test_pressure_ending_keeps_the_governors_words(text: str, reason: str) -> None:
+    ending = pressure_ending(text)
+    assert ending == Paused(reason)
+    banner = banner_text(ending, [])
+    assert banner.count("I've paused for now") == 1
+    assert banner.count('Send "continue"') + banner.count('send "continue"') == 1
+
+
+@pytest.mark.parametrize("verdict", list(TurnVerdict), ids=lambda v: v.value)
+def test_a_pressure_pause_ends_the_task_whatever_the_verdict(verdict: TurnVerdict) -> None:
+    state = RouterState.start("build it", CONFIG)
+    facts = TurnFacts(verdict=verdict, pressure_pause=CONTEXT)
+    new_state, decision = decide_after_turn(state, facts, CONFIG)
+    assert decision == FinishWith(pressure_ending(CONTEXT))
+    assert new_state == state
+
+
+def stalled(after_output: bool) -> TurnFacts:
+    trouble = ProviderTrouble(
+        provider="a", message=STALL, kind=STALL_KIND, streamed_output=after_output
+    )
+    return TurnFacts(verdict=TurnVerdict.INTERRUPTED, trouble=trouble)
+
+
+@pytest.mark.parametrize(
+    ("after_output", "messages"),
+    [
+        pytest.param(False, (), id="nothing-streamed-resends-the-step"),
+        pytest.param(True, (user(CONTINUE_FROM_PARTIAL),), id="partial-text-is-continued"),
+    ],
+)
+def test_a_stalled_attempt_is_retried_on_the_same_provider(
+    after_output: bool, messages: tuple[dict[str, str], ...]
+) -> None:
+    state, decision = decide_after_turn(
+        RouterState.start("build it", CONFIG), stalled(after_output), CONFIG
+    )
+    assert isinstance(decision, RetryStep)
+    assert decision.directive.provider_index == 0
+    assert decision.directive.messages == messages
+    assert state.providers.ledger == {"a": f"stalled: {STALL}"}
+
+
+def test_stalls_move_down_the_chain_then_fail_naming_the_stall() -> None:
+    config = CONFIG.with_changes(retry_attempts=0)
+    state = RouterState.start("build it", config)
+    state, first = decide_after_turn(state, stalled(False), config)
+    assert isinstance(first, RetryStep)
+    assert first.notice == f"⚠ a: stalled: {STALL} — switching to b and continuing."
+    state, last = decide_after_turn(state, stalled(False), config)
+    assert isinstance(last, FinishWith)
+    assert isinstance(last.ending, ProviderFailure)
+    assert last.ending.last_error == f"stalled: {STALL}"
