@@ -122,8 +122,12 @@ def test_binary_and_large_files_are_compared_by_hash(plain: Path) -> None:
         removed=0,
         kind="modified",
         preview="(binary file, 3 bytes) (was 3 bytes)",
+        measured=False,
+        size=3,
+        binary=True,
     )
     assert changes["large.txt"].kind == "modified"
+    assert not changes["large.txt"].measured
     assert "lines not counted" in changes["large.txt"].preview
 
 
