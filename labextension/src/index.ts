@@ -96,7 +96,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     app.commands.addKeyBinding({
       command: COMMAND,
-      keys: ['Accel Shift U'],
+      keys: ['Alt Shift M'],
       selector: 'body'
     });
     palette?.addItem({ command: COMMAND, category: 'mercury' });

@@ -149,6 +149,7 @@ function money(usd: number | null): string {
 
 function Detail(props: {
   detail: ITaskDetail;
+  pulse: string;
   onStop: (id: string) => void;
   onContinue: (id: string) => void;
   onClose: () => void;
@@ -170,6 +171,7 @@ function Detail(props: {
       <div className="jp-mercury-meta">
         {task.workspace} · {task.models.join(' → ')} · {task.steps} step(s)
       </div>
+      {task.status === 'running' && <div className="jp-mercury-pulse">{props.pulse}</div>}
       <div className="jp-mercury-actions">
         {task.status === 'running' && (
           <button
@@ -501,6 +503,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
       {selected && detail ? (
         <Detail
           detail={detail}
+          pulse={pulseLine(pulses.current.get(detail.task.id), now)}
           busy={busy}
           onStop={id => void act(() => stopTask(id), id)}
           onContinue={id => void act(() => continueTask(id), id)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -78,6 +79,9 @@ class Run:
 
 
 _local: dict[str, Run] = {}
+_outcomes: OrderedDict[str, dict[str, Any]] = OrderedDict()
+"""Outcomes of tasks this process ran (the ledger keeps no answer), newest last."""
+KEEP_OUTCOMES = 200
 
 
 def plan(flags: Mapping[str, Any] | None = None, *, traitlets: Mapping[str, Any] | None = None,
@@ -113,8 +117,16 @@ def _launch(planned: ledger_runs.PlannedRun) -> Run:
                         None, None, False)
     run = Run(planned.task_id, task, live, record)
     _local[planned.task_id] = run
-    task.add_done_callback(lambda _t: _local.pop(planned.task_id, None))
+    task.add_done_callback(lambda done: _finished(planned.task_id, done))
     return run
+
+
+def _finished(task_id: str, done: asyncio.Task[TaskOutcome]) -> None:
+    _local.pop(task_id, None)
+    if not done.cancelled() and done.exception() is None:
+        _outcomes[task_id] = done.result().model_dump(mode="json")
+        while len(_outcomes) > KEEP_OUTCOMES:
+            _outcomes.popitem(last=False)
 
 
 async def start(task: str, cfg: MercuryConfig, *, sink: Any = None,
@@ -199,10 +211,7 @@ def task_detail(task_id_or_prefix: str) -> TaskDetail | None:
     record = _get(task_id_or_prefix)
     if record is None:
         return None
-    run = _local.get(record.id)
-    outcome = None
-    if run is not None and run.done() and not run.task.cancelled() and not run.task.exception():
-        outcome = run.task.result().model_dump(mode="json")
+    outcome = _outcomes.get(record.id) if record.status != "running" else None
     return TaskDetail(record, outcome, _rows(0, record.id))
 
 

@@ -36,12 +36,10 @@ def slow() -> list[Turn]:
 
 def pausing() -> list[Turn]:
     """With ``max_steps=1`` and no automatic continuations: pauses after one step; after
-    "continue" it finishes a prose change (evidence: the read-back)."""
+    "continue" it finishes a prose change in one more step (evidence: the read-back)."""
     return [
         Turn(tool_calls=(call("create_file", path="NOTES.md", content="# Notes\n\n- one\n"),)),
-        Turn(tool_calls=(call("edit_file", path="NOTES.md", old_text="",
-                              new_text="- two\n"),)),
-        Turn(text="NOTES.md lists both items."),
+        Turn(text="NOTES.md lists the item."),
     ]
 
 
@@ -55,8 +53,22 @@ def hostile() -> list[Turn]:
 
 
 def register_all(prefix: str = "panel") -> None:
-    """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss`` (fresh scripts)."""
+    """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli`` (fresh
+    scripts; each plays once, so a lab session gives each test its own)."""
     register_scripted_model(f"{prefix}-complete", verified())
     register_scripted_model(f"{prefix}-slow", slow())
     register_scripted_model(f"{prefix}-pause", pausing())
     register_scripted_model(f"{prefix}-xss", hostile())
+    register_scripted_model(f"{prefix}-cli", verified("test_cli_made.py"))
+
+
+def cli_main(argv: list[str]) -> int:
+    """The CLI with the scripts registered: ``python panel_scripts.py run TASK ...``."""
+    from mercury_nb.cli import main
+
+    register_all()
+    return main(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli_main(sys.argv[1:]))

@@ -345,3 +345,10 @@ async def test_models_lists_registered_scripts(jp_fetch: Fetch, models: Any) -> 
     reply = await call(jp_fetch, "models")
     assert name in reply["models"]
     unregister_scripted_model("api-listed")
+
+
+@on_server_loop
+async def test_detail_of_a_finished_task_has_its_answer(jp_fetch: Fetch, models: Any) -> None:
+    task_id = await start(jp_fetch, models("api-answer", [verified()[-1]]), "Say it.")
+    detail = await wait_status(jp_fetch, task_id, ("completed", "paused", "failed"))
+    assert detail["answer"] == "Created test_ok.py and it passes."
