@@ -392,7 +392,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
             step: task.live.step ?? known?.step ?? null,
             tool: task.live.tool ?? null,
             started: task.live.started ?? known?.started ?? task.created_at,
-            lastAt: Math.max(task.live.at ?? 0, known?.lastAt ?? 0)
+            lastAt: Math.max(task.live.at ?? task.updated_at, known?.lastAt ?? 0)
           });
         }
       }
@@ -449,7 +449,10 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
         step,
         tool,
         started: known?.started ?? event.at,
-        lastAt: event.kind === 'pulse' ? known?.lastAt ?? event.at : event.at
+        lastAt:
+          event.kind === 'pulse' && typeof data.silent_s === 'number'
+            ? event.at - data.silent_s
+            : event.at
       });
       if (event.kind === 'task-finished') {
         void taskDetail(event.task_id)

@@ -27,8 +27,10 @@ from tornado import web, websocket
 from mercury_nb.ledger.schema import STATUSES
 from mercury_nb.server.backend import (
     WorkdirError,
+    detail,
     detail_json,
     event_json,
+    remember,
     resolve_workdir,
     runs,
     summary,
@@ -87,11 +89,14 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
         return Path(self.settings.get("server_root_dir") or self.serverapp.root_dir)
 
     def write_detail(self, task_id: str) -> None:
-        detail = runs.task_detail(task_id)
-        if detail is None:
+        try:
+            found = detail(task_id)
+        except LookupError as error:  # an ambiguous prefix
+            return self.fail(400, str(error))
+        if found is None:
             self.fail(404, f"no task {task_id}")
         else:
-            self.finish(json.dumps(detail_json(detail)))
+            self.finish(json.dumps(detail_json(found)))
 
 
 class TasksHandler(MercuryHandler):
@@ -117,10 +122,13 @@ class TasksHandler(MercuryHandler):
                 where = str(resolve_workdir(self.root, workspace))
             except WorkdirError as error:
                 return self.fail(400, str(error))
-        records = await asyncio.to_thread(runs.list_tasks, workspace=where, status=status,
-                                          limit=limit + 1, offset=offset)
-        page = TaskList(tasks=[summary(r) for r in records[:limit]], limit=limit,
-                        offset=offset, has_more=len(records) > limit)
+        def read() -> TaskList:
+            records = runs.list_tasks(workspace=where, status=status, limit=limit + 1,
+                                      offset=offset)
+            return TaskList(tasks=[summary(r) for r in records[:limit]], limit=limit,
+                            offset=offset, has_more=len(records) > limit)
+
+        page = await asyncio.to_thread(read)
         self.finish(page.model_dump_json())
 
     @tornado.web.authenticated
@@ -142,9 +150,10 @@ class TasksHandler(MercuryHandler):
             cfg = runs.plan(flags)
         except ValueError as error:
             return self.fail(400, f"invalid settings: {error}")
-        run = await runs.start(body.task, cfg)
+        run = await runs.start(body.task, cfg, report=self.log.warning)
         if isinstance(run, runs.Refusal):
             return self.fail(409, run.message, kind=run.kind)
+        remember(run, body.task)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
 
@@ -181,16 +190,17 @@ class ContinueHandler(MercuryHandler):
             body: ContinueBody = self.body_as(ContinueBody, optional=True)
         except BadRequest as error:
             return self.fail(error.status, error.message)
-        if runs.task_detail(task_id) is None:
-            return self.fail(404, f"no task {task_id}")
         flags: dict[str, Any] = {}
         if body.model:
             flags.update(model=body.model, fallbacks=())
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
-        run = await runs.continue_task(task_id, runs.plan(flags))
+        run = await runs.continue_task(task_id, runs.plan({}), flags=flags,
+                                       report=self.log.warning)
         if isinstance(run, runs.Refusal):
-            return self.fail(409, run.message, kind=run.kind)
+            status = 404 if run.kind == "unknown-task" else 409
+            return self.fail(status, run.message, kind=run.kind)
+        remember(run, None)
         self.finish(json.dumps({"task_id": run.task_id}))
 
 

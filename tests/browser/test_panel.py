@@ -129,7 +129,7 @@ def test_a_task_started_by_the_cli_appears_live(page: Any, lab: Lab) -> None:
         row.wait_for(timeout=15_000)  # no reload: the WebSocket brought it
         row.locator('.jp-mercury-chip[data-status="completed"]').wait_for(timeout=30_000)
     finally:
-        out, err = cli.communicate(timeout=60)
+        _out, err = cli.communicate(timeout=60)
     assert cli.returncode == 0, err.decode()[-2000:]
 
 
