@@ -32,10 +32,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
 SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
 LAB_START_TIMEOUT_S = 90.0
 
-if not CHROMIUM.exists():
-    pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} "
-                "(apt-get install chromium); .ci/run installs it", allow_module_level=True)
-playwright_sync = pytest.importorskip("playwright.sync_api")
 
 
 @dataclass(frozen=True)
@@ -119,6 +115,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright; the test is skipped (saying why) without it."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} "
+                    "(apt-get install chromium); .ci/run installs it")
+    playwright_sync = pytest.importorskip("playwright.sync_api")
     with playwright_sync.sync_playwright() as driver:
         chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
