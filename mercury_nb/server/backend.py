@@ -117,7 +117,7 @@ def detail_json(detail: Any) -> dict[str, Any]:
     outcome: dict[str, Any] = dict(detail.outcome or {})
     if record.status != "running":
         outcome.update(_outcomes.get(record.id, {}))
-    usage = outcome.get("usage") or {}
+    usage = outcome.get("usage") or getattr(record, "usage", None) or {}
     if not isinstance(usage, dict):
         usage = {}
     out = TaskDetailOut(
