@@ -33,8 +33,6 @@ export const STATUS_COLOURS: { [status in Status]: string } = {
 export interface IPanelHost {
   /** The file browser's current folder, relative to the server root. */
   currentFolder(): string;
-  /** A task finished: reload the open documents it changed (asking when they are dirty). */
-  changedFiles(workspace: string, changes: IFileChange[], root: string): void;
 }
 
 interface ILivePulse {
@@ -454,17 +452,6 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
             ? event.at - data.silent_s
             : event.at
       });
-      if (event.kind === 'task-finished') {
-        void taskDetail(event.task_id)
-          .then(found =>
-            props.host.changedFiles(
-              found.task.workspace,
-              found.changes,
-              models?.root ?? ''
-            )
-          )
-          .catch(() => undefined);
-      }
       scheduleRefresh();
     });
     const ticker = window.setInterval(() => setNow(Date.now() / 1000), 1000);
@@ -474,7 +461,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
       window.clearInterval(ticker);
       window.clearInterval(poll);
     };
-  }, [models?.root]);
+  }, []);
 
   const select = (id: string): void => {
     setSelected(id);

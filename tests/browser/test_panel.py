@@ -147,3 +147,53 @@ def test_markup_in_task_answer_file_name_and_output_renders_as_text(page: Any) -
     assert XSS in page.locator(".jp-mercury-row", has_text="Make trouble").inner_text()
     assert page.locator("#mercury-panel img, #mercury-panel script").count() == 0
     assert page.evaluate("window.__pwned") is None
+
+
+def open_in_editor(page: Any, lab: Lab, name: str) -> Any:
+    page.goto(f"{lab.base_url}lab/tree/{name}?reset&token={lab.token}")
+    editor = page.locator(".jp-FileEditor .cm-content")
+    editor.wait_for()
+    return editor
+
+
+def wait_finished(lab: Lab, task_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 30
+    while True:
+        found: dict[str, Any] = lab.api(f"tasks/{task_id}")
+        if found["task"]["status"] != "running":
+            return found
+        assert time.monotonic() < deadline, "task still running"
+        time.sleep(0.1)
+
+
+def test_an_open_document_changed_by_a_task_is_reloaded_when_clean(page: Any, lab: Lab) -> None:
+    (lab.root / "clean.md").write_text("# before\n")
+    editor = open_in_editor(page, lab, "clean.md")
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('before')")
+    started = lab.api("tasks", {"task": "Rewrite clean.md.",
+                                "model": "scripted/panel-reload-clean"})
+    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('from the task')", timeout=10_000)
+    assert "before" not in editor.inner_text()
+
+
+def test_an_open_document_with_unsaved_edits_asks_before_reloading(page: Any, lab: Lab) -> None:
+    (lab.root / "dirty.md").write_text("# before\n")
+    editor = open_in_editor(page, lab, "dirty.md")
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('before')")
+    editor.click()
+    page.keyboard.press("End")
+    page.keyboard.type(" my edit")
+    started = lab.api("tasks", {"task": "Rewrite dirty.md.",
+                                "model": "scripted/panel-reload-dirty"})
+    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    dialog = page.locator(".jp-Dialog", has_text="File changed by a mercury task")
+    dialog.wait_for(timeout=10_000)
+    assert "my edit" in editor.inner_text()  # nothing overwritten while asking
+    dialog.locator("button", has_text="Reload from disk").click()
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('from the task')", timeout=10_000)
+    assert "my edit" not in editor.inner_text()
