@@ -284,6 +284,7 @@ async def run_session(
         if current is not None:
             current.uncancel()  # the cancellation is handled: finish the outcome below
         ending = Aborted(by="stop")
+        session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)
     if loop.state is not None and loop.state.providers.ledger:
