@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 
 if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig

@@ -20,7 +20,6 @@ from mercury_nb.agent.events import (
 from mercury_nb.agent.evidence import TurnReport, gather_turn_facts, stalled_turn
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.memory import MemoryGovernor
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.agent.prompts import assistant_message, system_message, user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
@@ -34,6 +33,7 @@ from mercury_nb.contract.escalation.doom_loop import (
     observe_step,
     reset_for_new_turn,
 )
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,

@@ -36,8 +36,8 @@ from mercury_nb.agent.events import (
     ToolStarted,
     TurnEnded,
 )
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.redaction import redact
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
