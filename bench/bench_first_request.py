@@ -62,7 +62,8 @@ def _wait_for_request(server: LoopbackServer, before: int, started: float) -> fl
 
 def _env(home: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MERCURY_")}
-    env.update(MERCURY_HOME=home, PYTHONDONTWRITEBYTECODE="1")
+    # a placeholder key: the loopback server ignores it, and litellm (before) demands one
+    env.update(MERCURY_HOME=home, PYTHONDONTWRITEBYTECODE="1", OPENAI_API_KEY="sk-bench-none")
     return env
 
 

@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m mercury_nb",
         description="mercury-nb: a coding agent with an honest completion contract.",
     )
+    from mercury_nb import __version__
+
+    parser.add_argument("--version", action="version", version=f"mercury-nb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one task in a workspace and print its outcome")
     run.add_argument("task", help="what to do, in plain words")
@@ -114,6 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as error:
         print(f"error: invalid configuration: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if args.command in ("run", "continue") and (setup := _setup_problem(config)) is not None:
+        print(setup, file=sys.stderr)  # the banner a cell shows; nothing starts, no request
+        return EXIT_USAGE
     handle = _open_ledger(config)
     try:
         match args.command:
@@ -139,6 +145,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from mercury_nb.ledger.access import close_all
 
         close_all()  # every queued write lands; the WAL is folded back into the file
+
+
+def _setup_problem(config: MercuryConfig) -> str | None:
+    """The banner for a chain whose model lacks its API key (None: every key is there)."""
+    from mercury_nb.transport.factory import SETUP_FAILED, missing_key_error
+
+    error = missing_key_error(config)
+    if error is None:
+        return None
+    from mercury_nb.contract.endings import Failed
+    from mercury_nb.ui.banners import banner_text
+
+    return banner_text(Failed(SETUP_FAILED.format(error=error)), [])
 
 
 def _open_ledger(config: MercuryConfig) -> LedgerHandle | None:

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.setup.keys import key_variables
+from mercury_nb.contract.setup.keys import key_variables, missing_keys, missing_keys_text
 from mercury_nb.contract.setup.routing import (
     LiteLLMRoute,
     OpenAIRoute,
@@ -15,12 +15,39 @@ from mercury_nb.contract.setup.routing import (
 )
 from mercury_nb.transport.protocol import ChatModel
 
+SETUP_FAILED = "the model could not be set up: {error}"
+"""The reason of the Failed ending when a model of the chain cannot be resolved."""
+
+
+class MissingApiKey(ValueError):
+    """A model of the chain needs an API key and none is set (found before any request)."""
+
+
+def missing_key_error(
+    config: MercuryConfig,
+    environ: Mapping[str, str] | None = None,
+    chain: tuple[str, ...] | None = None,
+) -> str | None:
+    """The text naming every model of the chain (``config.model_chain`` unless given) that
+    lacks its key (None: all set)."""
+    env = os.environ if environ is None else environ
+    names = config.model_chain if chain is None else chain
+    routes = [route_model(name, config.api_base) for name in names]
+    missing = missing_keys(routes, configured_key=config.api_key is not None, environ=env)
+    return missing_keys_text(missing) if missing else None
+
 
 def resolve_model(name: str, config: MercuryConfig) -> ChatModel:
     """``scripted/<n>`` is the model registered under that name (``LookupError`` if none);
     OpenAI-compatible names and endpoints go to the openai SDK, every other provider through
-    litellm (imported only then), with the config's endpoint, key and timeout."""
+    litellm (imported only then), with the config's endpoint, key and timeout. When a model
+    of the chain needs a key no variable holds, :class:`MissingApiKey` names every such
+    model (no request is made)."""
     route = route_model(name, config.api_base)
+    chain = config.model_chain if name in config.model_chain else (name,)
+    problem = missing_key_error(config, chain=chain)
+    if problem is not None:  # the whole chain is named, as the CLI names it
+        raise MissingApiKey(problem)
     match route:
         case ScriptedRoute():
             from mercury_nb.testing.scripted_model import get_scripted_model
