@@ -117,9 +117,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as error:
         print(f"error: invalid configuration: {error}", file=sys.stderr)
         return EXIT_USAGE
-    if args.command in ("run", "continue") and (setup := _setup_problem(config)) is not None:
-        print(setup, file=sys.stderr)  # the banner a cell shows; nothing starts, no request
-        return EXIT_USAGE
     handle = _open_ledger(config)
     try:
         match args.command:
@@ -130,7 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "run":
                 from mercury_nb.ledger.runs import plan_task
 
-                return _start(plan_task(handle, args.task, config), as_json=args.json)
+                plan = plan_task(handle, args.task, config)
+                return _start(plan, as_json=args.json)
             case _:
                 from mercury_nb.ledger.runs import flag_overrides, plan_continue
 
@@ -175,6 +173,11 @@ def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
 
     if isinstance(plan, Refusal):
         return _refuse(plan, as_json=as_json)
+    if not plan.resumed and (setup := _setup_problem(plan.config)) is not None:
+        # the banner a cell shows; nothing starts, no request (a resumed task, already
+        # claimed, ends through the loop with the same banner and stays resumable)
+        print(setup, file=sys.stderr)
+        return EXIT_USAGE
     outcome = asyncio.run(_run(plan, quiet=as_json))
     if as_json:
         print(outcome.model_dump_json(indent=2))
