@@ -89,6 +89,9 @@ def test_openai_compatible_endpoint_never_imports_litellm(tmp_path: Path, loopba
     assert usage["openai/m"]["completion_tokens"] == completion
     assert usage["openai/m"]["total_tokens"] == usage["openai/m"]["prompt_tokens"] + completion
     assert usage["openai/m"]["prompt_tokens"] > 0
+    task_id = json.loads(result.stdout)["task_id"]
+    shown = run_cli("show", task_id, "--json", cwd=tmp_path)
+    assert json.loads(shown.stdout)["usage"] == usage, "the ledger keeps the usage"
 
 
 def test_bad_model_name_keeps_litellms_hint_whole(tmp_path: Path) -> None:

@@ -57,6 +57,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    (
+        # token usage per model ({"model": {"prompt_tokens": …, …}}), from TaskOutcome.usage
+        "ALTER TABLE tasks ADD COLUMN usage TEXT NOT NULL DEFAULT '{}'",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
