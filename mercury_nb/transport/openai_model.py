@@ -170,6 +170,8 @@ def error_message(error: BaseException) -> str:
             return str(inner["message"])
         if isinstance(inner, str) and inner:
             return inner
+    if isinstance(body, str) and body.strip():  # a non-JSON error page
+        return body.strip()
     text = getattr(error, "message", None) or str(error)
     return str(text) or type(error).__name__
 
