@@ -33,6 +33,17 @@ class CommandEvidence(BaseModel):
     after_last_change: bool = True
 
 
+class Usage(BaseModel):
+    """Tokens one model used during the task, as its provider reported them in the stream
+    (``stream_options.include_usage``); a provider that reports nothing adds nothing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
 class TaskOutcome(BaseModel):
     """How a task ended. ``answer`` is only ever text from a complete stream."""
 
@@ -53,3 +64,6 @@ class TaskOutcome(BaseModel):
     providers: dict[str, str] = {}
     """The per-provider ledger: each provider that failed during the task and its first
     error (redacted, at most ``provider_error_chars`` chars), in chain order."""
+    usage: dict[str, Usage] = {}
+    """Token usage per model of the chain (keyed by its configured name), summed over the
+    task's requests in this run; models whose provider reported no usage are absent."""
