@@ -20,7 +20,6 @@ from mercury_nb.agent.events import (
 from mercury_nb.agent.evidence import TurnReport, gather_turn_facts, stalled_turn
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.memory import MemoryGovernor
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.agent.prompts import assistant_message, system_message, user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
@@ -34,6 +33,7 @@ from mercury_nb.contract.escalation.doom_loop import (
     observe_step,
     reset_for_new_turn,
 )
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -48,6 +48,7 @@ from mercury_nb.contract.turns.turn_router import decide_after_turn
 from mercury_nb.contract.turns.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import ToolRegistry, default_registry
+from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.confinement import Workspace
@@ -174,8 +175,12 @@ class AgentLoop:
             self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name))
             try:
                 reply = await watched_step(model, request, self.on_event,
-                                           self.session.steps_total, self.watch)
+                                           self.session.steps_total, self.watch,
+                                           on_usage=self.session.add_usage)
             except StepFailedBeforeOutput as failure:
+                # no model answered: not a step (a task no model ever answered reports 0)
+                self.session.steps_total -= 1
+                self.session.steps_in_budget -= 1
                 return TurnReport.provider_failed(failure.error, request, tool_names, did_work)
             except AttemptStalled as stalled:
                 return stalled_turn(self.session, stalled, model.name, request, tool_names,
@@ -243,7 +248,7 @@ async def run_task(
         models = [model] if model is not None else _resolve_chain(config)
     except (LookupError, ValueError) as error:
         report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-        outcome = build_outcome(session, Failed(f"the model could not be set up: {error}"), report)
+        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
@@ -284,6 +289,7 @@ async def run_session(
         if current is not None:
             current.uncancel()  # the cancellation is handled: finish the outcome below
         ending = Aborted(by="stop")
+        session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)
     if loop.state is not None and loop.state.providers.ledger:

@@ -26,10 +26,10 @@ from mercury_nb.agent.checkpoint import (
 from mercury_nb.agent.events import AgentEvent, EventSink, Notice, ToolFinished
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.loop import AgentLoop
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.endings import Ending
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.subagent_supervisor import (
     ReportToParent,
     ResumeSub,

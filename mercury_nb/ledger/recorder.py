@@ -19,6 +19,7 @@ import json
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,8 @@ from mercury_nb.agent.events import (
     ToolStarted,
     TurnEnded,
 )
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.redaction import redact
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
@@ -45,6 +46,9 @@ from mercury_nb.ledger.texts import LEDGER_FAILED
 
 Operation = Callable[[Ledger], None]
 FLUSH_TIMEOUT_S = 10.0
+PROGRESS_COALESCE_S = 0.1
+"""How long a batch of progress events stays open before its write (watchers see events
+within this plus their own poll; a fast loop writes one transaction per interval)."""
 Progress = tuple[str, "str | None", "str | None"]
 """A progress event as stored: kind, display text, typed fields (JSON)."""
 
@@ -205,7 +209,8 @@ class TaskRecorder:
             batch = self._progress
             if batch is None:
                 batch = self._progress = []
-                self.writer.submit(lambda ledger: self._write_progress(ledger, batch))
+                due = time.monotonic() + PROGRESS_COALESCE_S
+                self.writer.submit(lambda ledger: self._write_progress(ledger, batch, due))
             batch.append((kind, text, json.dumps(data) if data else None))
 
     def _close_batch(self) -> None:
@@ -213,7 +218,10 @@ class TaskRecorder:
         with self._progress_lock:
             self._progress = None
 
-    def _write_progress(self, ledger: Ledger, batch: list[Progress]) -> None:
+    def _write_progress(self, ledger: Ledger, batch: list[Progress], due: float) -> None:
+        wait = due - time.monotonic()
+        if wait > 0 and self._progress is batch:  # still open: let the burst gather
+            time.sleep(wait)
         with self._progress_lock:
             if self._progress is batch:
                 self._progress = None
@@ -250,6 +258,7 @@ class TaskRecorder:
             changes=listed(outcome.changes),
             evidence=listed(outcome.evidence),
             steps=outcome.steps,
+            usage=json.dumps({name: used.model_dump() for name, used in outcome.usage.items()}),
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from mercury_nb.agent.events import EventSink
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ledger.access import LedgerHandle
 from mercury_nb.ledger.recorder import TaskRecorder
 from mercury_nb.ledger.records import AmbiguousTaskId, TaskRecord

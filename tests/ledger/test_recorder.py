@@ -20,7 +20,7 @@ from mercury_nb.agent.events import (
 )
 from mercury_nb.agent.loop import run_task
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.notices import NoticeKind
+from mercury_nb.contract.vocabulary import NoticeKind
 from mercury_nb.ledger.access import open_ledger
 from mercury_nb.ledger.recorder import LedgerWriter, TaskRecorder
 from mercury_nb.ledger.secrets import env_secrets

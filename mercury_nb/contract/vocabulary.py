@@ -1,4 +1,4 @@
-"""Shared vocabulary of progress: the closed set of notice kinds and decision kinds."""
+"""Shared vocabulary: notice kinds, decision kinds and tool choices, used by every layer."""
 
 from __future__ import annotations
 
@@ -18,3 +18,6 @@ NoticeKind = Literal[
 
 DecisionKind = Literal["finish", "next-turn", "retry-step", "guard-round"]
 """Which decision the turn router took at a turn end (see ``RouterDecision``)."""
+
+ToolChoice = Literal["auto", "required", "none"]
+"""``tool_choice`` of a model request: the router decides it, the transport sends it."""
