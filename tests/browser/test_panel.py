@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
+SHOTS = Path(tempfile.gettempdir()) / "mercury-panel-screenshots"
 XSS = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>"
 XSS_FILE = "<img src=x onerror=window.__pwned=1>.txt"
 
@@ -36,8 +38,11 @@ def detail(page: Any, status: str, timeout: float = 30_000) -> Any:
 
 
 def shoot(page: Any, name: str) -> None:
-    DOCS.mkdir(exist_ok=True)
-    page.locator("#mercury-panel").screenshot(path=str(DOCS / name))
+    """Screenshot the panel; into docs/ with MERCURY_UPDATE_SCREENSHOTS=1 (so a plain test
+    run leaves the tracked images alone), else next to the lab's temporary files."""
+    folder = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
+    folder.mkdir(exist_ok=True)
+    page.locator("#mercury-panel").screenshot(path=str(folder / name))
 
 
 def test_panel_opens_from_the_sidebar_and_the_palette(page: Any) -> None:
