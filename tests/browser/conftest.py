@@ -2,9 +2,9 @@
 driven by Python Playwright (never a downloaded browser).
 
 ``lab`` (session) yields a :class:`Lab` (base URL, token, root dir, MERCURY_HOME, env);
-``page`` yields a Playwright page already logged in to that lab. The lab process loads
-``tests/server/panel_scripts.py`` through a ``--config`` file, so the scripted models the
-tests name exist inside the server. Reusable by any browser test in this folder.
+``browser`` (module) is Chromium; ``page`` yields a Playwright page logged in to that lab.
+The lab process loads ``tests/server/panel_scripts.py`` through a ``--config`` file, so the
+scripted models the tests name exist inside the server. Reusable by any browser test in this folder.
 """
 
 from __future__ import annotations
@@ -113,9 +113,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             process.wait(timeout=5)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Debian's Chromium under Playwright; the test is skipped (saying why) without it."""
+    """Debian's Chromium under Playwright; the test is skipped (saying why) without it.
+
+    Module-scoped on purpose: Playwright's sync API keeps an asyncio loop running on the
+    main thread while it is open, which would break every later asyncio test."""
     if not CHROMIUM.exists():
         pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} "
                     "(apt-get install chromium); .ci/run installs it")

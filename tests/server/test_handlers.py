@@ -17,8 +17,6 @@ from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
 
 from mercury_nb.testing import register_scripted_model, unregister_scripted_model
 
-pytest_plugins = ["pytest_jupyter.jupyter_server"]
-
 
 def on_server_loop(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
     """Run an async test on pytest-jupyter's loop, where the server lives (pytest-asyncio's

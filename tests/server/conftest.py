@@ -1,0 +1,18 @@
+"""pytest-jupyter's server fixtures (jp_fetch, jp_ws_fetch, jp_serverapp, …) for this folder
+only: registering the plugin with ``pytest_plugins`` would make its autouse event-loop
+fixture and its hooks apply to the whole suite."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest_jupyter.jupyter_server as _jupyter_server
+
+
+def _is_fixture(value: Any) -> bool:
+    return type(value).__name__ in ("FixtureFunctionDefinition", "FixtureFunctionMarker") or (
+        hasattr(value, "_pytestfixturefunction"))
+
+
+globals().update({name: value for name, value in vars(_jupyter_server).items()
+                  if not name.startswith("pytest_") and _is_fixture(value)})
