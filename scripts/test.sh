@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs mercury-nb with its test tools into .venv, then runs ruff, mypy and the whole
+# Installs mercury-nb with its test tools into .venv, then runs ruff, lint-imports, mypy and the whole
 # test suite (unit, loop, HTTP-level, kernel and the tutorial notebooks under nbval).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,8 @@ if ! .venv/bin/python -m pip install --disable-pip-version-check -e ".[test]" \
 fi
 echo "== ruff"
 .venv/bin/ruff check mercury_nb tests bench
+echo "== lint-imports (layers, no import cycles, testing independent)"
+.venv/bin/lint-imports
 echo "== mypy (strict on mercury_nb.contract)"
 .venv/bin/mypy
 .venv/bin/mypy --strict mercury_nb/contract
