@@ -168,8 +168,12 @@ class AgentLoop:
             self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name))
             try:
                 reply = await watched_step(model, request, self.on_event,
-                                           self.session.steps_total, self.watch)
+                                           self.session.steps_total, self.watch,
+                                           on_usage=self.session.add_usage)
             except StepFailedBeforeOutput as failure:
+                # no model answered: not a step (a task no model ever answered reports 0)
+                self.session.steps_total -= 1
+                self.session.steps_in_budget -= 1
                 return TurnReport.provider_failed(failure.error, request, tool_names, did_work)
             except AttemptStalled as stalled:
                 return stalled_turn(self.session, stalled, model.name, request, tool_names,

@@ -24,6 +24,7 @@ from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.tools.base import AskHandler, ToolContext
 from mercury_nb.tools.registry import ToolRegistry, default_registry
+from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.confinement import Workspace
@@ -58,7 +59,7 @@ async def run_task(
         models = [model] if model is not None else resolve_chain(config)
     except (LookupError, ValueError) as error:
         report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-        outcome = build_outcome(session, Failed(f"the model could not be set up: {error}"), report)
+        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,

@@ -30,6 +30,12 @@ def registered_model(name: str) -> ChatModel | None:
         return _models.get(name)
 
 
+def registered_names(prefix: str = SCRIPTED_PREFIX) -> list[str]:
+    """The registered names under ``prefix`` (the scripted models by default), sorted."""
+    with _lock:
+        return sorted(name for name in _models if name.startswith(prefix))
+
+
 def lookup_scripted(name: str) -> ChatModel:
     """The model registered as ``name`` (a ``scripted/`` name); ``LookupError`` if none."""
     model = registered_model(name)
