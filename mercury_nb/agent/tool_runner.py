@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 from mercury_nb.agent.events import EventSink, ToolFinished, ToolStarted
 from mercury_nb.agent.prompts import summarize_arguments, tool_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.gate.command_effects import is_read_only_command
 from mercury_nb.contract.gate.verification import is_verification_command
+from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.contract.turns.stream_assembly import AssembledToolCall
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import MUTATING_TOOLS, ToolRegistry
@@ -21,6 +24,19 @@ def counts_as_mutation(name: str, result: ToolResult) -> bool:
         return name in MUTATING_TOOLS or bool(result.changed_paths)
     command = result.command or ""
     return not (is_verification_command(command) or is_read_only_command(command))
+
+
+def clean_result(result: ToolResult, ctx: ToolContext) -> ToolResult:
+    """``result`` as it may be sent to a model: secrets (the API key, the values of
+    ``*_API_KEY`` / ``*_TOKEN`` / ``*_SECRET*`` / ``*_PASSWORD`` variables, key-shaped
+    tokens) masked, and undecodable bytes of file names shown as ``\\xNN`` escapes."""
+    secrets = known_secrets(ctx.config, os.environ)
+    content = redact(displayable(result.content), secrets)
+    paths = tuple(displayable(p) for p in result.changed_paths)
+    command = redact(displayable(result.command), secrets) if result.command else result.command
+    if (content, paths, command) == (result.content, result.changed_paths, result.command):
+        return result
+    return replace(result, content=content, changed_paths=paths, command=command)
 
 
 async def run_tool_calls(
@@ -36,7 +52,7 @@ async def run_tool_calls(
     for call in calls:
         summary = summarize_arguments(call.name, call.arguments)
         on_event(ToolStarted(step=step, name=call.name, summary=summary))
-        result = await registry.execute(call.name, call.arguments, ctx)
+        result = clean_result(await registry.execute(call.name, call.arguments, ctx), ctx)
         session.messages.append(tool_message(call.id, call.name, result.content))
         session.log(
             ToolLogEntry(
