@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from mercury_nb.agent.outcome import CommandEvidence, TaskOutcome
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.endings import (
@@ -13,8 +15,6 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
-import os
-
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.ui.banners import banner_text, blocker_line, last_check_line
 from mercury_nb.workspace.changes import ChangeReport

@@ -161,9 +161,8 @@ def _changed_on_disk(path: Path, state: FileState) -> bool:
         info = os.lstat(path)
     except OSError:
         return True
-    if state.mtime_ns is not None and info.st_size == state.size:
-        if info.st_mtime_ns == state.mtime_ns:
-            return False
+    if (state.mtime_ns, state.size) == (info.st_mtime_ns, info.st_size):
+        return False
     now = read_state(path, max_file_bytes=max(state.size, 1))
     return now is None or now.sha256 != state.sha256
 

@@ -275,7 +275,7 @@ async def test_a_non_utf8_file_name_never_stops_a_checkpoint(
     handle.flush()
     assert reports == []
     assert outcome.status == "completed"
-    listing = [m for m in model.requests[-1].messages if m.get("role") == "tool"][0]["content"]
+    listing = next(m for m in model.requests[-1].messages if m.get("role") == "tool")["content"]
     assert "bad\\xffname.txt" in listing
     checkpoint = handle.ledger.checkpoint("t1")
     assert checkpoint is not None and checkpoint["steps_total"] == 3
