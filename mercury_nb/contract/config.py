@@ -156,7 +156,25 @@ class MercuryConfig(BaseModel):
     """Silence after which the attempt is aborted into resume; default soft + 5 min."""
 
     context_window: int | None = Field(default=None, ge=1024)
-    """Context window in tokens for models litellm does not know."""
+    """Context window in tokens for models litellm does not know. Without it, an
+    OpenAI-compatible server is asked (llama.cpp ``/props`` ``n_ctx``, vLLM ``/v1/models``
+    ``max_model_len``); if it does not say, ``default_context_window`` is assumed."""
+
+    default_context_window: int = Field(default=8192, ge=1024)
+    """The conservative window assumed for a model behind ``api_base`` whose window neither
+    litellm, ``MERCURY_CONTEXT_WINDOW`` nor the server tells (a provider's overflow error
+    that names the real window replaces it)."""
+
+    output_window_fraction: float = Field(default=0.25, gt=0, le=0.5, allow_inf_nan=False)
+    """``max_tokens`` is at most this fraction of the known or assumed context window."""
+
+    tool_result_window_fraction: float = Field(default=0.15, gt=0, le=1, allow_inf_nan=False)
+    """One tool result holds at most this fraction of the usable prompt budget; larger
+    results are cut at the source (head and tail, or a page of lines for ``read_file``)."""
+
+    context_overflow_retries: int = Field(default=3, ge=0)
+    """Times one step is shrunk and sent again after a provider's context-overflow error
+    before the task pauses honestly."""
 
     memory_limit_mb: int | None = Field(default=None, ge=16)
     """Kernel RSS above which the memory governor compacts the conversation."""
