@@ -203,7 +203,8 @@ class MemoryGovernor:
                 messages = loop.session.messages
                 result = shrink_to_fit(messages, max(1, target - extra))
                 messages[:] = list(result.messages)
-                if not result.compacted:
+                now = estimate_tokens(result.messages) + extra
+                if not result.compacted and now > target:  # nothing left to cut: honest pause
                     return overflow_pause_text(observation, self.overflow.retries)
                 loop.on_event(Notice(OVERFLOW_NOTICE.format(
                     window=f"{window:,}-token " if window else "", before=result.chars_before,
