@@ -7,9 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
 ENV_PREFIX = "MERCURY_"
+_NO_EMPTY = frozenset({"home", "workdir"})
+"""Fields whose empty variable is an error, not "unset": ``MERCURY_HOME=""`` must not
+silently mean ``~/.mercury``."""
 
 
 class MercuryConfig(BaseModel):
@@ -21,7 +24,9 @@ class MercuryConfig(BaseModel):
     defaults, traitlets, environment, flags.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False
+    )
 
     model: str = "gpt-4o-mini"
     """The first model of the chain, in litellm's naming (``provider/model``).
@@ -204,6 +209,23 @@ class MercuryConfig(BaseModel):
     ledger_keep_days: int = Field(default=30, ge=1)
     """Days a finished task is kept in the ledger."""
 
+    @field_validator("home", "workdir", mode="before")
+    @classmethod
+    def _not_blank(cls, value: object, info: ValidationInfo) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError(
+                f"MERCURY_{str(info.field_name).upper()} is set but empty; unset it to use "
+                "the default, or give a folder"
+            )
+        return value
+
+    @field_validator("workdir")
+    @classmethod
+    def _existing_workdir(cls, value: Path, info: ValidationInfo) -> Path:
+        if info.context and info.context.get("check_workdir") and not value.is_dir():
+            raise ValueError(f"the workspace folder {value} does not exist (MERCURY_WORKDIR)")
+        return value
+
     @field_validator("fallbacks", mode="before")
     @classmethod
     def _split_fallbacks(cls, value: object) -> object:
@@ -234,7 +256,7 @@ class MercuryConfig(BaseModel):
         found: dict[str, str] = {}
         for name in cls.model_fields:
             raw = env.get(ENV_PREFIX + name.upper())
-            if raw is not None and raw != "":
+            if raw is not None and (raw != "" or name in _NO_EMPTY):
                 found[name] = raw
         return found
 
@@ -250,7 +272,7 @@ class MercuryConfig(BaseModel):
         values: dict[str, Any] = dict(base or {})
         values.update(cls.env_overrides(environ))
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values)
+        return cls.model_validate(values, context={"check_workdir": "workdir" in values})
 
     def with_changes(self, **changes: Any) -> MercuryConfig:
         """A validated copy with some fields changed."""
