@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from mercury_nb.agent.outcome import CommandEvidence, TaskOutcome
 from mercury_nb.agent.session import TaskSession
+from mercury_nb.contract.banners import banner_text, blocker_line, last_check_line
 from mercury_nb.contract.endings import (
     Ending,
     Failed,
@@ -15,8 +15,8 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
+from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
-from mercury_nb.ui.banners import banner_text, blocker_line, last_check_line
 from mercury_nb.workspace.changes import ChangeReport
 
 
@@ -57,7 +57,8 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
         return redact(displayable(text), secrets)
 
     changes = [
-        c.model_copy(update={"path": clean(c.path), "preview": clean(c.preview)})
+        c.model_copy(update={"path": clean(c.path), "preview": clean(c.preview),
+                             "diff": clean(c.diff)})
         for c in report.changes
     ]
     status = status_of(ending)
@@ -77,4 +78,9 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
         evidence=command_evidence(session),
         steps=session.steps_total,
         models=list(session.models_used),
+        usage={
+            name: Usage(prompt_tokens=prompt, completion_tokens=completion,
+                        total_tokens=prompt + completion)
+            for name, (prompt, completion) in session.usage.items()
+        },
     )

@@ -20,7 +20,6 @@ from mercury_nb.agent.events import (
 from mercury_nb.agent.evidence import TurnReport, gather_turn_facts, stalled_turn
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.memory import MemoryGovernor
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.agent.prompts import assistant_message, system_message, user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
@@ -34,6 +33,7 @@ from mercury_nb.contract.escalation.doom_loop import (
     observe_step,
     reset_for_new_turn,
 )
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -48,6 +48,7 @@ from mercury_nb.contract.turns.turn_router import decide_after_turn
 from mercury_nb.contract.turns.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import ToolRegistry, default_registry
+from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.confinement import Workspace
@@ -107,31 +108,35 @@ class AgentLoop:
             if report.verdict in TURN_ENDS:
                 self.doom = reset_for_new_turn(self.doom)
             self.on_event(TurnEnded(self.session.task_id, report.verdict.value,
-                                    type(decision).__name__, lambda: checkpoint_of(self)))
+                                    decision.kind, lambda: checkpoint_of(self)))
             match decision:
                 case FinishWith(ending=ending):
                     return ending
                 case NextTurn(directive=directive, notice=notice, fresh_budget=fresh):
-                    self._begin(notice, fresh, directive)
+                    self._begin(Notice(notice, decision.notice_kind) if notice else None,
+                                fresh, directive)
                 case GuardRound(directive=directive, grounding=grounding, notice=notice,
                                 fresh_budget=fresh):
                     if grounding:
                         root = self.ctx.root.root
                         message = await grounding_message(root, self.config.grounding_entries)
                         self.session.messages.append(message)
-                    self._begin(notice, fresh, directive)
+                    self._begin(Notice(notice, decision.notice_kind) if notice else None,
+                                fresh, directive)
                 case RetryStep(directive=directive, notice=notice, delay_s=delay, output_cap=cap):
                     if cap is not None:
                         self.session.output_caps[directive.provider_index] = cap
-                    self._begin(notice, False, directive)
+                    self._begin(Notice(notice, decision.notice_kind) if notice else None,
+                                False, directive)
                     if delay > 0:
                         await asyncio.sleep(delay)
                 case _ as unreachable:
                     assert_never(unreachable)
 
-    def _begin(self, notice: str | None, fresh_budget: bool, directive: TurnDirective) -> None:
-        if notice:
-            self.on_event(Notice(notice))
+    def _begin(self, notice: Notice | None, fresh_budget: bool,
+               directive: TurnDirective) -> None:
+        if notice is not None:
+            self.on_event(notice)
         if fresh_budget:
             self.session.steps_in_budget = 0
         self.session.messages.extend(directive.messages)
@@ -171,13 +176,15 @@ class AgentLoop:
             self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name))
             try:
                 reply = await watched_step(model, request, self.on_event,
-                                           self.session.steps_total, self.watch)
+                                           self.session.steps_total, self.watch,
+                                           on_usage=self.session.add_usage)
             except StepFailedBeforeOutput as failure:
+                # no model answered: not a step (a task no model ever answered reports 0)
+                self.session.steps_total -= 1
+                self.session.steps_in_budget -= 1
                 overflow = await self.memory.absorb_overflow(self, failure.error, request)
                 if overflow is True:  # the conversation was shrunk: the same step again
                     first = was_first
-                    self.session.steps_total -= 1
-                    self.session.steps_in_budget -= 1
                     continue
                 if isinstance(overflow, str):
                     return TurnReport.paused_for_pressure(overflow)
@@ -249,7 +256,7 @@ async def run_task(
         models = [model] if model is not None else _resolve_chain(config)
     except (LookupError, ValueError) as error:
         report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-        outcome = build_outcome(session, Failed(f"the model could not be set up: {error}"), report)
+        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
@@ -290,6 +297,7 @@ async def run_session(
         if current is not None:
             current.uncancel()  # the cancellation is handled: finish the outcome below
         ending = Aborted(by="stop")
+        session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)
     if loop.state is not None and loop.state.providers.ledger:

@@ -127,14 +127,25 @@ async def context_window_of(
 ) -> int | None:
     """The context window to budget for, first found of: the window a provider's overflow
     error named (``learned``), litellm's for a litellm model it knows (asked once per name,
-    off the event loop), ``config.context_window``, what the server behind the model's
+    off the event loop; for an openai-SDK model, read from litellm's bundled table without
+    importing litellm), ``config.context_window``, what the server behind the model's
     ``api_base`` reports (llama.cpp ``/props``, vLLM ``/v1/models``), and for such a model
     ``config.default_context_window``. None: unknown (no context budget)."""
     if learned and model.name in learned:
         return learned[model.name]
     from mercury_nb.transport.litellm_model import LiteLLMModel
+    from mercury_nb.transport.openai_model import OpenAIModel
 
-    if isinstance(model, LiteLLMModel):
+    if isinstance(model, OpenAIModel) and model.catalog_names:
+        from mercury_nb.transport.model_info import bundled_context_window
+
+        if model.name not in _windows:
+            found = await asyncio.to_thread(bundled_context_window, *model.catalog_names)
+            _windows[model.name] = found
+        known = _windows[model.name]
+        if known is not None:
+            return known
+    elif isinstance(model, LiteLLMModel):
         if model.name not in _windows:
             try:
                 from mercury_nb.transport.litellm_loader import load_litellm
@@ -149,11 +160,14 @@ async def context_window_of(
             return known
     if config.context_window is not None:
         return config.context_window
-    api_base = getattr(model, "api_base", None)
+    # an OpenAI-compatible server, whichever transport talks to it (litellm or the SDK)
+    api_base = getattr(model, "api_base", None) or getattr(model, "base_url", None)
     if isinstance(api_base, str) and api_base:
         from mercury_nb.transport.context_probe import probe_window
 
-        probed = await probe_window(api_base, model.name)
+        wire_name = getattr(model, "model", None)
+        probed = await probe_window(api_base, wire_name if isinstance(wire_name, str)
+                                    else model.name)
         return probed if probed is not None else config.default_context_window
     return None
 
@@ -267,7 +281,7 @@ class MemoryGovernor:
         if reason == "memory":
             gc.collect()
         if result.compacted:
-            loop.on_event(Notice(COMPACTED_NOTICE.format(
+            loop.on_event(Notice(kind="compaction", text=COMPACTED_NOTICE.format(
                 count=result.compacted, s="" if result.compacted == 1 else "s", reason=reason,
                 before=result.chars_before, after=result.chars_after,
             )))
@@ -295,5 +309,5 @@ class MemoryGovernor:
         except ValueError:
             return False
         messages[:] = list(summarized)
-        loop.on_event(Notice(SUMMARIZED_NOTICE.format(count=plan.replaced)))
+        loop.on_event(Notice(SUMMARIZED_NOTICE.format(count=plan.replaced), "compaction"))
         return True

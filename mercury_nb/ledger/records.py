@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+PROGRESS_KINDS = ("step-started", "tool-started", "tool-finished", "pulse")
+"""Event kinds recorded for live watchers; a task's summary (``show``) leaves them out."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ class TaskRecord:
     owner_pid: int | None
     owner_token: str | None
     has_checkpoint: bool
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Tokens per model, as ``TaskOutcome.usage`` gave them (empty: none reported)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -49,13 +54,14 @@ class TaskRecord:
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> TaskRecord:
         (id_, task, workspace, models, status, verdict, banner, blocker, changes, evidence,
-         steps, created, updated, pid, token, has_checkpoint) = row
+         steps, created, updated, pid, token, has_checkpoint, usage_json) = row
+        usage = json.loads(usage_json) if usage_json else {}
         return cls(
             id=id_, task=task, workspace=workspace, models=tuple(json.loads(models)),
             status=status, verdict=verdict, banner=banner, blocker=blocker,
             changes=json.loads(changes), evidence=json.loads(evidence), steps=int(steps),
             created_at=float(created), updated_at=float(updated), owner_pid=pid,
-            owner_token=token, has_checkpoint=bool(has_checkpoint),
+            owner_token=token, has_checkpoint=bool(has_checkpoint), usage=usage,
         )
 
 
@@ -68,9 +74,14 @@ class EventRecord:
     verdict: str | None
     decision: str | None
     text: str | None
+    id: int = 0
+    task_id: str = ""
+    data: str | None = None
+    """The event's typed fields as a JSON object (see :mod:`mercury_nb.runs.events`)."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"at": self.at, "kind": self.kind, "verdict": self.verdict,
+                "decision": self.decision, "text": self.text}
 
 
 class AmbiguousTaskId(LookupError):

@@ -17,6 +17,7 @@ import pytest
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.files import ContentArgs, write_file
 from mercury_nb.tools.registry import ToolRegistry
+from mercury_nb.workspace.errors import WorkspaceError
 
 
 async def call(registry: ToolRegistry, ctx: ToolContext, name: str, **args: object) -> ToolResult:
@@ -188,7 +189,7 @@ def test_a_concurrent_symlink_swap_never_gets_a_write_outside(
             try:
                 write_file(ContentArgs(path=f"sub/f{i}.txt", content="x\n"), ctx)
                 written += 1
-            except (ToolError, OSError):
+            except (ToolError, WorkspaceError, OSError):
                 refused += 1
     finally:
         stop.touch()
