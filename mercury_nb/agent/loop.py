@@ -47,6 +47,8 @@ from mercury_nb.contract.turns.stream_ending import StreamEnding
 from mercury_nb.contract.turns.turn_router import decide_after_turn
 from mercury_nb.contract.turns.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
 from mercury_nb.tools.base import ToolContext, ToolResult
+from mercury_nb.tools.commands import PROCESS_SCOPE_KEY
+from mercury_nb.tools.processes import kill_scope
 from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
 from mercury_nb.workspace.changes import measure_changes
@@ -264,6 +266,7 @@ async def run_session(
     sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
     tools = registry or default_registry()
     extras = _tool_extras(sink, ask_user, task_id=session.task_id, models=models, registry=tools)
+    extras[PROCESS_SCOPE_KEY] = session.task_id
     loop = AgentLoop(
         session=session,
         models=models,
@@ -280,12 +283,21 @@ async def run_session(
         if current is not None:
             current.uncancel()  # the cancellation is handled: finish the outcome below
         ending = Aborted(by="stop")
+    finally:
+        _end_task_processes(session.task_id, sink)
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)
     if loop.state is not None and loop.state.providers.ledger:
         outcome = outcome.model_copy(update={"providers": dict(loop.state.providers.ledger)})
     sink(TaskFinished(outcome))
     return outcome
+
+
+def _end_task_processes(task_id: str, sink: EventSink) -> None:
+    """The task ended: kill whatever its commands left running, and say what that was."""
+    report = kill_scope(task_id)
+    if report.killed or report.survived:
+        sink(Notice(f"Background processes the task's commands left running: {report.describe()}"))
 
 
 def _tool_extras(

@@ -39,6 +39,7 @@ from mercury_nb.contract.recovery.subagent_supervisor import (
 )
 from mercury_nb.tools.ask_user import ASK_HANDLER_KEY
 from mercury_nb.tools.base import Tool, ToolContext
+from mercury_nb.tools.commands import PROCESS_SCOPE_KEY
 from mercury_nb.tools.delegate import DELEGATE_TOOL_NAME, DELEGATED_COUNT_KEY, ParentAgent
 from mercury_nb.tools.function_tool import workspace_of
 from mercury_nb.tools.registry import ToolRegistry
@@ -114,6 +115,8 @@ async def run_subagent(task: str, parent: ParentAgent, ctx: ToolContext) -> Suba
     extras: dict[str, object] = {"notice": lambda text: sink(Notice(str(text)))}
     if ASK_HANDLER_KEY in ctx.extra:
         extras[ASK_HANDLER_KEY] = ctx.extra[ASK_HANDLER_KEY]
+    if PROCESS_SCOPE_KEY in ctx.extra:  # what its commands leave running ends with the parent
+        extras[PROCESS_SCOPE_KEY] = ctx.extra[PROCESS_SCOPE_KEY]
     loop = AgentLoop(
         session=session,
         models=parent.models,
