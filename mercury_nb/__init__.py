@@ -13,8 +13,8 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from mercury_nb.agent.loop import run_task
-    from mercury_nb.agent.outcome import TaskOutcome
     from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.contract.outcome import TaskOutcome
 
 __all__ = [
     "MercuryConfig",
@@ -27,7 +27,7 @@ __all__ = [
 
 _LAZY = {
     "run_task": "mercury_nb.agent.loop",
-    "TaskOutcome": "mercury_nb.agent.outcome",
+    "TaskOutcome": "mercury_nb.contract.outcome",
     "MercuryConfig": "mercury_nb.contract.config",
 }
 

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class ToolStarted:
     step: int
     name: str
     summary: str
+    command: str | None = None
+    """For run_command: the command line it runs."""
 
 
 @dataclass(frozen=True)
@@ -46,17 +49,24 @@ class ToolFinished:
 
 @dataclass(frozen=True)
 class Notice:
-    """A user-facing line: a continuation, a provider switch, a forced round."""
+    """A user-facing line: a continuation, a provider switch, a forced round. ``kind`` says
+    which, as a type (nobody parses ``text`` to find out)."""
 
     text: str
+    kind: NoticeKind = "notice"
 
 
 @dataclass(frozen=True)
 class Pulse:
     """The stall watchdog's live pulse: ``Still working — <activity> · Ns silent`` (or
-    ``Still working — running <cmd> · Ns``); shown until the next sign of progress."""
+    ``Still working — running <cmd> · Ns``); shown until the next sign of progress.
+    ``activity`` is what it waits on, ``silent_s`` the whole seconds of silence (or of the
+    running ``command``)."""
 
     text: str
+    activity: str = ""
+    silent_s: int = 0
+    command: str | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +76,7 @@ class TurnEnded:
 
     task_id: str
     verdict: str
-    decision: str
+    decision: DecisionKind
     checkpoint: Callable[[], dict[str, Any]]
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from mercury_nb.agent.outcome import CommandEvidence, TaskOutcome
 from mercury_nb.agent.session import TaskSession
+from mercury_nb.contract.banners import banner_text, blocker_line, last_check_line
 from mercury_nb.contract.endings import (
     Ending,
     Failed,
@@ -13,8 +13,8 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
+from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome
 from mercury_nb.contract.redaction import config_secrets, redact
-from mercury_nb.ui.banners import banner_text, blocker_line, last_check_line
 from mercury_nb.workspace.changes import ChangeReport
 
 

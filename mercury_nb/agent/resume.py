@@ -18,11 +18,10 @@ from mercury_nb.agent.checkpoint import restore_router_state, restore_session, r
 from mercury_nb.agent.events import EventSink, TaskFinished, ignore_events
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.loop import _resolve_chain, run_session
-from mercury_nb.agent.outcome import TaskOutcome
-from mercury_nb.agent.prompts import user_message
+from mercury_nb.agent.prompts import RESUMED_MESSAGE, user_message
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Failed
-from mercury_nb.ledger.texts import RESUMED_MESSAGE
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.workspace.changes import measure_changes
 
 if TYPE_CHECKING:

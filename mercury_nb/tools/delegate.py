@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.contract.banners import NO_CHANGES, change_summary_lines, evidence_line
 from mercury_nb.contract.endings import NoChangesCompletion, VerifiedCompletion
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool
-from mercury_nb.ui.banners import NO_CHANGES, change_summary_lines, evidence_line
 
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink

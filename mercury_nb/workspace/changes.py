@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from mercury_nb.agent.outcome import FileChange
+from mercury_nb.contract.outcome import FileChange
 from mercury_nb.workspace import git_state
 from mercury_nb.workspace.snapshot import (
     FileState,

@@ -25,11 +25,11 @@ from mercury_nb.agent.events import (
 )
 from mercury_nb.agent.loop import run_task
 from mercury_nb.agent.subagent import next_sub_id, subagent_registry, subagent_sink
+from mercury_nb.contract.banners import STEP_BUDGET_PAUSE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 from mercury_nb.tools.registry import default_registry
 from mercury_nb.transport.protocol import ModelRequest
-from mercury_nb.ui.banners import STEP_BUDGET_PAUSE
 
 CALC = "def add(a, b):\n    return a + b\n"
 TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
@@ -299,11 +299,11 @@ def test_the_sub_agent_sink_forwards_prefixed_notices_only() -> None:
         ToolFinished(1, "create_file", True, "create_file: a.py"),
         ToolFinished(2, "run_command", False, "run_command: pytest -q"),
         Notice("Checking my work…"),
-        TurnEnded("abc.1", "text-stop", "FinishWith", dict),
+        TurnEnded("abc.1", "text-stop", "finish", dict),
     ):
         forward(event)
     assert seen == [
-        Notice("[abc.1] ✓ create_file: a.py"),
-        Notice("[abc.1] ✗ run_command: pytest -q"),
-        Notice("[abc.1] Checking my work…"),
+        Notice("[abc.1] ✓ create_file: a.py", "subagent"),
+        Notice("[abc.1] ✗ run_command: pytest -q", "subagent"),
+        Notice("[abc.1] Checking my work…", "subagent"),
     ]

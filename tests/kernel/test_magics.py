@@ -15,8 +15,8 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from mercury_nb.agent.events import EventSink, TaskFinished, TaskStarted
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.kernel import scheduling
 from mercury_nb.kernel.magics import MercuryMagics, guarded_sink
 from mercury_nb.kernel.wait_cells import WaitCellTransformer, magic_line_of

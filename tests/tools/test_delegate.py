@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.outcome import FileChange, TaskOutcome
 from mercury_nb.agent.subagent import SubagentRun
 from mercury_nb.contract.endings import (
     Blocker,
@@ -21,6 +20,7 @@ from mercury_nb.contract.endings import (
     status_of,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.contract.recovery.subagent_supervisor import ReportToParent, why_not_done
 from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.delegate import (

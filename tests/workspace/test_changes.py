@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mercury_nb.agent.outcome import FileChange
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import FileChange
 from mercury_nb.workspace.changes import ChangeReport, diff_lines, measure_changes
 from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
 
