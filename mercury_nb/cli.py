@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m mercury_nb",
         description="mercury-nb: a coding agent with an honest completion contract.",
     )
+    from mercury_nb import __version__
+
+    parser.add_argument("--version", action="version", version=f"mercury-nb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one task in a workspace and print its outcome")
     run.add_argument("task", help="what to do, in plain words")
@@ -141,6 +144,19 @@ def _main(argv: Sequence[str] | None) -> int:
         close_all()  # every queued write lands; the WAL is folded back into the file
 
 
+def _setup_problem(config: MercuryConfig) -> str | None:
+    """The banner for a chain whose model lacks its API key (None: every key is there)."""
+    from mercury_nb.transport.factory import SETUP_FAILED, missing_key_error
+
+    error = missing_key_error(config)
+    if error is None:
+        return None
+    from mercury_nb.contract.endings import Failed
+    from mercury_nb.ui.banners import banner_text
+
+    return banner_text(Failed(SETUP_FAILED.format(error=error)), [])
+
+
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings flags of ``run`` / ``continue`` as given (see ``runs.plan``)."""
     names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes")
@@ -170,6 +186,11 @@ def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
 
     if isinstance(plan, Refusal):
         return _refuse(plan, as_json=as_json)
+    if not plan.resumed and (setup := _setup_problem(plan.config)) is not None:
+        # the banner a cell shows; nothing starts, no request (a resumed task, already
+        # claimed, ends through the loop with the same banner and stays resumable)
+        print(setup, file=sys.stderr)
+        return EXIT_USAGE
     outcome = asyncio.run(_run(plan, quiet=as_json))
     if as_json:
         print(outcome.model_dump_json(indent=2))

@@ -13,7 +13,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
-from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome
+from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
 from mercury_nb.contract.redaction import config_secrets, redact
 from mercury_nb.workspace.changes import ChangeReport
 
@@ -66,4 +66,9 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
         evidence=command_evidence(session),
         steps=session.steps_total,
         models=list(session.models_used),
+        usage={
+            name: Usage(prompt_tokens=prompt, completion_tokens=completion,
+                        total_tokens=prompt + completion)
+            for name, (prompt, completion) in session.usage.items()
+        },
     )

@@ -50,6 +50,7 @@ from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.commands import PROCESS_SCOPE_KEY
 from mercury_nb.tools.processes import kill_scope
 from mercury_nb.tools.registry import ToolRegistry, default_registry
+from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.confinement import Workspace
@@ -176,8 +177,12 @@ class AgentLoop:
             self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name))
             try:
                 reply = await watched_step(model, request, self.on_event,
-                                           self.session.steps_total, self.watch)
+                                           self.session.steps_total, self.watch,
+                                           on_usage=self.session.add_usage)
             except StepFailedBeforeOutput as failure:
+                # no model answered: not a step (a task no model ever answered reports 0)
+                self.session.steps_total -= 1
+                self.session.steps_in_budget -= 1
                 return TurnReport.provider_failed(failure.error, request, tool_names, did_work)
             except AttemptStalled as stalled:
                 return stalled_turn(self.session, stalled, model.name, request, tool_names,
@@ -246,7 +251,7 @@ async def run_task(
         models = [model] if model is not None else _resolve_chain(config)
     except (LookupError, ValueError) as error:
         report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-        outcome = build_outcome(session, Failed(f"the model could not be set up: {error}"), report)
+        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,

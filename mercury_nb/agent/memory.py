@@ -106,10 +106,21 @@ def litellm_context_window(litellm: Any, name: str) -> int | None:
 
 async def context_window_of(model: ChatModel, config: MercuryConfig) -> int | None:
     """The context window to budget for: litellm's for a litellm model it knows (asked once
-    per name, off the event loop), else ``config.context_window`` (None: unknown)."""
+    per name, off the event loop; for an openai-SDK model, read from litellm's bundled table
+    without importing litellm), else ``config.context_window`` (None: unknown)."""
     from mercury_nb.transport.litellm_model import LiteLLMModel
+    from mercury_nb.transport.openai_model import OpenAIModel
 
-    if isinstance(model, LiteLLMModel):
+    if isinstance(model, OpenAIModel) and model.catalog_names:
+        from mercury_nb.transport.model_info import bundled_context_window
+
+        if model.name not in _windows:
+            found = await asyncio.to_thread(bundled_context_window, *model.catalog_names)
+            _windows[model.name] = found
+        known = _windows[model.name]
+        if known is not None:
+            return known
+    elif isinstance(model, LiteLLMModel):
         if model.name not in _windows:
             try:
                 from mercury_nb.transport.litellm_loader import load_litellm

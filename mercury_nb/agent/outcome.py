@@ -5,6 +5,7 @@ from mercury_nb.contract.outcome import (
     FileChange,
     Status,
     TaskOutcome,
+    Usage,
 )
 
 __all__ = [
@@ -12,4 +13,5 @@ __all__ = [
     "FileChange",
     "Status",
     "TaskOutcome",
+    "Usage",
 ]

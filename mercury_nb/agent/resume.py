@@ -22,6 +22,7 @@ from mercury_nb.agent.prompts import RESUMED_MESSAGE, user_message
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Failed
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.workspace.changes import measure_changes
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ async def resume_task(
         models = [model] if model is not None else _resolve_chain(config)
     except (LookupError, ValueError) as error:
         report = await asyncio.to_thread(measure_changes, snapshot, Path(config.workdir))
-        outcome = build_outcome(session, Failed(f"the model could not be set up: {error}"), report)
+        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,

@@ -49,6 +49,7 @@ async def stream_step(
     step: int,
     on_activity: Callable[[], None] | None = None,
     partial: PartialStep | None = None,
+    on_usage: Callable[[str, int, int], None] | None = None,
 ) -> StepReply:
     """Run one streamed request. A ProviderError before any chunk raises
     :class:`StepFailedBeforeOutput`; any failure after output is an interrupted reply (its
@@ -56,7 +57,8 @@ async def stream_step(
     a tool call, and a complete reply with only whitespace and no tool call, are failed
     steps too (:class:`StepFailedBeforeOutput`, kind ``interrupted`` or ``empty-reply``):
     nothing to keep, the same request is retried or the next provider asked.
-    ``on_activity`` is called for every chunk; ``partial`` follows the assembly."""
+    ``on_activity`` is called for every chunk; ``partial`` follows the assembly;
+    ``on_usage(model, prompt, completion)`` gets the token usage the provider reports."""
     assembly = StreamAssembly()
     try:
         async for chunk in model.stream(request):
@@ -71,8 +73,9 @@ async def stream_step(
                     assembly = assembly.add_tool_delta(index, call_id, name, arguments)
                 case FinishChunk(reason=reason):
                     assembly = assembly.add_finish(reason)
-                case UsageChunk():
-                    pass
+                case UsageChunk(prompt_tokens=prompt, completion_tokens=completion):
+                    if on_usage is not None:
+                        on_usage(model.name, prompt, completion)
             if partial is not None:
                 partial.assembly = assembly
     except asyncio.CancelledError:
@@ -80,7 +83,7 @@ async def stream_step(
     except ProviderError as error:
         if assembly.chunks == 0:
             raise StepFailedBeforeOutput(error) from error
-        return assembly.reply(error=error, step=step)
+        return _usable(assembly.reply(error=error, step=step), model.name)
     except Exception as error:  # any mid-stream failure is an interruption, never success
         if assembly.chunks == 0:
             raise StepFailedBeforeOutput(
@@ -112,6 +115,7 @@ async def watched_step(
     step: int,
     watch: StallWatch,
     activity: str | None = None,
+    on_usage: Callable[[str, int, int], None] | None = None,
 ) -> StepReply:
     """:func:`stream_step` under the stall watchdog (``activity``: what the pulse says it
     waits for). A hard stall cancels the stream and raises :class:`AttemptStalled`
@@ -119,7 +123,8 @@ async def watched_step(
     partial = PartialStep()
     try:
         async with watch.request(activity or f"waiting for {model.name}"):
-            return await stream_step(model, request, on_event, step, watch.on_chunk, partial)
+            return await stream_step(model, request, on_event, step, watch.on_chunk, partial,
+                                     on_usage)
     except AttemptStalled as stalled:
         stalled.assembly = partial.assembly
         raise

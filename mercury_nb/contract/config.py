@@ -148,6 +148,9 @@ class MercuryConfig(BaseModel):
     provider_error_chars: int = Field(default=140, ge=20)
     """Characters of a provider's first error kept in the failure ledger."""
 
+    provider_message_chars: int = Field(default=1000, ge=100)
+    """Characters of the last provider error shown whole in the banner ("Last error: …")."""
+
     # --- recovery ---------------------------------------------------------------------
     stall_soft_ms: int = Field(default=180_000, ge=1)
     """Silence after which a "Still working" pulse is shown (once per silent window)."""

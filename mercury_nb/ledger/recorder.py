@@ -258,6 +258,7 @@ class TaskRecorder:
             changes=listed(outcome.changes),
             evidence=listed(outcome.evidence),
             steps=outcome.steps,
+            usage=json.dumps({name: used.model_dump() for name, used in outcome.usage.items()}),
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 

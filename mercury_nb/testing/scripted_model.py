@@ -185,3 +185,9 @@ def unregister_scripted_model(name: str) -> None:
 
 def is_scripted_name(name: str) -> bool:
     return name.startswith(SCRIPTED_PREFIX)
+
+
+def registered_names() -> list[str]:
+    """The names of the registered scripted models (``scripted/<name>``), sorted."""
+    with _registry_lock:
+        return [SCRIPTED_PREFIX + key for key in sorted(_registry)]

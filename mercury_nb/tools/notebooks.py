@@ -6,16 +6,17 @@ import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import nbformat
-from nbformat import NotebookNode
 from pydantic import BaseModel, Field
 
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.files import head_tail
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
 from mercury_nb.workspace.atomic import atomic_write_text
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 OUTPUT_ITEM_CHARS = 600
 """Characters kept from one output of a cell."""
@@ -24,15 +25,33 @@ CELL_OUTPUT_CHARS = 2000
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _NB_HELP = "Notebook path (.ipynb) relative to the workspace root."
 
-# nbformat is untyped; these typed aliases keep mypy's no-untyped-call check quiet.
-_reads: Callable[..., NotebookNode] = nbformat.reads
-_writes: Callable[..., str] = nbformat.writes
-_new_notebook: Callable[[], NotebookNode] = nbformat.v4.new_notebook
-_NEW_CELL: dict[str, Callable[[str], NotebookNode]] = {
-    "code": nbformat.v4.new_code_cell,
-    "markdown": nbformat.v4.new_markdown_cell,
-    "raw": nbformat.v4.new_raw_cell,
-}
+
+
+def _nbformat() -> Any:
+    """nbformat, imported on first use: with jsonschema's format checkers it takes seconds,
+    which the first model request of every task must not wait for."""
+    import nbformat
+
+    return nbformat
+
+
+def _reads(text: str, **kwargs: Any) -> NotebookNode:
+    node: NotebookNode = _nbformat().reads(text, **kwargs)
+    return node
+
+
+def _writes(notebook: NotebookNode) -> str:
+    return str(_nbformat().writes(notebook))
+
+
+def _new_notebook() -> NotebookNode:
+    node: NotebookNode = _nbformat().v4.new_notebook()
+    return node
+
+
+def _new_cell(cell_type: str, source: str) -> NotebookNode:
+    factory: Callable[[str], NotebookNode] = getattr(_nbformat().v4, f"new_{cell_type}_cell")
+    return factory(source)
 
 
 class NotebookArgs(BaseModel):
@@ -71,6 +90,7 @@ def save_notebook(path: Path, notebook: NotebookNode, shown: str) -> None:
     if notebook.get("nbformat_minor", 0) >= 5:
         for cell in notebook.cells:
             cell.setdefault("id", uuid.uuid4().hex[:8])
+    nbformat = _nbformat()
     try:
         nbformat.validate(notebook)
     except nbformat.ValidationError as exc:
@@ -180,7 +200,7 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
             f"cell index {args.index} is out of range: {rel} has {_cells(count)}, "
             f"so the index must be 0..{count}"
         )
-    cell = _NEW_CELL[args.cell_type](args.source)
+    cell = _new_cell(args.cell_type, args.source)
     if notebook.get("nbformat_minor", 0) < 5:
         cell.pop("id", None)  # cell ids only exist from nbformat 4.5 on
     notebook.cells.insert(args.index, cell)

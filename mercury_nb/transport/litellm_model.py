@@ -102,8 +102,11 @@ class LiteLLMModel:
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
         litellm = await load_litellm()
+        kwargs = self.completion_kwargs(request)
+        if asks_usage(litellm, self.name):
+            kwargs["stream_options"] = {"include_usage": True}
         try:
-            response = await litellm.acompletion(**self.completion_kwargs(request))
+            response = await litellm.acompletion(**kwargs)
         except Exception as error:
             raise self.provider_error(error) from None
         chunks = response.__aiter__()
@@ -201,6 +204,16 @@ def stream_chunks(raw: Any, provider_reason: object = NOT_TRACKED) -> Iterator[S
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         )
+
+
+def asks_usage(litellm: Any, name: str) -> bool:
+    """Whether litellm says the model's provider takes ``stream_options`` (token usage in
+    the stream); asking one that does not would be refused."""
+    try:
+        supported = litellm.get_supported_openai_params(model=name) or ()
+    except Exception:
+        return False
+    return "stream_options" in supported
 
 
 async def _close(response: Any) -> None:

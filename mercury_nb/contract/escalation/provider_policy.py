@@ -203,7 +203,8 @@ def step_provider(
     _check_jitter(jitter)
     known = (*config_secrets(config), *secrets)
     reason = failure_reason(failure, config.provider_error_chars, known)
-    state = _record(state, reason)
+    whole = failure_reason(failure, config.provider_message_chars, known)
+    state = _record(state, reason, whole)
     resume = failure.streamed_output
     continuation = CONTINUE_FROM_PARTIAL if resume else None
     retry_after = failure.retry_after_s
@@ -228,7 +229,7 @@ def step_provider(
     )
     following = _next_available(state)
     if following is None:
-        return state, AllProvidersFailed(all_failed_message(state, reason), resume)
+        return state, AllProvidersFailed(all_failed_message(state, whole), resume)
     notice = redact(
         SWITCH_NOTICE.format(provider=state.provider, reason=reason, next=state.chain[following]),
         known,
@@ -259,11 +260,13 @@ def all_failed_message(state: ProviderState, last_reason: str) -> str:
     return "\n".join(lines)
 
 
-def _record(state: ProviderState, reason: str) -> ProviderState:
+def _record(state: ProviderState, reason: str, whole: str) -> ProviderState:
+    """``reason`` (short) goes into the ledger once per provider; ``whole`` (up to
+    ``provider_message_chars``) becomes the last error the banner shows."""
     if any(name == state.provider for name, _ in state.first_errors):
-        return replace(state, last_error=reason)
+        return replace(state, last_error=whole)
     return replace(
-        state, first_errors=(*state.first_errors, (state.provider, reason)), last_error=reason
+        state, first_errors=(*state.first_errors, (state.provider, reason)), last_error=whole
     )
 
 
