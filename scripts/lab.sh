@@ -12,6 +12,7 @@ if ! .venv/bin/python -m pip install --disable-pip-version-check -e ".[lab,test]
   echo "pip install failed (full log: .venv/logs/pip-install-lab.log)" >&2
   exit 1
 fi
+bash scripts/build_labextension.sh
 extra=()
 [ "$(id -u)" = "0" ] && extra+=(--allow-root)
 exec .venv/bin/jupyter lab "${extra[@]}" "$@" notebooks/01-quickstart.ipynb

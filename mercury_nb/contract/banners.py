@@ -54,9 +54,26 @@ _READ_BACK_LISTED = 5
 
 
 def change_line(change: FileChange) -> str:
-    """``+A −R path`` with `` (created)`` or `` (deleted)`` when it applies."""
+    """``+A −R path`` with `` (created)`` or `` (deleted)`` when it applies; a binary or
+    too-large file is ``path (created, 50.0 MB, not diffed)`` instead of fake counts."""
+    if not change.measured:
+        size = "" if change.size is None else f", {human_size(change.size)}"
+        binary = ", binary" if change.binary else ""
+        return f"{change.path} ({change.kind}{size}{binary}, not diffed)"
     suffix = f" ({change.kind})" if change.kind in ("created", "deleted") else ""
     return f"+{change.added} −{change.removed} {change.path}{suffix}"
+
+
+def human_size(size: int) -> str:
+    """``80 bytes``, ``12.5 KB``, ``2.1 MB``, ``1.2 GB`` (binary units)."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = float(size)
+    for unit in ("KB", "MB", "GB"):
+        value /= 1024
+        if value < 1024 or unit == "GB":
+            break
+    return f"{value:.1f} {unit}"
 
 
 def change_summary_lines(changes: Sequence[FileChange]) -> list[str]:

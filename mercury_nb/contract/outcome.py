@@ -19,6 +19,14 @@ class FileChange(BaseModel):
     removed: int
     kind: Literal["created", "modified", "deleted"] = "modified"
     preview: str = ""
+    diff: str = ""
+    """The file's unified diff (``--- a/… +++ b/…``), capped; empty when not diffed."""
+    measured: bool = True
+    """False when the file was binary or too large to read: ``added``/``removed`` are then
+    not line counts and ``diff`` is empty (say "not diffed", never "+0 −0")."""
+    size: int | None = None
+    """Bytes on disk after the change (before it, for a deleted file), when known."""
+    binary: bool = False
 
 
 class CommandEvidence(BaseModel):

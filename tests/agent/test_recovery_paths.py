@@ -8,7 +8,7 @@ from typing import Any
 
 import nbformat
 
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import DropMidStream, HttpError, Turn, call
 
@@ -158,7 +158,8 @@ async def test_rejected_max_tokens_is_halved_and_kept(tmp_path: Path, backend) -
             Turn(text="Nothing to change."),
         ]
     )
-    outcome = await run_task("Which files are here?", cfg(tmp_path), model=fake.model)
+    config = cfg(tmp_path, context_window=131_072)  # its output fraction is above 32768
+    outcome = await run_task("Which files are here?", config, model=fake.model)
     assert [r["max_tokens"] for r in fake.requests] == [32768, 16384, 8192, 8192]
     assert outcome.status == "completed"
 
