@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 from mercury_nb.transport.openai_model import OpenAIModel
