@@ -1,4 +1,10 @@
-"""The ipywidgets view: status line, Stop button, notices and the escaped HTML verdict banner."""
+"""The ipywidgets view: status line, Stop button, notices, the sanitized answer and the banner.
+
+While the task runs the status line is redrawn every :data:`TICK_S` on the kernel's loop, so
+the elapsed time and a stall pulse's seconds keep growing. When it ends the ticking stops,
+the Stop button and the live notices (progress such as "Checking my work…") go away, and the
+verdict takes their place: the answer as sanitized Markdown, then the escaped banner.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from IPython import display as ipython_display
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.agent.outcome import FileChange, TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
+from mercury_nb.ui.markdown import markdown_html
 from mercury_nb.ui.plain import final_text
 from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_detail
 
@@ -52,13 +59,14 @@ def change_html(change: FileChange) -> str:
 
 
 def banner_html(outcome: TaskOutcome) -> str:
-    """The final verdict as HTML: the answer, the banner, per-file previews. Nothing unescaped."""
+    """The final verdict as HTML: the answer (Markdown, sanitized), the banner and per-file
+    previews (escaped). Nothing from the model or the disk reaches the page unsanitized."""
     colour = _STATUS_COLOURS.get(outcome.status, "#616161")
     parts = [f'<div class="mercury-outcome mercury-{_esc(outcome.status)}">']
     if outcome.answer and outcome.answer.strip():
         parts.append(
-            '<div class="mercury-answer" style="white-space:pre-wrap;margin-bottom:6px">'
-            f"{_esc(outcome.answer.strip())}</div>"
+            '<div class="mercury-answer" style="margin-bottom:6px">'
+            f"{markdown_html(outcome.answer.strip())}</div>"
         )
     parts.append(
         '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;'
@@ -108,13 +116,15 @@ class WidgetView:
         attached: bool,
         clock: Callable[[], float] = time.monotonic,
         show: bool = True,
+        model: str = "",
     ) -> None:
         self.attached = attached
-        self.view = StatusView()
+        self.view = StatusView(model=model)  # the model is known at once: one start line
         self._clock = clock
         self._stop: Callable[[], None] | None = None
         self._stop_requested = False
         self._ticker: asyncio.TimerHandle | None = None
+        self._live = True
         self.status = widgets.HTML(value=status_html(self.view, clock()))
         self.stop_button = widgets.Button(
             description="Stop", button_style="danger", icon="stop", tooltip="Stop this task"
@@ -142,6 +152,8 @@ class WidgetView:
             self._finish(event.outcome)
         else:
             self._renderer.request()
+            if self._ticker is None and self._live:  # built before a loop ran: tick from now
+                self._schedule_tick()
 
     def bind_stop(self, stop: Callable[[], None]) -> None:
         self._stop = stop
@@ -150,7 +162,7 @@ class WidgetView:
 
     def show_error(self, text: str) -> None:
         self.errors.append_stderr(text if text.endswith("\n") else text + "\n")
-        self._disable_stop()
+        self._end_live()
 
     async def ask(
         self, question: str, options: list[str], recommended: str, timeout_s: float
@@ -162,15 +174,11 @@ class WidgetView:
 
     def close(self) -> None:
         self._renderer.cancel()
-        self._cancel_tick()
-        self._disable_stop()
+        self._end_live()
 
     # --- internals ---------------------------------------------------------------------
     def _finish(self, outcome: TaskOutcome) -> None:
-        self._cancel_tick()
-        self._disable_stop()
-        if self._stop_requested:
-            self.stop_button.description = "Stopped"
+        self._end_live()
         self._renderer.final()
         if self.attached:
             display({"text/plain": final_text(outcome), "text/html": banner_html(outcome)},
@@ -179,11 +187,13 @@ class WidgetView:
             self.banner.value = banner_html(outcome)
 
     def _render(self, now: float) -> None:
-        self.status.value = status_html(self.view, now)
+        status = status_html(self.view, now)
+        if self.status.value != status:
+            self.status.value = status
         tail = "" if self.view.finished else tail_html(self.view)
         if self.tail.value != tail:
             self.tail.value = tail
-        notices = notices_html(self.view)
+        notices = "" if self.view.finished else notices_html(self.view)
         if self.notices.value != notices:
             self.notices.value = notices
 
@@ -194,8 +204,14 @@ class WidgetView:
         if self._stop is not None:
             self._stop()
 
-    def _disable_stop(self) -> None:
+    def _end_live(self) -> None:
+        """The task is over: no more ticks, no Stop button, no live notices."""
+        self._live = False
+        self._cancel_tick()
         self.stop_button.disabled = True
+        self.stop_button.layout.display = "none"
+        if self.notices.value:
+            self.notices.value = ""
 
     def _schedule_tick(self) -> None:
         try:
@@ -206,7 +222,7 @@ class WidgetView:
 
     def _tick(self) -> None:
         self._ticker = None
-        if self.view.finished:
+        if not self._live:
             return
         self._renderer.request()
         self._schedule_tick()
