@@ -131,14 +131,15 @@ def start_text(model: str) -> str:
 
 
 def status_line(view: StatusView, now: float) -> str:
-    """One line: ``step 3/75 · run_command · 12s`` while running (the tool or ``thinking``
-    gives way to the stall watchdog's pulse while it shows, its seconds as of ``now``), the
-    status once finished."""
+    """One line: ``step 3/75 · run_command · 12s`` while running; while the stall watchdog's
+    pulse shows, ``step 3/75 · <pulse, its seconds as of now>`` instead; the status once
+    finished."""
     elapsed = f"{elapsed_s(view, now)}s"
     if view.outcome is not None:
         return SEPARATOR.join((view.outcome.status, _steps(view.outcome.steps), elapsed))
     if view.step == 0:
         return SEPARATOR.join((start_text(view.model), elapsed))
     budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
-    activity = view.pulse.text_at(now) if view.pulse else view.tool or "thinking"
-    return SEPARATOR.join((budget, activity, elapsed))
+    if view.pulse is not None:  # the pulse carries the growing count: one number, not two
+        return SEPARATOR.join((budget, view.pulse.text_at(now)))
+    return SEPARATOR.join((budget, view.tool or "thinking", elapsed))

@@ -65,11 +65,11 @@ def banner_html(outcome: TaskOutcome) -> str:
     parts = [f'<div class="mercury-outcome mercury-{_esc(outcome.status)}">']
     if outcome.answer and outcome.answer.strip():
         parts.append(
-            '<div class="mercury-answer" style="margin-bottom:6px">'
+            '<div class="mercury-answer" style="margin-bottom:6px;line-height:1.5">'
             f"{markdown_html(outcome.answer.strip())}</div>"
         )
     parts.append(
-        '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;'
+        '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;line-height:1.5;'
         f'border-left:4px solid {colour};padding:4px 8px">{_esc(outcome.banner)}</div>'
     )
     parts.extend(change_html(change) for change in outcome.changes)
@@ -84,7 +84,10 @@ def status_html(view: StatusView, now: float) -> str:
     detail = tool_detail(view.tool, view.tool_summary) if view.tool and not view.pulse else ""
     if detail:
         text += f"{SEPARATOR}{detail}"
-    return f'<span style="font-family:monospace">mercury{SEPARATOR}{_esc(text)}</span>'
+    return (
+        '<div style="font-family:monospace;white-space:nowrap;overflow:hidden;'
+        f'text-overflow:ellipsis">mercury{SEPARATOR}{_esc(text)}</div>'
+    )
 
 
 def notices_html(view: StatusView) -> str:
@@ -95,9 +98,18 @@ def tail_html(view: StatusView) -> str:
     if not view.tail:
         return ""
     return (
-        '<div style="color:#777;white-space:pre-wrap;font-family:monospace;'
+        '<div style="color:#777;white-space:pre-wrap;font-family:monospace;line-height:1.4;'
         f'max-height:4.5em;overflow:hidden">…{_esc(view.tail)}</div>'
     )
+
+
+def _show(widget: widgets.HTML, value: str) -> None:
+    """Set an HTML widget's value; an empty one takes no room (display: none)."""
+    if widget.value != value:
+        widget.value = value
+    display_value = None if value else "none"
+    if widget.layout.display != display_value:
+        widget.layout.display = display_value
 
 
 class WidgetView:
@@ -125,14 +137,17 @@ class WidgetView:
         self._stop_requested = False
         self._ticker: asyncio.TimerHandle | None = None
         self._live = True
-        self.status = widgets.HTML(value=status_html(self.view, clock()))
+        self.status = widgets.HTML(value=status_html(self.view, clock()),
+                                   layout=widgets.Layout(flex="1 1 auto", min_width="0",
+                                                         overflow="hidden"))
         self.stop_button = widgets.Button(
-            description="Stop", button_style="danger", icon="stop", tooltip="Stop this task"
+            description="Stop", button_style="danger", icon="stop", tooltip="Stop this task",
+            layout=widgets.Layout(flex="0 0 auto"),
         )
         self.stop_button.on_click(self._on_stop_click)
-        self.tail = widgets.HTML()
-        self.notices = widgets.HTML()
-        self.banner = widgets.HTML()
+        self.tail = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.notices = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.banner = widgets.HTML(layout=widgets.Layout(display="none"))
         self.errors = widgets.Output()
         self.box = widgets.VBox(
             [widgets.HBox([self.status, self.stop_button]), self.tail, self.notices,
@@ -184,18 +199,14 @@ class WidgetView:
             display({"text/plain": final_text(outcome), "text/html": banner_html(outcome)},
                     raw=True)
         else:
-            self.banner.value = banner_html(outcome)
+            _show(self.banner, banner_html(outcome))
 
     def _render(self, now: float) -> None:
         status = status_html(self.view, now)
         if self.status.value != status:
             self.status.value = status
-        tail = "" if self.view.finished else tail_html(self.view)
-        if self.tail.value != tail:
-            self.tail.value = tail
-        notices = "" if self.view.finished else notices_html(self.view)
-        if self.notices.value != notices:
-            self.notices.value = notices
+        _show(self.tail, "" if self.view.finished else tail_html(self.view))
+        _show(self.notices, "" if self.view.finished else notices_html(self.view))
 
     def _on_stop_click(self, _button: widgets.Button) -> None:
         self.stop_button.disabled = True
@@ -210,8 +221,7 @@ class WidgetView:
         self._cancel_tick()
         self.stop_button.disabled = True
         self.stop_button.layout.display = "none"
-        if self.notices.value:
-            self.notices.value = ""
+        _show(self.notices, "")
 
     def _schedule_tick(self) -> None:
         try:
