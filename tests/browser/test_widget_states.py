@@ -35,7 +35,8 @@ def fresh():
     return Path(tempfile.mkdtemp(prefix="mercury-browser-"))
 
 GREET = 'def greet(name):\\n    return f"Hello, {name}!"\\n'
-TEST = 'from greet import greet\\n\\n\\ndef test_greet():\\n    assert greet("Ada") == "Hello, Ada!"\\n'
+TEST = ('from greet import greet\\n\\n\\ndef test_greet():\\n'
+        '    assert greet("Ada") == "Hello, Ada!"\\n')
 ANSWER = (
     "**greet()** returns a greeting, for example `greet('Ada')`:\\n\\n"
     "- it takes one `name`\\n- it returns `Hello, <name>!`\\n\\n"
@@ -51,9 +52,11 @@ register_scripted_model("build", [
     Turn(text="greet() is in **greet.py** and its test passes."),
 ])
 register_scripted_model("chat", [Turn(text=ANSWER)])
-register_scripted_model("busy", [Turn(tool_calls=(call("write_file", path="a.txt", content="a\\n"),)),
-                                 Turn(tool_calls=(call("write_file", path="b.txt", content="b\\n"),)),
-                                 Turn(text="Wrote both.")])
+register_scripted_model("busy", [
+    Turn(tool_calls=(call("write_file", path="a.txt", content="a\\n"),)),
+    Turn(tool_calls=(call("write_file", path="b.txt", content="b\\n"),)),
+    Turn(text="Wrote both."),
+])
 register_scripted_model("down", [Turn(fault=HttpError(401, message="invalid API key"))])
 register_scripted_model("asks", [
     Turn(tool_calls=(call("ask_user", question="Rewrite the parser or patch it?",

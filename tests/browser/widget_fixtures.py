@@ -1,5 +1,5 @@
 """A real JupyterLab (temp root, temp MERCURY_HOME, token, loopback) and Debian's chromium
-driven by Python Playwright, for the cell-widget browser tests (tests/browser/test_widget_states.py).
+driven by Python Playwright, for the cell-widget browser tests (test_widget_states.py).
 
 Skipped when Playwright, JupyterLab or /usr/bin/chromium is missing. Never downloads a browser.
 """
