@@ -1,4 +1,4 @@
-"""The headless command line: ``python -m mercury_nb run|continue|tasks|show``.
+"""The headless command line: ``python -m mercury_nb run|continue|stop|tasks|show``.
 
 Every command first opens the work ledger (``$MERCURY_HOME/ledger.sqlite3``), pauses tasks
 that a dead process left running and prunes old finished ones; what it found goes to stderr.
@@ -23,7 +23,7 @@ from mercury_nb.agent.outcome import TaskOutcome
 if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.ledger.access import LedgerHandle
-    from mercury_nb.ledger.runs import PlannedRun, Refusal
+    from mercury_nb.runs import PlannedRun, Refusal
 
 EXIT_COMPLETED = 0
 EXIT_FAILED = 1
@@ -58,6 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     resume.add_argument("id", nargs="?", help="task id (or a unique prefix of it)")
     _model_flags(resume)
+    stop = sub.add_parser("stop", help="stop a running task, whichever process runs it")
+    stop.add_argument("id", help="task id (or a unique prefix of it)")
     tasks = sub.add_parser("tasks", help="list the tasks in the work ledger")
     tasks.add_argument("--json", action="store_true", help="print the tasks as JSON")
     show = sub.add_parser("show", help="show one task of the work ledger")
@@ -96,21 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from pydantic import ValidationError
 
-    from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.runs import plan
 
+    flags = run_flags(args)
     try:
-        if args.command in ("run", "continue"):
-            config = MercuryConfig.load(
-                model=args.model,
-                fallbacks=tuple(args.fallback) if args.fallback else None,
-                api_base=args.api_base,
-                workdir=args.workdir,
-                max_steps=args.max_steps,
-                mode="chat" if getattr(args, "chat", False) else None,
-                auto_yes=True if args.yes else None,
-            )
-        else:
-            config = MercuryConfig.load()
+        config = plan(flags)
     except ValidationError as error:
         print(f"error: invalid configuration: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -121,24 +113,35 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _list(handle, as_json=args.json)
             case "show":
                 return _show(handle, args.id, as_json=args.json)
+            case "stop":
+                return _stop(args.id, config)
             case "run":
-                from mercury_nb.ledger.runs import plan_task
+                from mercury_nb.runs.planning import plan_task
 
                 return _start(plan_task(handle, args.task, config), as_json=args.json)
             case _:
-                from mercury_nb.ledger.runs import flag_overrides, plan_continue
+                from mercury_nb.runs.planning import plan_continue
 
-                overrides = flag_overrides(
-                    model=args.model, fallbacks=tuple(args.fallback) if args.fallback else None,
-                    api_base=args.api_base, max_steps=args.max_steps,
-                    auto_yes=True if args.yes else None,
-                )
-                plan = plan_continue(handle, args.id, config, overrides)
-                return _start(plan, as_json=args.json)
+                planned = plan_continue(handle, args.id, config, flags)
+                return _start(planned, as_json=args.json)
     finally:
         from mercury_nb.ledger.access import close_all
 
         close_all()  # every queued write lands; the WAL is folded back into the file
+
+
+def run_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings flags of ``run`` / ``continue`` as given (see ``runs.plan``)."""
+    names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes")
+    return {name: getattr(args, name) for name in names if hasattr(args, name)}
+
+
+def _stop(task_id: str, config: MercuryConfig) -> int:
+    from mercury_nb.runs import request_stop
+
+    reply = request_stop(task_id, home=config.home)
+    print(reply.message, file=sys.stdout if reply.kind == "requested" else sys.stderr)
+    return EXIT_COMPLETED if reply.kind == "requested" else EXIT_USAGE
 
 
 def _open_ledger(config: MercuryConfig) -> LedgerHandle | None:
@@ -152,7 +155,7 @@ def _open_ledger(config: MercuryConfig) -> LedgerHandle | None:
 
 
 def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
-    from mercury_nb.ledger.runs import Refusal
+    from mercury_nb.runs import Refusal
 
     if isinstance(plan, Refusal):
         return _refuse(plan, as_json=as_json)
@@ -183,10 +186,11 @@ def _refuse(refusal: Refusal, *, as_json: bool) -> int:
 
 
 async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
+    from mercury_nb.runs import launch
     from mercury_nb.ui.plain import PlainView
 
     if quiet:
-        return await plan.run(_ignore)
+        return await launch(plan, sink=_ignore).outcome()
     view = PlainView(max_updates_per_s=plan.config.ui_max_updates_per_s, attached=True,
                      stream=sys.stderr)
 
@@ -195,7 +199,7 @@ async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
             view.on_event(event)
 
     try:
-        return await plan.run(progress)
+        return await launch(plan, sink=progress).outcome()
     finally:
         view.close()
 

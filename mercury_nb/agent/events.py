@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.notices import DecisionKind, NoticeKind
 from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
 
 
@@ -35,6 +36,8 @@ class ToolStarted:
     step: int
     name: str
     summary: str
+    command: str | None = None
+    """For run_command: the command line it runs."""
 
 
 @dataclass(frozen=True)
@@ -47,22 +50,29 @@ class ToolFinished:
 
 @dataclass(frozen=True)
 class Notice:
-    """A user-facing line: a continuation, a provider switch, a forced round."""
+    """A user-facing line: a continuation, a provider switch, a forced round. ``kind`` says
+    which, as a type (nobody parses ``text`` to find out)."""
 
     text: str
+    kind: NoticeKind = "notice"
 
 
 @dataclass(frozen=True)
 class Pulse:
     """The stall watchdog's live pulse: ``Still working — <activity> · N s silent`` (or
     ``Still working — running <cmd> · N s``); shown until the next sign of progress.
+    ``activity`` is what it waits on, ``silent_s`` the whole seconds of silence (or of the
+    running ``command``), both as of the decision.
 
-    ``text`` is the line as of the decision. ``watch`` is the watchdog state it was decided
-    in (None when unknown): :meth:`text_at` redraws the line for a later time on the
-    watchdog's clock (``time.monotonic`` seconds), so a live view shows the seconds growing.
+    ``watch`` is the watchdog state it was decided in (None when unknown): :meth:`text_at`
+    redraws the line for a later time on the watchdog's clock (``time.monotonic`` seconds),
+    so a live view shows the seconds growing.
     """
 
     text: str
+    activity: str = ""
+    silent_s: int = 0
+    command: str | None = None
     watch: WatchdogState | None = None
 
     def text_at(self, now_s: float) -> str:
@@ -77,7 +87,7 @@ class TurnEnded:
 
     task_id: str
     verdict: str
-    decision: str
+    decision: DecisionKind
     checkpoint: Callable[[], dict[str, Any]]
 
 

@@ -107,31 +107,35 @@ class AgentLoop:
             if report.verdict in TURN_ENDS:
                 self.doom = reset_for_new_turn(self.doom)
             self.on_event(TurnEnded(self.session.task_id, report.verdict.value,
-                                    type(decision).__name__, lambda: checkpoint_of(self)))
+                                    decision.kind, lambda: checkpoint_of(self)))
             match decision:
                 case FinishWith(ending=ending):
                     return ending
                 case NextTurn(directive=directive, notice=notice, fresh_budget=fresh):
-                    self._begin(notice, fresh, directive)
+                    self._begin(Notice(notice, decision.notice_kind) if notice else None,
+                                fresh, directive)
                 case GuardRound(directive=directive, grounding=grounding, notice=notice,
                                 fresh_budget=fresh):
                     if grounding:
                         root = self.ctx.root.root
                         message = await grounding_message(root, self.config.grounding_entries)
                         self.session.messages.append(message)
-                    self._begin(notice, fresh, directive)
+                    self._begin(Notice(notice, decision.notice_kind) if notice else None,
+                                fresh, directive)
                 case RetryStep(directive=directive, notice=notice, delay_s=delay, output_cap=cap):
                     if cap is not None:
                         self.session.output_caps[directive.provider_index] = cap
-                    self._begin(notice, False, directive)
+                    self._begin(Notice(notice, decision.notice_kind) if notice else None,
+                                False, directive)
                     if delay > 0:
                         await asyncio.sleep(delay)
                 case _ as unreachable:
                     assert_never(unreachable)
 
-    def _begin(self, notice: str | None, fresh_budget: bool, directive: TurnDirective) -> None:
-        if notice:
-            self.on_event(Notice(notice))
+    def _begin(self, notice: Notice | None, fresh_budget: bool,
+               directive: TurnDirective) -> None:
+        if notice is not None:
+            self.on_event(notice)
         if fresh_budget:
             self.session.steps_in_budget = 0
         self.session.messages.extend(directive.messages)

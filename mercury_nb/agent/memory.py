@@ -178,7 +178,7 @@ class MemoryGovernor:
         if reason == "memory":
             gc.collect()
         if result.compacted:
-            loop.on_event(Notice(COMPACTED_NOTICE.format(
+            loop.on_event(Notice(kind="compaction", text=COMPACTED_NOTICE.format(
                 count=result.compacted, s="" if result.compacted == 1 else "s", reason=reason,
                 before=result.chars_before, after=result.chars_after,
             )))
@@ -206,5 +206,5 @@ class MemoryGovernor:
         except ValueError:
             return False
         messages[:] = list(summarized)
-        loop.on_event(Notice(SUMMARIZED_NOTICE.format(count=plan.replaced)))
+        loop.on_event(Notice(SUMMARIZED_NOTICE.format(count=plan.replaced), "compaction"))
         return True

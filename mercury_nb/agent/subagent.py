@@ -83,9 +83,9 @@ def subagent_sink(sub_id: str, parent: EventSink) -> EventSink:
     def forward(event: AgentEvent) -> None:
         match event:
             case Notice(text=text):
-                parent(Notice(f"[{sub_id}] {text}"))
+                parent(Notice(f"[{sub_id}] {text}", "subagent"))
             case ToolFinished(ok=ok, summary=summary):
-                parent(Notice(f"[{sub_id}] {'✓' if ok else '✗'} {summary}"))
+                parent(Notice(f"[{sub_id}] {'✓' if ok else '✗'} {summary}", "subagent"))
             case _:
                 pass  # tokens, step starts, checkpoints and its own start/finish stay here
 
@@ -122,7 +122,7 @@ async def run_subagent(task: str, parent: ParentAgent, ctx: ToolContext) -> Suba
         on_event=sink,
         snapshot=snapshot,
     )
-    parent.on_event(Notice(f"[{sub_id}] sub-agent started: {_excerpt(task)}"))
+    parent.on_event(Notice(f"[{sub_id}] sub-agent started: {_excerpt(task)}", "subagent"))
     supervisor = SupervisorState()
     while True:
         ending: Ending = await loop.run()
@@ -137,7 +137,7 @@ async def run_subagent(task: str, parent: ParentAgent, ctx: ToolContext) -> Suba
                 assert_never(unreachable)
     changes = await asyncio.to_thread(measure_changes, loop.snapshot, root.root)
     run = SubagentRun(sub_id, build_outcome(loop.session, ending, changes), report)
-    parent.on_event(Notice(_finished_line(run)))
+    parent.on_event(Notice(_finished_line(run), "subagent"))
     return run
 
 

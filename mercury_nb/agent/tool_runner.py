@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from mercury_nb.agent.events import EventSink, ToolFinished, ToolStarted
@@ -23,6 +24,18 @@ def counts_as_mutation(name: str, result: ToolResult) -> bool:
     return not (is_verification_command(command) or is_read_only_command(command))
 
 
+def command_of(name: str, raw_arguments: str) -> str | None:
+    """The command line of a run_command call (None for other tools or unreadable args)."""
+    if name != "run_command":
+        return None
+    try:
+        args = json.loads(raw_arguments or "{}")
+    except (ValueError, TypeError):
+        return None
+    command = args.get("command") if isinstance(args, dict) else None
+    return command if isinstance(command, str) else None
+
+
 async def run_tool_calls(
     calls: Sequence[AssembledToolCall],
     session: TaskSession,
@@ -35,7 +48,8 @@ async def run_tool_calls(
     step = session.steps_total
     for call in calls:
         summary = summarize_arguments(call.name, call.arguments)
-        on_event(ToolStarted(step=step, name=call.name, summary=summary))
+        on_event(ToolStarted(step=step, name=call.name, summary=summary,
+                             command=command_of(call.name, call.arguments)))
         result = await registry.execute(call.name, call.arguments, ctx)
         session.messages.append(tool_message(call.id, call.name, result.content))
         session.log(

@@ -181,8 +181,8 @@ class StallWatch:
         match decision:
             case wd.Quiet():
                 pass
-            case wd.Pulse(text=text):
-                self.on_event(Pulse(text, watch=self.state))
+            case wd.Pulse(text=text, activity=activity, silent_s=silent, command=command):
+                self.on_event(Pulse(text, activity, silent, command, watch=self.state))
             case wd.HardStall() as stall:
                 self._hard_stall(stall)
             case _ as unreachable:
@@ -193,5 +193,5 @@ class StallWatch:
         if scope is None or self._stall is not None:
             return  # nothing waits on the model (see the module docstring)
         self._stall = stall
-        self.on_event(Notice(stall.text))
+        self.on_event(Notice(stall.text, "stall"))
         scope.reschedule(asyncio.get_running_loop().time())

@@ -1,5 +1,6 @@
-"""The ledger side of the magics: ``%mercury tasks | show ID | continue [ID]``, ``%%mercury
-continue``, refusing a paused task's text, and the crash-recovery pass at ``%load_ext``.
+"""The ledger side of the magics: ``%mercury tasks | show ID | continue [ID] | stop ID``,
+``%%mercury continue``, refusing a paused task's text, and the crash-recovery pass at
+``%load_ext``.
 
 Imported by :mod:`mercury_nb.kernel.magics` only when a magic runs or the extension loads;
 the load pass imports just the SQLite store (no pydantic, no agent loop, never litellm).
@@ -20,11 +21,11 @@ if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.kernel.magics import MercuryMagics
     from mercury_nb.ledger.access import LedgerHandle
-    from mercury_nb.ledger.runs import PlannedRun
+    from mercury_nb.runs import PlannedRun
 
 LINE_USAGE = (
-    "usage: %mercury tasks | %mercury show ID | %mercury continue [ID] [--model M] "
-    "[--fallback M2]... [--max-steps N] [--workdir DIR] [--api-base URL] [--yes]"
+    "usage: %mercury tasks | %mercury show ID | %mercury stop ID | %mercury continue [ID] "
+    "[--model M] [--fallback M2]... [--max-steps N] [--workdir DIR] [--api-base URL] [--yes]"
 )
 TASKS_SHOWN = 50
 """Most tasks ``%mercury tasks`` lists (the most recently updated)."""
@@ -59,18 +60,15 @@ def recover_at_load(settings_values: dict[str, Any]) -> None:
 def ledger_for(config: MercuryConfig) -> LedgerHandle | None:
     """The ledger at ``config.home`` after a startup pass (notices printed), or None.
     Finished tasks are pruned by the writer thread when a task ends, not here."""
-    from mercury_nb.ledger.access import startup
+    from mercury_nb import runs
 
-    report = startup(config.home)
-    for line in report.notices:
-        print(line)
-    return report.handle
+    return runs.ledger_for(config, print)
 
 
 def plan_cell(task: str, config: MercuryConfig, args: argparse.Namespace) -> PlannedRun | None:
     """What a ``%%mercury`` cell starts: a resumed task for ``continue [ID]``, else a new task
     (refused when the same text is paused here). Prints the refusal and returns None."""
-    from mercury_nb.ledger.runs import Refusal, continue_request, plan_continue, plan_task
+    from mercury_nb.runs.planning import Refusal, continue_request, plan_continue, plan_task
 
     handle = ledger_for(config)
     wants_continue, task_id = continue_request(task)
@@ -85,16 +83,9 @@ def plan_cell(task: str, config: MercuryConfig, args: argparse.Namespace) -> Pla
 
 
 def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
-    """The flags of a ``continue`` the user gave explicitly."""
-    from mercury_nb.ledger.runs import flag_overrides
-
-    return flag_overrides(
-        model=args.model,
-        fallbacks=tuple(args.fallback) if args.fallback else None,
-        api_base=args.api_base,
-        max_steps=args.max_steps,
-        auto_yes=True if args.yes else None,
-    )
+    """The flags of a ``continue`` the user gave explicitly (``runs.plan`` reads them)."""
+    names = ("model", "fallback", "api_base", "max_steps", "yes")
+    return {name: getattr(args, name) for name in names}
 
 
 def line_command(magics: MercuryMagics, line: str) -> Any:
@@ -113,6 +104,10 @@ def line_command(magics: MercuryMagics, line: str) -> Any:
             if len(rest) != 1:
                 raise UsageError(f"%mercury show needs one task id\n{LINE_USAGE}")
             return _show_one(magics, rest[0])
+        case "stop":
+            if len(rest) != 1:
+                raise UsageError(f"%mercury stop needs one task id\n{LINE_USAGE}")
+            return _stop(magics, rest[0])
         case "continue" | "resume":
             task_id = rest[0] if rest and not rest[0].startswith("-") else None
             flags = rest[1:] if task_id else rest
@@ -160,8 +155,20 @@ def _show_one(magics: MercuryMagics, task_id: str) -> None:
     print(task_detail(record, handle.ledger.events(record.id), time.time()))
 
 
+def _stop(magics: MercuryMagics, task_id: str) -> None:
+    """``%mercury stop ID``: a stop request the owning process honours within a second.
+    A task that is not running (or unknown) is a usage error naming why."""
+    from mercury_nb.runs import request_stop
+
+    config = magics._config(_flags(""))
+    reply = request_stop(task_id, home=config.home)
+    if reply.kind != "requested":
+        raise UsageError(reply.message)
+    print(reply.message)
+
+
 def _continue(magics: MercuryMagics, task_id: str | None, flags: list[str]) -> Any:
-    from mercury_nb.ledger.runs import Refusal, plan_continue
+    from mercury_nb.runs.planning import Refusal, plan_continue
 
     args = _flags(" ".join(shlex.quote(flag) for flag in flags))
     config = magics._config(args)

@@ -15,7 +15,6 @@ import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from IPython.core import magic_arguments as _magic_arguments
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
     from mercury_nb.agent.events import AgentEvent
     from mercury_nb.contract.config import MercuryConfig
-    from mercury_nb.ledger.runs import PlannedRun
+    from mercury_nb.runs import PlannedRun
     from mercury_nb.ui.live import RunView
 
 MAGIC_NAME = "mercury"
@@ -157,20 +156,10 @@ class MercuryMagics(Magics):
     def _config(self, args: argparse.Namespace) -> MercuryConfig:
         from pydantic import ValidationError
 
-        from mercury_nb.contract.config import MercuryConfig
+        from mercury_nb.runs import plan
 
-        workdir = Path(args.workdir).expanduser() if args.workdir else None
         try:
-            config = MercuryConfig.load(
-                base=self.settings.base_values(),
-                model=args.model,
-                fallbacks=tuple(args.fallback) if args.fallback else None,
-                max_steps=args.max_steps,
-                workdir=workdir,
-                api_base=args.api_base,
-                mode="chat" if args.chat else None,
-                auto_yes=True if args.yes else None,
-            )
+            config = plan(vars(args), traitlets=self.settings.base_values())
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}"
@@ -205,10 +194,16 @@ class MercuryMagics(Magics):
         def run() -> Any:
             return plan.run(sink, ask_user=getattr(view, "ask", None))
 
+        def spawn(target: Any) -> Any:
+            from mercury_nb.runs import launch
+
+            return launch(plan, sink=sink, ask=getattr(view, "ask", None), loop=target).task
+
         if loop is None:
-            scheduling.run_until_done(run, task_id=task_id, view=view)
+            scheduling.run_until_done(run, task_id=task_id, view=view, spawn=spawn)
             return None
-        record = scheduling.start(run, task_id=task_id, view=view, attached=attached, loop=loop)
+        record = scheduling.start(run, task_id=task_id, view=view, attached=attached, loop=loop,
+                                  spawn=spawn)
         return scheduling.WaitForTask(record) if waiting else None
 
 

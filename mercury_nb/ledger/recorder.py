@@ -1,12 +1,14 @@
 """Records a task's progress in the ledger: an event-sink wrapper and a background writer.
 
-Only four events are recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn
-event and the latest checkpoint), ``Notice`` (an event) and ``TaskFinished`` (the final
-row). Tokens, step starts, tool calls and pulses never reach SQLite. The sink itself only
-takes the checkpoint (it must see the loop's state as it is now) and serializes it; the
-redaction and the SQLite writes happen on one writer thread per ledger, so a slow disk or a
-busy ledger never holds up the kernel's loop. A ledger failure is reported once and the task
-goes on without it.
+Recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn event and the latest
+checkpoint), ``TaskFinished`` (the final row), and, as typed events for watchers in other
+processes, ``Notice`` (its kind), ``StepStarted``, ``ToolStarted``, ``ToolFinished`` and
+``Pulse`` (their fields as JSON). Streamed tokens never reach SQLite. Progress events are
+batched: one transaction takes every progress event queued since the last one. The sink
+itself only takes the checkpoint (it must see the loop's state as it is now) and serializes
+it; the redaction and the SQLite writes happen on one writer thread per ledger, so a slow
+disk or a busy ledger never holds up the kernel's loop. A ledger failure is reported once
+and the task goes on without it.
 """
 
 from __future__ import annotations
@@ -25,15 +27,16 @@ from mercury_nb.agent.events import (
     AgentEvent,
     EventSink,
     Notice,
+    Pulse,
+    StepStarted,
     TaskFinished,
     TaskStarted,
+    ToolFinished,
+    ToolStarted,
     TurnEnded,
 )
 from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.escalation.guard_texts import GUARD_ROUND_NOTICE, SECOND_CYCLE_NOTICE
-from mercury_nb.contract.gate.completion_gate import VERIFICATION_NOTICE
-from mercury_nb.contract.recovery.continuation import AUTO_CONTINUE_NOTICE
 from mercury_nb.contract.redaction import redact
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
@@ -42,27 +45,8 @@ from mercury_nb.ledger.texts import LEDGER_FAILED
 
 Operation = Callable[[Ledger], None]
 FLUSH_TIMEOUT_S = 10.0
-_GUARD_PREFIX = GUARD_ROUND_NOTICE.split("(")[0].strip()
-
-
-def notice_kind(text: str) -> str:
-    """The event kind of a notice line: provider switch, guard round, continuation, …"""
-    lowered = text.lower()
-    if text.startswith("⚠"):
-        return "provider-switch"
-    if text.startswith(_GUARD_PREFIX) or text == SECOND_CYCLE_NOTICE:
-        return "guard-round"
-    if text == AUTO_CONTINUE_NOTICE:
-        return "continuation"
-    if text == VERIFICATION_NOTICE:
-        return "verification"
-    if "compacted" in lowered or "summarized" in lowered:
-        return "compaction"
-    if text.startswith("Still working") or "stalled" in lowered:
-        return "stall"
-    if text.startswith("[") and "] " in text:
-        return "subagent"
-    return "notice"
+Progress = tuple[str, "str | None", "str | None"]
+"""A progress event as stored: kind, display text, typed fields (JSON)."""
 
 
 def _report_to_stderr(text: str) -> None:
@@ -150,6 +134,9 @@ class TaskRecorder:
         self.finished = False
         self._snapshot_saved = False
         self._broken = False
+        self._progress: list[Progress] | None = None
+        """The open batch of progress events (its write is queued), or None."""
+        self._progress_lock = threading.Lock()
 
     def _clean(self, text: str) -> str:
         return redact(text, self.secrets)
@@ -175,6 +162,8 @@ class TaskRecorder:
 
     def _record(self, event: AgentEvent) -> None:
         header = self.header
+        if isinstance(event, TaskStarted | TurnEnded | TaskFinished):
+            self._close_batch()  # keeps the order of events in the ledger
         match event:
             case TaskStarted():
                 resumed = self.resumed
@@ -188,15 +177,51 @@ class TaskRecorder:
                 self.writer.submit(
                     lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
                 )
-            case Notice(text=text):
-                kind = notice_kind(text)
-                self.writer.submit(lambda ledger: ledger.add_event(header, kind,
-                                                                   self._clean(text)))
+            case Notice(text=text, kind=kind):
+                self._queue_progress(kind, text, None)
+            case StepStarted(step=step, max_steps=most, model=model):
+                self._queue_progress("step-started", None,
+                                     {"step": step, "max_steps": most, "model": model})
+            case ToolStarted(step=step, name=name, summary=summary, command=command):
+                self._queue_progress("tool-started", None, {
+                    "step": step, "tool": name, "summary": summary, "command": command})
+            case ToolFinished(step=step, name=name, ok=ok, summary=summary):
+                self._queue_progress("tool-finished", None,
+                                     {"step": step, "tool": name, "ok": ok, "summary": summary})
+            case Pulse(text=text, activity=activity, silent_s=silent, command=command):
+                self._queue_progress("pulse", text, {
+                    "activity": activity, "silent_s": silent, "command": command})
             case TaskFinished(outcome=outcome):
                 self.finished = True
                 self.writer.submit(lambda ledger: self._finish(ledger, outcome))
             case _:
                 return
+
+    def _queue_progress(self, kind: str, text: str | None, data: dict[str, Any] | None
+                        ) -> None:
+        """Queue a progress event in the open batch; opening a batch queues its write, which
+        takes whatever the batch holds by then (a burst of events is one transaction)."""
+        with self._progress_lock:
+            batch = self._progress
+            if batch is None:
+                batch = self._progress = []
+                self.writer.submit(lambda ledger: self._write_progress(ledger, batch))
+            batch.append((kind, text, json.dumps(data) if data else None))
+
+    def _close_batch(self) -> None:
+        """Later progress goes into a new batch, written after what is queued now."""
+        with self._progress_lock:
+            self._progress = None
+
+    def _write_progress(self, ledger: Ledger, batch: list[Progress]) -> None:
+        with self._progress_lock:
+            if self._progress is batch:
+                self._progress = None
+            events = list(batch)
+        ledger.add_events(self.header, [
+            (kind, self._clean(text) if text else None, self._clean(data) if data else None)
+            for kind, text, data in events
+        ])
 
     def _save_turn(self, ledger: Ledger, verdict: str, decision: str, raw: str,
                    snapshot: str | None, steps: int) -> None:
@@ -233,6 +258,7 @@ class TaskRecorder:
         if self.finished:
             return
         self.finished = True
+        self._close_batch()
         import asyncio
 
         status = "aborted" if isinstance(error, asyncio.CancelledError) else "failed"

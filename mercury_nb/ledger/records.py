@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+PROGRESS_KINDS = ("step-started", "tool-started", "tool-finished", "pulse")
+"""Event kinds recorded for live watchers; a task's summary (``show``) leaves them out."""
+
 
 @dataclass(frozen=True)
 class TaskHeader:
@@ -68,9 +71,14 @@ class EventRecord:
     verdict: str | None
     decision: str | None
     text: str | None
+    id: int = 0
+    task_id: str = ""
+    data: str | None = None
+    """The event's typed fields as a JSON object (see :mod:`mercury_nb.runs.events`)."""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"at": self.at, "kind": self.kind, "verdict": self.verdict,
+                "decision": self.decision, "text": self.text}
 
 
 class AmbiguousTaskId(LookupError):

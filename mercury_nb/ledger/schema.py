@@ -57,6 +57,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )
         """,
     ),
+    (
+        # typed event fields (JSON) for watchers in other processes, and stop requests
+        "ALTER TABLE events ADD COLUMN data TEXT",
+        "ALTER TABLE tasks ADD COLUMN stop_requested_at REAL",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

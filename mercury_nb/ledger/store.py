@@ -18,7 +18,13 @@ from typing import Any, TypeVar
 
 from mercury_nb.ledger.files import connect, is_corruption, move_aside
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
-from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskHeader, TaskRecord
+from mercury_nb.ledger.records import (
+    PROGRESS_KINDS,
+    AmbiguousTaskId,
+    EventRecord,
+    TaskHeader,
+    TaskRecord,
+)
 from mercury_nb.ledger.schema import FINISHED
 from mercury_nb.ledger.texts import CORRUPT_NOTICE, INTERRUPTED_BANNER, INTERRUPTED_BLOCKER
 
@@ -95,11 +101,11 @@ class Ledger:
     @staticmethod
     def _event(conn: sqlite3.Connection, task_id: str, now: float, kind: str,
                verdict: str | None = None, decision: str | None = None,
-               text: str | None = None) -> None:
+               text: str | None = None, data: str | None = None) -> None:
         conn.execute(
-            "INSERT INTO events (task_id, at, kind, verdict, decision, text) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (task_id, now, kind, verdict, decision, text),
+            "INSERT INTO events (task_id, at, kind, verdict, decision, text, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (task_id, now, kind, verdict, decision, text, data),
         )
 
     # --- writes ---------------------------------------------------------------------
@@ -114,6 +120,7 @@ class Ledger:
             self._ensure(conn, header, who, now)
             conn.execute(
                 "UPDATE tasks SET status = 'running', banner = NULL, blocker = NULL, "
+                "stop_requested_at = NULL, "
                 "updated_at = ?, owner_pid = ?, owner_token = ? WHERE id = ?",
                 (now, who.pid, who.token, header.id),
             )
@@ -132,6 +139,7 @@ class Ledger:
         def write(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE tasks SET status = 'running', updated_at = ?, owner_pid = ?, "
+                "stop_requested_at = NULL, "
                 f"owner_token = ? WHERE id = ? AND status IN ({marks})",
                 (now, who.pid, who.token, task_id, *statuses),
             )
@@ -139,15 +147,40 @@ class Ledger:
 
         return self._write(write)
 
-    def add_event(self, header: TaskHeader, kind: str, text: str | None = None) -> None:
+    def add_event(self, header: TaskHeader, kind: str, text: str | None = None,
+                  data: str | None = None) -> None:
+        """One event; ``data`` is its typed fields as a JSON object."""
+        self.add_events(header, [(kind, text, data)])
+
+    def add_events(self, header: TaskHeader,
+                   events: Sequence[tuple[str, str | None, str | None]]) -> None:
+        """Several ``(kind, text, data)`` events in one transaction (a batch of progress)."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
             self._ensure(conn, header, current_owner(), now)
-            self._event(conn, header.id, now, kind, text=text)
+            for kind, text, data in events:
+                self._event(conn, header.id, now, kind, text=text, data=data)
             conn.execute("UPDATE tasks SET updated_at = ? WHERE id = ?", (now, header.id))
 
         self._write(write)
+
+    def request_stop(self, task_id: str) -> bool:
+        """Ask the process running ``task_id`` to stop it; False when it is not running."""
+        now = self.clock()
+
+        def write(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
+                "UPDATE tasks SET stop_requested_at = ?, updated_at = ? "
+                "WHERE id = ? AND status = 'running'",
+                (now, now, task_id),
+            )
+            if cursor.rowcount != 1:
+                return False
+            self._event(conn, task_id, now, "stop-requested")
+            return True
+
+        return self._write(write)
 
     def save_turn(self, header: TaskHeader, *, verdict: str, decision: str, checkpoint: str,
                   snapshot: str | None, steps: int) -> None:
@@ -261,6 +294,16 @@ class Ledger:
             raise AmbiguousTaskId(id_or_prefix, [r.id for r in found])
         return found[0] if found else None
 
+    def find(self, *, workspace: str | None = None, status: str | None = None,
+             limit: int = 50, offset: int = 0) -> list[TaskRecord]:
+        """Tasks of a workspace and/or status, the most recently updated first."""
+        terms = [(column, value) for column, value in
+                 (("workspace", workspace), ("status", status)) if value is not None]
+        where = " AND ".join(f"{column} = ?" for column, _ in terms)
+        found = self._records(f"WHERE {where}" if where else "", [v for _, v in terms],
+                              int(limit) + int(offset))
+        return found[int(offset):]
+
     def list_tasks(self, limit: int | None = None) -> list[TaskRecord]:
         """Every task, the most recently updated first."""
         return self._records("", (), limit)
@@ -275,11 +318,14 @@ class Ledger:
         )
         return found[0] if found else None
 
-    def events(self, task_id: str) -> list[EventRecord]:
+    def events(self, task_id: str, *, progress: bool = False) -> list[EventRecord]:
+        """The task's events, oldest first; step, tool and pulse events only with
+        ``progress`` (a task's summary leaves them out)."""
+        skip = "" if progress else f" AND kind NOT IN {PROGRESS_KINDS!r}"
         rows = self._guarded(
             lambda conn: conn.execute(
-                "SELECT at, kind, verdict, decision, text FROM events WHERE task_id = ? "
-                "ORDER BY id",
+                "SELECT at, kind, verdict, decision, text, id, task_id, data FROM events "
+                f"WHERE task_id = ?{skip} ORDER BY id",
                 (task_id,),
             ).fetchall()
         )

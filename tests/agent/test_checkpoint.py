@@ -27,7 +27,7 @@ async def test_checkpoint_round_trip(tmp_path: Path, scripted_model) -> None:
     outcome = await run_task("write some files", config, model=model, on_event=events.append)
     assert outcome.status == "paused"
     turns = [e for e in events if isinstance(e, TurnEnded)]
-    assert [t.decision for t in turns] == ["NextTurn", "FinishWith"]
+    assert [t.decision for t in turns] == ["next-turn", "finish"]
     data = turns[-1].checkpoint()
     raw = json.dumps(data)
     assert "sk-checkpoint-secret-77" not in raw

@@ -76,7 +76,7 @@ async def test_hard_stall_cancels_the_request_and_reports_it_once() -> None:
             await never.wait()
     text = "Task stalled 2 minutes with no progress (was: waiting for m)"
     assert caught.value.stall.text == text
-    assert sink.of(Notice) == [Notice(text)]
+    assert sink.of(Notice) == [Notice(text, "stall")]
     assert sink.of(Pulse) == []  # past both thresholds at once: the hard stall wins
 
 
@@ -99,7 +99,9 @@ async def test_soft_threshold_pulses_once_and_names_the_activity() -> None:
         sink.arrived.clear()
         clock.now += 5.0
         await clock.ticks(3)  # later ticks in the same window stay quiet
-    assert [p.text for p in sink.of(Pulse)] == ["Still working — waiting for m · 5 s silent"]
+    [pulse] = sink.of(Pulse)
+    assert (pulse.text, pulse.activity, pulse.silent_s) == (
+        "Still working — waiting for m · 5 s silent", "waiting for m", 5)
 
 
 async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
@@ -113,7 +115,10 @@ async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
             sink.arrived.clear()
             await sink.arrived.wait()
         forward(ToolFinished(step=1, name="read_file", ok=True, summary="read_file: a.txt"))
-    assert [p.text for p in sink.of(Pulse)] == ["Still working — running read_file a.txt · 600 s"]
+    [pulse] = sink.of(Pulse)
+    assert (pulse.text, pulse.activity, pulse.silent_s, pulse.command) == (
+        "Still working — running read_file a.txt · 600 s", "running read_file a.txt", 600,
+        "read_file a.txt")
     assert sink.of(Notice) == []
 
 

@@ -299,11 +299,11 @@ def test_the_sub_agent_sink_forwards_prefixed_notices_only() -> None:
         ToolFinished(1, "create_file", True, "create_file: a.py"),
         ToolFinished(2, "run_command", False, "run_command: pytest -q"),
         Notice("Checking my work…"),
-        TurnEnded("abc.1", "text-stop", "FinishWith", dict),
+        TurnEnded("abc.1", "text-stop", "finish", dict),
     ):
         forward(event)
     assert seen == [
-        Notice("[abc.1] ✓ create_file: a.py"),
-        Notice("[abc.1] ✗ run_command: pytest -q"),
-        Notice("[abc.1] Checking my work…"),
+        Notice("[abc.1] ✓ create_file: a.py", "subagent"),
+        Notice("[abc.1] ✗ run_command: pytest -q", "subagent"),
+        Notice("[abc.1] Checking my work…", "subagent"),
     ]

@@ -28,7 +28,7 @@ What it does, exactly (this docstring is the one description of its behaviour):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal, assert_never
 
 from mercury_nb.contract.config import MercuryConfig
@@ -89,9 +89,13 @@ class Quiet:
 
 @dataclass(frozen=True)
 class Pulse:
-    """Show this live pulse in the widget and in plain text."""
+    """Show this live pulse in the widget and in plain text; ``activity`` is what it waits
+    on, ``silent_s`` the whole seconds of silence (or of the running ``command``)."""
 
     text: str
+    activity: str = field(default="", compare=False)
+    silent_s: int = field(default=0, compare=False)
+    command: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -186,8 +190,19 @@ def _on_tick(
         stalled = replace(state, hard_stalled=True, pulsed=True)
         return stalled, HardStall(minutes=int(silent_ms // 60_000), was=state.activity)
     if not state.pulsed and not state.hard_stalled and silent_ms >= config.stall_soft_ms:
-        return replace(state, pulsed=True), Pulse(pulse_text(state, now))
+        return replace(state, pulsed=True), pulse_of(state, now)
     return state, Quiet()
+
+
+def pulse_of(state: WatchdogState, now_ms: float) -> Pulse:
+    """The pulse for ``now_ms``: its line and its typed fields."""
+    text = pulse_text(state, now_ms)
+    if state.commands:
+        oldest = state.commands[0]
+        ran_s = int(max(0.0, now_ms - oldest.started_ms) // 1000)
+        return Pulse(text, f"running {shorten(oldest.command)}", ran_s, oldest.command)
+    start = now_ms if state.window_start_ms is None else state.window_start_ms
+    return Pulse(text, state.activity, int(max(0.0, now_ms - start) // 1000))
 
 
 def pulse_text(state: WatchdogState, now_ms: float) -> str:

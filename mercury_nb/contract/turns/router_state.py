@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Blocker, Ending
@@ -13,6 +13,7 @@ from mercury_nb.contract.escalation.narration_guard import GuardState, RunGuardR
 from mercury_nb.contract.gate.completion_gate import GateState
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
+from mercury_nb.contract.notices import DecisionKind, NoticeKind
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.protocol import ToolChoice
@@ -115,6 +116,7 @@ class RouterState:
 @dataclass(frozen=True)
 class FinishWith:
     ending: Ending
+    kind: ClassVar[DecisionKind] = "finish"
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,8 @@ class NextTurn:
     directive: TurnDirective
     notice: str | None = None
     fresh_budget: bool = False
+    notice_kind: NoticeKind = "continuation"
+    kind: ClassVar[DecisionKind] = "next-turn"
 
 
 @dataclass(frozen=True)
@@ -134,6 +138,8 @@ class RetryStep:
     delay_s: float = 0.0
     output_cap: int | None = None
     """A lowered ``max_tokens`` for the provider being retried, if the error asked for it."""
+    notice_kind: NoticeKind = "provider-switch"
+    kind: ClassVar[DecisionKind] = "retry-step"
 
 
 @dataclass(frozen=True)
@@ -147,6 +153,8 @@ class GuardRound:
     grounding: bool
     notice: str | None
     fresh_budget: bool = False
+    notice_kind: NoticeKind = "guard-round"
+    kind: ClassVar[DecisionKind] = "guard-round"
 
 
 RouterDecision = FinishWith | NextTurn | RetryStep | GuardRound

@@ -170,7 +170,7 @@ def _on_text_stop(
             return state, FinishWith(NoChangesCompletion(measured.verified_by))
         case ForceVerification(prompt=prompt, notice=notice):
             directive = replace(_continue(state, prompt), tool_choice="required")
-            return state, NextTurn(directive, notice)
+            return state, NextTurn(directive, notice, notice_kind="verification")
         case PauseVerificationFailed(last_check=check, stale=stale):
             return state, FinishWith(VerificationFailedPause(check, stale))
         case _ as unreachable:

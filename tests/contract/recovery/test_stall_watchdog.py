@@ -265,3 +265,14 @@ def test_unstarted_watchdog_starts_its_window_at_the_first_tick() -> None:
 def test_pulse_text_can_be_redrawn_between_decisions() -> None:
     state, _ = step_watchdog(start_watchdog(0.0), Activity(0, "chunk", "thinking"), DEFAULT)
     assert pulse_text(state, 42_500) == "Still working — thinking · 42 s silent"
+
+
+def test_a_pulse_carries_its_activity_and_silent_seconds_as_fields() -> None:
+    state = start_watchdog(0.0, "waiting for the model")
+    _, pulse = step_watchdog(state, Tick(3 * MIN + 2_500), MercuryConfig())
+    assert isinstance(pulse, Pulse)
+    assert (pulse.activity, pulse.silent_s, pulse.command) == ("waiting for the model", 182, None)
+    state, _ = step_watchdog(state, CommandStarted(1_000, "sleep 999"), MercuryConfig())
+    _, pulse = step_watchdog(state, Tick(1_000 + 3 * MIN + 1_000), MercuryConfig())
+    assert isinstance(pulse, Pulse)
+    assert (pulse.silent_s, pulse.command) == (181, "sleep 999")

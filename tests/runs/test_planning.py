@@ -9,7 +9,8 @@ import pytest
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.access import LedgerHandle, open_ledger
 from mercury_nb.ledger.records import TaskHeader, TaskRecord
-from mercury_nb.ledger.runs import (
+from mercury_nb.ledger.texts import PAUSED_DUPLICATE
+from mercury_nb.runs.planning import (
     PlannedRun,
     Refusal,
     continue_request,
@@ -18,7 +19,6 @@ from mercury_nb.ledger.runs import (
     plan_task,
     resume_config,
 )
-from mercury_nb.ledger.texts import PAUSED_DUPLICATE
 from mercury_nb.testing import Turn, call
 
 
@@ -205,6 +205,6 @@ def test_an_unusable_ledger_is_reported_once(tmp_path: Path) -> None:
     ],
 )
 def test_unusable_checkpoints_restart_from_the_text(checkpoint: dict[str, object] | None) -> None:
-    from mercury_nb.ledger.runs import usable_checkpoint
+    from mercury_nb.runs.planning import usable_checkpoint
 
     assert usable_checkpoint(checkpoint) is None

@@ -1,4 +1,4 @@
-"""What the magic and the CLI start: a new task, a resumed one, or a refusal that starts nothing.
+"""What a front end starts: a new task, a resumed one, or a refusal that starts nothing.
 
 * A new task whose text (in the same workspace) belongs to a paused task is refused with
   :data:`~mercury_nb.ledger.texts.PAUSED_DUPLICATE`: it resumes with "continue" instead.
@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from mercury_nb.agent.events import EventSink
 from mercury_nb.agent.outcome import TaskOutcome
@@ -33,6 +33,7 @@ from mercury_nb.ledger.texts import (
     PAUSED_DUPLICATE,
     UNKNOWN_TASK,
 )
+from mercury_nb.runs.settings import plan
 
 if TYPE_CHECKING:
     from mercury_nb.tools.ask_user import AskHandler
@@ -62,14 +63,22 @@ def workspace_of(config: MercuryConfig) -> str:
     return str(Path(config.workdir).resolve())
 
 
+RefusalKind = Literal["paused-duplicate", "nothing-to-continue", "already-claimed",
+                      "unknown-task", "cannot-continue", "missing-workspace", "no-ledger",
+                      "bad-settings", "workspace-busy"]
+"""Why nothing started (``workspace-busy``: another task runs in the same workspace)."""
+
+
 @dataclass(frozen=True)
 class Refusal:
-    """Nothing starts; ``message`` tells why. ``paused`` is True when the answer is that the
-    task is paused (the CLI exits 3), False for a request that cannot be served (exit 2)."""
+    """Nothing starts; ``message`` tells why and ``kind`` says it as a type. ``paused`` is
+    True when the answer is that the task is paused (the CLI exits 3), False for a request
+    that cannot be served (exit 2)."""
 
     message: str
     record: TaskRecord | None = None
     paused: bool = False
+    kind: RefusalKind = "unknown-task"
 
 
 @dataclass(frozen=True)
@@ -128,7 +137,8 @@ def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
         except sqlite3.Error:
             paused = None  # an unreadable ledger never stops a task
         if paused is not None:
-            return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True)
+            return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True,
+                           kind="paused-duplicate")
     return PlannedRun(task_id or uuid.uuid4().hex[:12], text, config, handle)
 
 
@@ -141,9 +151,10 @@ def plan_continue(
     """Resume ``task_id`` (an id or a unique prefix), or the workspace's latest paused task.
 
     ``config`` is the current one (workspace for the default pick, API key, home);
-    ``overrides`` are the flags the user gave explicitly (model, max_steps, …)."""
+    ``overrides`` are the flags the user gave explicitly (model, max_steps, …), as
+    :func:`~mercury_nb.runs.settings.plan` reads them."""
     if handle is None:
-        return Refusal(NO_LEDGER)
+        return Refusal(NO_LEDGER, kind="no-ledger")
     ledger = handle.ledger
     handle.flush()
     ledger.recover_interrupted()
@@ -151,26 +162,29 @@ def plan_continue(
         try:
             record = ledger.get(task_id)
         except AmbiguousTaskId as error:
-            return Refusal(str(error))
+            return Refusal(str(error), kind="unknown-task")
         if record is None:
             return Refusal(UNKNOWN_TASK.format(task_id=task_id))
         if record.status not in RESUMABLE:
             return Refusal(CANNOT_CONTINUE.format(task_id=record.id, status=record.status),
-                           record)
+                           record, kind="cannot-continue")
     else:
         record = ledger.latest_paused(workspace_of(config))
         if record is None:
-            return Refusal(NOTHING_TO_CONTINUE.format(workspace=workspace_of(config)))
+            return Refusal(NOTHING_TO_CONTINUE.format(workspace=workspace_of(config)),
+                           kind="nothing-to-continue")
     if not Path(record.workspace).is_dir():
         return Refusal(MISSING_WORKSPACE.format(task_id=record.id, workspace=record.workspace),
-                       record)
+                       record, kind="missing-workspace")
     checkpoint = usable_checkpoint(ledger.checkpoint(record.id))
     try:
         resumed = resume_config(record, checkpoint, config, overrides or {})
     except ValueError as error:  # pydantic's ValidationError is a ValueError
-        return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record)
+        return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record,
+                       kind="bad-settings")
     if not ledger.claim(record.id, RESUMABLE):
-        return Refusal(ALREADY_CLAIMED.format(task_id=record.id), record)
+        return Refusal(ALREADY_CLAIMED.format(task_id=record.id), record,
+                       kind="already-claimed")
     return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True)
 
 
@@ -192,27 +206,22 @@ def resume_config(record: TaskRecord, checkpoint: Mapping[str, Any] | None,
                   current: MercuryConfig, overrides: Mapping[str, Any]) -> MercuryConfig:
     """The settings a task resumes under: its checkpoint's (or, without one, the current
     settings in its workspace with its model chain), then the current API key and home,
-    then ``overrides``."""
-    given = {key: value for key, value in overrides.items() if value is not None}
+    then ``overrides`` (all decided by :func:`~mercury_nb.runs.settings.plan`)."""
     if checkpoint is None:
-        values: dict[str, Any] = {"workdir": Path(record.workspace)}
-        if record.models and "model" not in given:
-            values.update(model=record.models[0], fallbacks=tuple(record.models[1:]))
-        return current.with_changes(**values, **given)
-    from mercury_nb.agent.checkpoint import config_of
-
-    stored = {key: value for key, value in dict(checkpoint["config"]).items()
-              if key in MercuryConfig.model_fields}
-    return config_of({**checkpoint, "config": stored}, api_key=current.api_key,
-                     home=current.home, **given)
+        values: dict[str, Any] = {**current.model_dump(exclude={"api_key"}),
+                                  "workdir": Path(record.workspace)}
+        if record.models:
+            values.update(model=record.models[0], fallbacks=list(record.models[1:]))
+        checkpoint = {"config": values}
+    return plan(overrides, checkpoint=checkpoint, current=current)
 
 
-def flag_overrides(*, model: str | None = None, fallbacks: tuple[str, ...] | None = None,
-                   api_base: str | None = None, max_steps: int | None = None,
-                   auto_yes: bool | None = None) -> dict[str, Any]:
-    """The explicitly given flags of a ``continue``; a new ``--model`` drops old fallbacks."""
-    values: dict[str, Any] = {"model": model, "fallbacks": fallbacks, "api_base": api_base,
-                              "max_steps": max_steps, "auto_yes": auto_yes}
-    if model is not None and fallbacks is None:
+def flag_overrides(**flags: Any) -> dict[str, Any]:
+    """The explicitly given flags of a ``continue``, as config fields (see
+    :func:`~mercury_nb.runs.settings.flag_values`); a new ``model`` drops old fallbacks."""
+    from mercury_nb.runs.settings import flag_values
+
+    values = flag_values(flags)
+    if "model" in values and "fallbacks" not in values:
         values["fallbacks"] = ()
-    return {key: value for key, value in values.items() if value is not None}
+    return values

@@ -1,0 +1,50 @@
+"""Runs: the one home for planning, starting, continuing, stopping and watching a task.
+
+Every front end (the ``%%mercury`` magic, the CLI, the server extension) goes through this
+package; it sits above the agent loop and the ledger and below the front ends::
+
+    cfg = runs.plan(flags, traitlets=..., env=...)        # one settings object
+    run = await runs.start("task", cfg, sink=...)         # Run | Refusal, returns at once
+    run = await runs.continue_task(task_id, cfg)          # resume from the checkpoint
+    reply = runs.request_stop(task_id)                    # from any process
+    async for event in runs.watch(task_id, after=0): ...  # typed events, any process
+    runs.list_tasks(); runs.task_detail(task_id)
+"""
+
+from mercury_nb.runs.events import EventKind, RunEvent
+from mercury_nb.runs.launch import (
+    Run,
+    continue_task,
+    launch,
+    ledger_for,
+    prepare,
+    prepare_continue,
+    start,
+)
+from mercury_nb.runs.planning import PlannedRun, Refusal, RefusalKind, continue_request
+from mercury_nb.runs.settings import plan
+from mercury_nb.runs.stopping import StopReply, request_stop
+from mercury_nb.runs.watching import TaskDetail, list_tasks, task_detail, watch
+
+__all__ = [
+    "EventKind",
+    "PlannedRun",
+    "Refusal",
+    "RefusalKind",
+    "Run",
+    "RunEvent",
+    "StopReply",
+    "TaskDetail",
+    "continue_request",
+    "continue_task",
+    "launch",
+    "ledger_for",
+    "list_tasks",
+    "plan",
+    "prepare",
+    "prepare_continue",
+    "request_stop",
+    "start",
+    "task_detail",
+    "watch",
+]

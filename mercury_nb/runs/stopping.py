@@ -1,0 +1,161 @@
+"""Stop from anywhere: a stop request stored in the ledger, honoured by the owning process.
+
+:func:`request_stop` (any process) marks a running task in the ledger. Every process that
+runs tasks has one :class:`StopPoller` per ledger: a daemon thread that asks SQLite's
+``PRAGMA data_version`` every :data:`POLL_S` seconds and, only when something was
+committed, looks up stop requests for the tasks this process runs; it cancels a requested
+task on its own asyncio loop (``call_soon_threadsafe``), exactly as the Stop button does:
+verdict ``aborted``, nothing rolled back, the change summary of what was written, and the
+running command's process tree killed by run_command's cancellation path. Streamed chunks
+never touch SQLite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from mercury_nb.ledger.access import default_home, open_ledger
+from mercury_nb.ledger.reader import LedgerReader, safe_close
+from mercury_nb.ledger.records import AmbiguousTaskId
+
+POLL_S = 0.15
+"""How often a process with running tasks checks for stop requests (a cheap pragma)."""
+
+IDLE_POLLS = 20
+"""Polls with no local task before a poller ends (it is started again on demand)."""
+
+StopKind = Literal["requested", "not-running", "unknown"]
+
+NOT_RUNNING = "Task {task_id} is not running (it is {status}); there is nothing to stop."
+UNKNOWN = "There is no task {task_id!r} in the work ledger."
+REQUESTED = "Stop requested for task {task_id}; it ends as aborted within a second."
+
+
+@dataclass(frozen=True)
+class StopReply:
+    """What :func:`request_stop` did: ``requested``, ``not-running`` or ``unknown``."""
+
+    kind: StopKind
+    task_id: str
+    message: str
+
+
+def request_stop(task_id_or_prefix: str, *, home: Path | str | None = None) -> StopReply:
+    """Ask whichever process runs the task (an id or a unique prefix) to stop it.
+
+    Tasks left ``running`` by a dead process are first paused (crash recovery), so they
+    answer ``not-running``. ``home`` defaults to ``MERCURY_HOME`` (else ``~/.mercury``)."""
+    handle = open_ledger(home if home is not None else default_home())
+    handle.flush()
+    ledger = handle.ledger
+    ledger.recover_interrupted()
+    try:
+        record = ledger.get(task_id_or_prefix)
+    except AmbiguousTaskId as error:
+        return StopReply("unknown", task_id_or_prefix, str(error))
+    if record is None:
+        return StopReply("unknown", task_id_or_prefix, UNKNOWN.format(task_id=task_id_or_prefix))
+    if record.status != "running" or not ledger.request_stop(record.id):
+        status = record.status if record.status != "running" else "finishing"
+        return StopReply("not-running", record.id,
+                         NOT_RUNNING.format(task_id=record.id, status=status))
+    local = _local.get(record.id)
+    if local is not None:  # running here: no need to wait for the poller
+        local.cancel()
+    return StopReply("requested", record.id, REQUESTED.format(task_id=record.id))
+
+
+@dataclass
+class LocalRun:
+    """A task running in this process: its asyncio task and the loop it runs on."""
+
+    task: asyncio.Task[Any]
+    loop: asyncio.AbstractEventLoop
+    home: Path
+    stopped: bool = False
+
+    def cancel(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing runs any more
+            self.loop.call_soon_threadsafe(self.task.cancel)
+
+
+_local: dict[str, LocalRun] = {}
+_pollers: dict[Path, StopPoller] = {}
+_lock = threading.Lock()
+
+
+def register(task_id: str, task: asyncio.Task[Any], home: Path | str) -> None:
+    """Watch ``task`` for stop requests until it is done (starts the poller if needed)."""
+    key = Path(home).expanduser().resolve()
+    run = LocalRun(task, task.get_loop(), key)
+    with _lock:
+        _local[task_id] = run
+        poller = _pollers.get(key)
+        if poller is None or not poller.is_alive():
+            poller = StopPoller(key)
+            _pollers[key] = poller
+            poller.start()
+    task.add_done_callback(lambda _: _forget(task_id, run))
+
+
+def _forget(task_id: str, run: LocalRun) -> None:
+    with _lock:
+        if _local.get(task_id) is run:
+            del _local[task_id]
+
+
+def local_ids(home: Path) -> list[str]:
+    with _lock:
+        return [task_id for task_id, run in _local.items()
+                if run.home == home and not run.stopped]
+
+
+class StopPoller(threading.Thread):
+    """Per process and ledger: cancels local tasks whose stop was requested (see module)."""
+
+    def __init__(self, home: Path, interval_s: float = POLL_S) -> None:
+        super().__init__(name="mercury-stop-poller", daemon=True)
+        self.home = home
+        self.interval_s = interval_s
+        self._reader: LedgerReader | None = None
+        self._idle = 0
+
+    def run(self) -> None:
+        try:
+            self._reader = LedgerReader(self.home)
+            while True:
+                self.poll_once()
+                with _lock:  # decided under the lock, so a task registered now is not missed
+                    idle = self._idle >= IDLE_POLLS and not any(
+                        run.home == self.home for run in _local.values())
+                    if idle and _pollers.get(self.home) is self:
+                        del _pollers[self.home]
+                        return
+                threading.Event().wait(self.interval_s)
+        except sqlite3.Error:
+            with _lock:  # an unusable ledger: the Stop button still works locally
+                if _pollers.get(self.home) is self:
+                    del _pollers[self.home]
+        finally:
+            safe_close(self._reader)
+
+    def poll_once(self) -> None:
+        """One check: the pragma, then (only after a commit) the stop requests."""
+        changed = self._reader is not None and self._reader.changed()
+        ids = local_ids(self.home)  # after the pragma: a later request changes it again
+        self._idle = 0 if ids else self._idle + 1
+        if not changed or not ids or self._reader is None:
+            return
+        for task_id in self._reader.stop_requested(ids):
+            run = _local.get(task_id)
+            if run is not None:
+                run.cancel()

@@ -1,0 +1,97 @@
+"""Watch from anywhere: a task's (or every task's) typed events, read from the ledger.
+
+:func:`watch` polls ``PRAGMA data_version`` every :data:`WATCH_POLL_S` seconds and reads the
+events table (by its id index, from the last id seen) only after a commit, so events any
+process records appear within half a second without re-reading whole tables.
+:func:`list_tasks` and :func:`task_detail` are the read side for the CLI and the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mercury_nb.ledger.access import default_home, open_ledger
+from mercury_nb.ledger.reader import LedgerReader, safe_close
+from mercury_nb.ledger.records import TaskRecord
+from mercury_nb.runs.events import RunEvent
+
+WATCH_POLL_S = 0.1
+"""How often a watcher asks SQLite whether anything was committed."""
+
+
+async def watch(task_id: str | None = None, *, after: int = 0,
+                home: Path | str | None = None,
+                until_finished: bool = False) -> AsyncIterator[RunEvent]:
+    """Yield the events of ``task_id`` (an id or a unique prefix; None: every task) with an
+    id above ``after``, in order, as any process records them. Runs until the caller stops
+    iterating, or, with ``until_finished``, after the task's ``task-finished`` event."""
+    where = home if home is not None else default_home()
+    if task_id is not None:
+        handle = open_ledger(where)
+        record = handle.ledger.get(task_id)
+        task_id = record.id if record is not None else task_id
+    reader = await asyncio.to_thread(LedgerReader, where)
+    try:
+        while True:
+            if reader.changed():
+                while True:
+                    batch = await asyncio.to_thread(reader.events_after, after, task_id)
+                    for row in batch:
+                        after = row.id
+                        event = RunEvent.from_record(row)
+                        yield event
+                        if until_finished and event.kind == "task-finished":
+                            return
+                    if len(batch) < 500:
+                        break
+            await asyncio.sleep(WATCH_POLL_S)
+    finally:
+        safe_close(reader)
+
+
+@dataclass(frozen=True)
+class TaskDetail:
+    """One task: its ledger row, its outcome as JSON (None while it runs) and its events."""
+
+    record: TaskRecord
+    outcome: dict[str, Any] | None
+    events: list[RunEvent]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"record": self.record.to_json(), "outcome": self.outcome,
+                "events": [event.to_json() for event in self.events]}
+
+
+def list_tasks(*, workspace: str | None = None, status: str | None = None, limit: int = 50,
+               offset: int = 0, home: Path | str | None = None) -> list[TaskRecord]:
+    """Tasks in the ledger, the most recently updated first."""
+    handle = open_ledger(home if home is not None else default_home())
+    handle.flush()
+    return handle.ledger.find(workspace=workspace, status=status, limit=limit, offset=offset)
+
+
+def task_detail(task_id_or_prefix: str, *, home: Path | str | None = None
+                ) -> TaskDetail | None:
+    """The task with this id (or unique prefix), or None. Raises ``AmbiguousTaskId``."""
+    handle = open_ledger(home if home is not None else default_home())
+    handle.flush()
+    record = handle.ledger.get(task_id_or_prefix)
+    if record is None:
+        return None
+    events = [RunEvent.from_record(row) for row in handle.ledger.events(record.id, progress=True)]
+    return TaskDetail(record, outcome_of(record), events)
+
+
+def outcome_of(record: TaskRecord) -> dict[str, Any] | None:
+    """The outcome the ledger kept for a task that is not running (``TaskOutcome`` fields)."""
+    if record.status == "running":
+        return None
+    return {
+        "task_id": record.id, "status": record.status, "verdict": record.verdict,
+        "banner": record.banner, "blocker": record.blocker, "changes": record.changes,
+        "evidence": record.evidence, "steps": record.steps, "models": list(record.models),
+    }
