@@ -32,4 +32,4 @@ echo "== mypy (strict on mercury_nb.contract)"
 .venv/bin/mypy --strict mercury_nb/contract
 echo "== pytest"
 export MERCURY_HOME="${MERCURY_HOME:-$(mktemp -d)}"
-.venv/bin/python -m pytest --nbval -p no:cacheprovider "$@"
+.venv/bin/python -m pytest --nbval --nbval-sanitize-with notebooks/nbval-sanitize.cfg -p no:cacheprovider "$@"

@@ -50,7 +50,7 @@ async def test_stalled_loopback_stream_is_aborted_and_the_retry_completes(
     assert outcome.providers == {"openai/mercury-test": f"stalled: {stall_notices[0]}"}
     # the soft threshold pulsed once in the silent window, before the hard one cut it
     cut = events.index(Notice(stall_notices[0], "stall"))
-    assert pulses(events[:cut]) == ["Still working — waiting for openai/mercury-test · 0s silent"]
+    assert pulses(events[:cut]) == ["Still working — waiting for openai/mercury-test · 0 s silent"]
     # the retry re-sent the same step: nothing was streamed before the stall
     assert server.requests[1]["messages"] == server.requests[0]["messages"]
 
