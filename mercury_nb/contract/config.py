@@ -229,7 +229,7 @@ class MercuryConfig(BaseModel):
     @classmethod
     def _existing_workdir(cls, value: Path, info: ValidationInfo) -> Path:
         if info.context and info.context.get("check_workdir") and not value.is_dir():
-            raise ValueError(f"the workspace folder {value} does not exist (MERCURY_WORKDIR)")
+            raise ValueError(f"the workspace folder {value} does not exist or is not a directory")
         return value
 
     @field_validator("fallbacks", mode="before")
