@@ -208,7 +208,8 @@ def test_paused(notebook: Notebook) -> None:
 
 def test_failed(notebook: Notebook) -> None:
     notebook.run("down")
-    text = notebook.wait_for("down", lambda t: "failed · " in t, "the failure")
+    text = notebook.wait_for("down", lambda t: "All LLM providers failed" in t, "the failure")
+    assert "failed · 1 step" in text
     assert "invalid API key" in text
     assert not notebook.stop_visible("down")
     notebook.shoot("down", "failed")
