@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 
 if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig
@@ -48,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m mercury_nb",
         description="mercury-nb: a coding agent with an honest completion contract.",
     )
+    from mercury_nb import __version__
+
+    parser.add_argument("--version", action="version", version=f"mercury-nb {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="run one task in a workspace and print its outcome")
     run.add_argument("task", help="what to do, in plain words")
@@ -83,6 +86,17 @@ def _usage_error(parser: argparse.ArgumentParser, text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line. What it prints for humans is stripped of terminal control
+    sequences (model text, file names and command output are untrusted); ``--json``
+    output on stdout stays exact."""
+    from mercury_nb.ui.terminal import terminal_safe_streams
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    with terminal_safe_streams(stdout="--json" not in words):
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -130,6 +144,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         close_all()  # every queued write lands; the WAL is folded back into the file
 
 
+def _setup_problem(config: MercuryConfig) -> str | None:
+    """The banner for a chain whose model lacks its API key (None: every key is there)."""
+    from mercury_nb.transport.factory import SETUP_FAILED, missing_key_error
+
+    error = missing_key_error(config)
+    if error is None:
+        return None
+    from mercury_nb.contract.endings import Failed
+    from mercury_nb.ui.banners import banner_text
+
+    return banner_text(Failed(SETUP_FAILED.format(error=error)), [])
+
+
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings flags of ``run`` / ``continue`` as given (see ``runs.plan``)."""
     names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes")
@@ -159,6 +186,11 @@ def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
 
     if isinstance(plan, Refusal):
         return _refuse(plan, as_json=as_json)
+    if not plan.resumed and (setup := _setup_problem(plan.config)) is not None:
+        # the banner a cell shows; nothing starts, no request (a resumed task, already
+        # claimed, ends through the loop with the same banner and stays resumable)
+        print(setup, file=sys.stderr)
+        return EXIT_USAGE
     outcome = asyncio.run(_run(plan, quiet=as_json))
     if as_json:
         print(outcome.model_dump_json(indent=2))
@@ -204,10 +236,19 @@ async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
         view.close()
 
 
+def _unreadable_ledger() -> int:
+    """``tasks`` / ``show`` without a ledger: the reason went to stderr; never "No tasks"."""
+    print("error: the work ledger could not be opened, so no tasks can be listed "
+          "(see the message above)", file=sys.stderr)
+    return EXIT_FAILED
+
+
 def _list(handle: LedgerHandle | None, *, as_json: bool) -> int:
     from mercury_nb.ledger.listing import tasks_table
 
-    records = handle.ledger.list_tasks() if handle is not None else []
+    if handle is None:
+        return _unreadable_ledger()
+    records = handle.ledger.list_tasks()
     if as_json:
         print(json.dumps([record.to_json() for record in records], indent=2,
                          ensure_ascii=False))
@@ -221,12 +262,14 @@ def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
     from mercury_nb.ledger.records import AmbiguousTaskId
     from mercury_nb.ledger.texts import UNKNOWN_TASK
 
+    if handle is None:
+        return _unreadable_ledger()
     try:
-        record = handle.ledger.get(task_id) if handle is not None else None
+        record = handle.ledger.get(task_id)
     except AmbiguousTaskId as error:
         print(str(error), file=sys.stderr)
         return EXIT_USAGE
-    if record is None or handle is None:
+    if record is None:
         print(UNKNOWN_TASK.format(task_id=task_id), file=sys.stderr)
         return EXIT_USAGE
     events = handle.ledger.events(record.id)

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mercury_nb.agent.outcome import TaskOutcome
-from mercury_nb.contract.notices import DecisionKind, NoticeKind
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
+from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind
 
 
 @dataclass(frozen=True)

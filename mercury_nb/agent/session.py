@@ -45,6 +45,12 @@ class TaskSession:
     answer: str | None = None
     """The model's final reply, set only from a complete text-stop stream."""
     last_verdict: str | None = None
+    usage: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Model name -> (prompt, completion) tokens its provider reported, summed."""
+
+    def add_usage(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
+        prompt, completion = self.usage.get(model, (0, 0))
+        self.usage[model] = (prompt + prompt_tokens, completion + completion_tokens)
 
     @classmethod
     def start(cls, task: str, config: MercuryConfig, task_id: str | None = None) -> TaskSession:

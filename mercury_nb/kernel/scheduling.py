@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ui.live import RunView
 
 KEEP_FINISHED = 50

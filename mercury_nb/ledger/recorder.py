@@ -19,6 +19,7 @@ import json
 import queue
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,9 @@ from mercury_nb.agent.events import (
     ToolStarted,
     TurnEnded,
 )
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.redaction import redact
+from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.redaction import displayable, redact
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
@@ -45,6 +46,9 @@ from mercury_nb.ledger.texts import LEDGER_FAILED
 
 Operation = Callable[[Ledger], None]
 FLUSH_TIMEOUT_S = 10.0
+PROGRESS_COALESCE_S = 0.1
+"""How long a batch of progress events stays open before its write (watchers see events
+within this plus their own poll; a fast loop writes one transaction per interval)."""
 Progress = tuple[str, "str | None", "str | None"]
 """A progress event as stored: kind, display text, typed fields (JSON)."""
 
@@ -133,13 +137,14 @@ class TaskRecorder:
         )
         self.finished = False
         self._snapshot_saved = False
+        self._snapshot_sent: str | None = None
         self._broken = False
         self._progress: list[Progress] | None = None
         """The open batch of progress events (its write is queued), or None."""
         self._progress_lock = threading.Lock()
 
     def _clean(self, text: str) -> str:
-        return redact(text, self.secrets)
+        return redact(displayable(text), self.secrets)
 
     def wrap(self, inner: EventSink) -> EventSink:
         """A sink that records, then passes every event on to ``inner``."""
@@ -172,7 +177,9 @@ class TaskRecorder:
                 data = take()
                 snapshot = data.pop("snapshot", None)
                 raw = json.dumps(data)  # taken now: the loop goes on changing its state
-                fresh = None if self._snapshot_saved else snapshot  # sent until stored once
+                # sent again only when it changed (a file changed: its "before" text joins)
+                fresh = None if snapshot == self._snapshot_sent else snapshot
+                self._snapshot_sent = snapshot
                 steps = int(data.get("steps_total", 0))
                 self.writer.submit(
                     lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
@@ -205,7 +212,8 @@ class TaskRecorder:
             batch = self._progress
             if batch is None:
                 batch = self._progress = []
-                self.writer.submit(lambda ledger: self._write_progress(ledger, batch))
+                due = time.monotonic() + PROGRESS_COALESCE_S
+                self.writer.submit(lambda ledger: self._write_progress(ledger, batch, due))
             batch.append((kind, text, json.dumps(data) if data else None))
 
     def _close_batch(self) -> None:
@@ -213,7 +221,10 @@ class TaskRecorder:
         with self._progress_lock:
             self._progress = None
 
-    def _write_progress(self, ledger: Ledger, batch: list[Progress]) -> None:
+    def _write_progress(self, ledger: Ledger, batch: list[Progress], due: float) -> None:
+        wait = due - time.monotonic()
+        if wait > 0 and self._progress is batch:  # still open: let the burst gather
+            time.sleep(wait)
         with self._progress_lock:
             if self._progress is batch:
                 self._progress = None
@@ -228,10 +239,10 @@ class TaskRecorder:
         data = redact_data(json.loads(raw), self.secrets)
         clean_snapshot = None
         if snapshot is not None:
-            clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets),
-                                        ensure_ascii=False)
+            clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
+        # ASCII JSON: text that is not valid UTF-8 (a file name) never breaks the write
         ledger.save_turn(self.header, verdict=verdict, decision=decision,
-                         checkpoint=json.dumps(data, ensure_ascii=False),
+                         checkpoint=json.dumps(data),
                          snapshot=clean_snapshot, steps=steps)
         if clean_snapshot is not None:
             self._snapshot_saved = True
@@ -239,7 +250,7 @@ class TaskRecorder:
     def _finish(self, ledger: Ledger, outcome: TaskOutcome) -> None:
         def listed(items: list[Any]) -> str:
             return json.dumps(redact_data([item.model_dump(mode="json") for item in items],
-                                          self.secrets), ensure_ascii=False)
+                                          self.secrets))
 
         ledger.finish_task(
             self.header,
@@ -250,6 +261,7 @@ class TaskRecorder:
             changes=listed(outcome.changes),
             evidence=listed(outcome.evidence),
             steps=outcome.steps,
+            usage=json.dumps({name: used.model_dump() for name, used in outcome.usage.items()}),
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 PROGRESS_KINDS = ("step-started", "tool-started", "tool-finished", "pulse")
@@ -42,6 +42,8 @@ class TaskRecord:
     owner_pid: int | None
     owner_token: str | None
     has_checkpoint: bool
+    usage: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Tokens per model, as ``TaskOutcome.usage`` gave them (empty: none reported)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -52,13 +54,14 @@ class TaskRecord:
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> TaskRecord:
         (id_, task, workspace, models, status, verdict, banner, blocker, changes, evidence,
-         steps, created, updated, pid, token, has_checkpoint) = row
+         steps, created, updated, pid, token, has_checkpoint, usage_json) = row
+        usage = json.loads(usage_json) if usage_json else {}
         return cls(
             id=id_, task=task, workspace=workspace, models=tuple(json.loads(models)),
             status=status, verdict=verdict, banner=banner, blocker=blocker,
             changes=json.loads(changes), evidence=json.loads(evidence), steps=int(steps),
             created_at=float(created), updated_at=float(updated), owner_pid=pid,
-            owner_token=token, has_checkpoint=bool(has_checkpoint),
+            owner_token=token, has_checkpoint=bool(has_checkpoint), usage=usage,
         )
 
 

@@ -62,6 +62,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE events ADD COLUMN data TEXT",
         "ALTER TABLE tasks ADD COLUMN stop_requested_at REAL",
     ),
+    (
+        # token usage per model ({"model": {"prompt_tokens": …, …}}), from TaskOutcome.usage
+        "ALTER TABLE tasks ADD COLUMN usage TEXT NOT NULL DEFAULT '{}'",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -32,7 +32,7 @@ _T = TypeVar("_T")
 _TASK_COLUMNS = (
     "id, task, workspace, models, status, verdict, banner, blocker, changes, evidence, steps, "
     "created_at, updated_at, owner_pid, owner_token, "
-    "EXISTS (SELECT 1 FROM checkpoints c WHERE c.task_id = tasks.id) AS has_checkpoint"
+    "EXISTS (SELECT 1 FROM checkpoints c WHERE c.task_id = tasks.id) AS has_checkpoint, usage"
 )
 
 
@@ -206,17 +206,19 @@ class Ledger:
 
     def finish_task(self, header: TaskHeader, *, status: str, verdict: str | None,
                     banner: str | None, blocker: str | None, changes: str, evidence: str,
-                    steps: int | None) -> None:
-        """The task ended with ``status``; ``changes`` and ``evidence`` are JSON lists;
-        ``steps`` None keeps the count of the last checkpoint."""
+                    steps: int | None, usage: str = "{}") -> None:
+        """The task ended with ``status``; ``changes`` and ``evidence`` are JSON lists,
+        ``usage`` a JSON object (tokens per model); ``steps`` None keeps the count of the
+        last checkpoint."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
             self._ensure(conn, header, current_owner(), now)
             conn.execute(
                 "UPDATE tasks SET status = ?, verdict = ?, banner = ?, blocker = ?, changes = ?, "
-                "evidence = ?, steps = COALESCE(?, steps), updated_at = ? WHERE id = ?",
-                (status, verdict, banner, blocker, changes, evidence, steps, now, header.id),
+                "evidence = ?, steps = COALESCE(?, steps), usage = ?, updated_at = ? WHERE id = ?",
+                (status, verdict, banner, blocker, changes, evidence, steps, usage, now,
+                 header.id),
             )
             self._event(conn, header.id, now, "finished", verdict, status, blocker)
 

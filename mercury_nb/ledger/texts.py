@@ -38,6 +38,3 @@ ALREADY_CLAIMED = "Task {task_id} was just resumed elsewhere; it is not started 
 MISSING_WORKSPACE = "Task {task_id}'s workspace {workspace} is not a folder any more."
 
 NO_LEDGER = "The work ledger is not available, so there is nothing to continue."
-
-RESUMED_MESSAGE = "continue"
-"""The user message appended to a restored conversation when it resumes."""

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.events import EventSink, ignore_events
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ledger.access import LedgerHandle, startup
 from mercury_nb.runs import stopping
 from mercury_nb.runs.planning import PlannedRun, Refusal, plan_continue, plan_task

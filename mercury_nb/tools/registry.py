@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from mercury_nb.tools.base import Tool, ToolContext, ToolError, ToolResult
+from mercury_nb.workspace.errors import WorkspaceError
 
 MUTATING_TOOLS: frozenset[str] = frozenset(
     {
@@ -82,7 +83,7 @@ class ToolRegistry:
             return await tool.run(parsed, ctx)
         except asyncio.CancelledError:
             raise
-        except ToolError as exc:
+        except (ToolError, WorkspaceError) as exc:
             return _error(str(exc) or f"{name} failed")
         except ValidationError as exc:
             return _error(_describe_validation(name, exc))

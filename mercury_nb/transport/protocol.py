@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-ToolChoice = Literal["auto", "required", "none"]
+from mercury_nb.contract.vocabulary import ToolChoice
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-MESSAGE_CHARS = 500
-"""Longest provider message kept in a ProviderError (the ledger truncates further)."""
+MESSAGE_CHARS = 2000
+"""Longest provider message kept in a ProviderError (the banner shows up to
+``provider_message_chars`` of it, the ledger ``provider_error_chars``)."""
 
 REDACTED = "[REDACTED]"
 

@@ -16,7 +16,7 @@ from mercury_nb.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.status import (
     SEPARATOR,

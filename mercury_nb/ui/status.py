@@ -17,7 +17,7 @@ from mercury_nb.agent.events import (
     ToolStarted,
     TurnEnded,
 )
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 
 TAIL_CHARS = 240
 """Characters of the model's streamed text kept for the live view."""

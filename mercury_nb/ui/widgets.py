@@ -18,7 +18,7 @@ import ipywidgets as widgets
 from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
-from mercury_nb.agent.outcome import FileChange, TaskOutcome
+from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.markdown import markdown_html
 from mercury_nb.ui.plain import final_text

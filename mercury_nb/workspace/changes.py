@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from mercury_nb.agent.outcome import FileChange
+from mercury_nb.contract.outcome import FileChange
 from mercury_nb.workspace import git_state
 from mercury_nb.workspace.snapshot import (
     FileState,
@@ -22,6 +22,8 @@ from mercury_nb.workspace.snapshot import (
 PREVIEW_MAX_CHARS = 400
 PREVIEW_MAX_LINES = 8
 PREVIEW_LINE_CHARS = 120
+DIFF_MAX_CHARS = 20_000
+"""A file's unified diff is cut after this many characters (with a marker saying so)."""
 _EXACT_DIFF_MAX_CELLS = 25_000_000
 """Above this many line pairs (after trimming common ends) counts use a multiset estimate."""
 
@@ -66,31 +68,62 @@ def describe_change(
     if before is None:
         assert after is not None
         if after.text is None:
-            return FileChange(path=path, added=0, removed=0, kind="created", preview=_opaque(after))
+            return _unmeasured(path, "created", after)
         lines = _lines(after.text)
         return FileChange(
-            path=path, added=len(lines), removed=0, kind="created", preview=_preview(lines, [])
+            path=path, added=len(lines), removed=0, kind="created", preview=_preview(lines, []),
+            diff=unified_diff(path, [], lines, created=True), size=after.size,
         )
     if after is None:
         if before.text is None:
-            return FileChange(
-                path=path, added=0, removed=0, kind="deleted", preview=_opaque(before)
-            )
+            return _unmeasured(path, "deleted", before)
         lines = _lines(before.text)
         return FileChange(
-            path=path, added=0, removed=len(lines), kind="deleted", preview=_preview([], lines)
+            path=path, added=0, removed=len(lines), kind="deleted", preview=_preview([], lines),
+            diff=unified_diff(path, lines, [], deleted=True), size=before.size,
         )
     if before.text is None or after.text is None:
         preview = f"{_opaque(after)} (was {before.size} bytes)"
-        return FileChange(path=path, added=0, removed=0, kind="modified", preview=preview)
-    added, removed = diff_lines(_lines(before.text), _lines(after.text))
+        return FileChange(path=path, added=0, removed=0, kind="modified", preview=preview,
+                          measured=False, size=after.size, binary=after.binary)
+    old, new = _lines(before.text), _lines(after.text)
+    added, removed = diff_lines(old, new)
     return FileChange(
         path=path,
         added=len(added),
         removed=len(removed),
         kind="modified",
         preview=_preview(added, removed),
+        diff=unified_diff(path, old, new),
+        size=after.size,
     )
+
+
+def _unmeasured(path: str, kind: Literal["created", "deleted"], state: FileState) -> FileChange:
+    return FileChange(path=path, added=0, removed=0, kind=kind, preview=_opaque(state),
+                      measured=False, size=state.size, binary=state.binary)
+
+
+def unified_diff(path: str, old: list[str], new: list[str], *, created: bool = False,
+                 deleted: bool = False) -> str:
+    """``old`` → ``new`` as a unified diff with 3 lines of context, cut after
+    :data:`DIFF_MAX_CHARS` characters; empty when the files are too big to diff exactly."""
+    if len(old) * len(new) > _EXACT_DIFF_MAX_CELLS:
+        return ""
+    lines = difflib.unified_diff(
+        [_ended(line) for line in old], [_ended(line) for line in new],
+        fromfile="/dev/null" if created else f"a/{path}",
+        tofile="/dev/null" if deleted else f"b/{path}", n=3,
+    )
+    text = "".join(lines)
+    if len(text) <= DIFF_MAX_CHARS:
+        return text
+    cut = text.rfind("\n", 0, DIFF_MAX_CHARS) + 1 or DIFF_MAX_CHARS
+    return text[:cut] + f"… ({len(text) - cut} more characters of diff not shown)"
+
+
+def _ended(line: str) -> str:
+    return line if line.endswith("\n") else line + "\n"
 
 
 def diff_lines(old: list[str], new: list[str]) -> tuple[list[str], list[str]]:

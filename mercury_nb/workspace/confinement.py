@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from mercury_nb.tools.base import ToolError
+from mercury_nb.workspace.errors import WorkspaceError
 
 
 class Workspace:
@@ -21,17 +21,18 @@ class Workspace:
         """The absolute, symlink-resolved path for ``path``, refused if it leaves the root.
 
         Relative paths are taken from the root. ``..`` escapes, absolute paths outside the
-        root and symlinks that point outside it all raise ``ToolError``. With
+        root and symlinks that point outside it all raise ``WorkspaceError``. With
         ``follow_final_symlink=False`` the last component is kept as is (to delete a link
         rather than its target); its parent is still resolved and checked.
         """
         shown = str(path)
         if not shown.strip():
-            raise ToolError("path is empty: give a path relative to the workspace, e.g. notes.txt")
+            raise WorkspaceError(
+                "path is empty: give a path relative to the workspace, e.g. notes.txt")
         if "\x00" in shown:
-            raise ToolError(f"path contains a NUL byte: {shown!r}")
+            raise WorkspaceError(f"path contains a NUL byte: {shown!r}")
         if shown.startswith("~"):
-            raise ToolError(
+            raise WorkspaceError(
                 f"path escapes the workspace: {shown} (home-relative paths are not allowed; "
                 "use a path relative to the workspace)"
             )
@@ -39,21 +40,21 @@ class Workspace:
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
         lexically_inside = self._inside(lexical)
         if not lexically_inside and not given.is_absolute():
-            raise ToolError(f"path escapes the workspace: {shown}")
+            raise WorkspaceError(f"path escapes the workspace: {shown}")
         try:
             if follow_final_symlink or lexical == self.root:
                 resolved = lexical.resolve()
             else:
                 resolved = lexical.parent.resolve() / lexical.name
         except (OSError, RuntimeError) as exc:
-            raise ToolError(f"cannot resolve path {shown}: {exc}") from exc
+            raise WorkspaceError(f"cannot resolve path {shown}: {exc}") from exc
         if not self._inside(resolved):
             if lexically_inside:
-                raise ToolError(
+                raise WorkspaceError(
                     f"path escapes the workspace: {shown} "
                     "(a symlink on the way points outside the workspace)"
                 )
-            raise ToolError(f"path escapes the workspace: {shown}")
+            raise WorkspaceError(f"path escapes the workspace: {shown}")
         return resolved
 
     def rel(self, path: Path | str) -> str:

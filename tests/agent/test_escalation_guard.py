@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
+from mercury_nb.contract.banners import TASK_COMPLETE, WORK_NOT_STARTED
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
@@ -18,7 +19,6 @@ from mercury_nb.contract.escalation.guard_texts import (
     wake_up_directive,
 )
 from mercury_nb.testing import HttpError, LoopbackServer, Turn, call
-from mercury_nb.ui.banners import TASK_COMPLETE, WORK_NOT_STARTED
 
 TASK = "Build a todo CLI in todo.py with tests"
 NARRATION = "Building the todo CLI now. I'll create todo.py and its tests next."

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice, TaskFinished, ToolStarted
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
+from mercury_nb.contract.banners import STEP_BUDGET_PAUSE, TASK_COMPLETE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
-from mercury_nb.ui.banners import STEP_BUDGET_PAUSE, TASK_COMPLETE
 
 TEST_PY = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
 

@@ -16,8 +16,8 @@ from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from mercury_nb.agent.events import EventSink, TaskFinished, TaskStarted
-from mercury_nb.agent.outcome import TaskOutcome
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.kernel import scheduling
 from mercury_nb.kernel.magics import MercuryMagics, guarded_sink
 from mercury_nb.kernel.wait_cells import WaitCellTransformer, magic_line_of
@@ -211,7 +211,7 @@ async def test_background_exception_is_surfaced_in_the_magics_cell(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom from the agent")
 
-    monkeypatch.setattr("mercury_nb.agent.loop.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
     ip.run_cell_magic("mercury", f"--workdir {shlex.quote(str(tmp_path))}", "Anything.")
     record = scheduling.latest()
     assert record is not None
@@ -226,7 +226,7 @@ def test_wait_exception_is_the_cells_error(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom while waiting")
 
-    monkeypatch.setattr("mercury_nb.agent.loop.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
     result = ip.run_cell(f"%%mercury --wait --workdir {shlex.quote(str(tmp_path))}\nAnything.")
     assert isinstance(result.error_in_exec, RuntimeError)
     assert str(result.error_in_exec) == "boom while waiting"
@@ -293,7 +293,7 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
         on_event(TaskFinished(done))
         return done
 
-    monkeypatch.setattr("mercury_nb.agent.loop.run_task", recording_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_task", recording_run_task)
     return seen
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.kernel import scheduling
 from mercury_nb.kernel.scheduling import STOPPED_BEFORE_OUTCOME, WaitForTask
 

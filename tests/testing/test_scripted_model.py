@@ -255,11 +255,11 @@ def test_registry_round_trip_and_factory() -> None:
 
 def test_factory_builds_a_litellm_model_from_the_config() -> None:
     config = MercuryConfig(api_base="http://127.0.0.1:1/v1", api_key="sk-x", request_timeout_s=12)
-    model = resolve_model("openai/gpt-test", config)
+    model = resolve_model("anthropic/claude-test", config)
     assert isinstance(model, LiteLLMModel)
     kwargs = model.completion_kwargs(REQUEST)
     assert (model.name, kwargs["api_base"], kwargs["api_key"], kwargs["timeout"]) == (
-        "openai/gpt-test",
+        "anthropic/claude-test",
         "http://127.0.0.1:1/v1",
         "sk-x",
         12,

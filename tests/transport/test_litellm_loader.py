@@ -22,7 +22,7 @@ def test_importing_the_transport_does_not_import_litellm_and_loading_prints_noth
         from mercury_nb.contract.config import MercuryConfig
         from mercury_nb.transport.factory import resolve_model
         from mercury_nb.transport.litellm_loader import is_litellm_loaded, load_litellm
-        resolve_model("openai/x", MercuryConfig())
+        resolve_model("anthropic/x", MercuryConfig(api_key="sk-test-key"))
         before = "litellm" in sys.modules or is_litellm_loaded()
         async def main():
             first, second = await asyncio.gather(load_litellm(), load_litellm())

@@ -6,7 +6,7 @@ from typing import get_args
 
 import pytest
 
-from mercury_nb.agent.outcome import FileChange
+from mercury_nb.contract.banners import banner_text, change_line
 from mercury_nb.contract.endings import (
     Aborted,
     Blocker,
@@ -24,7 +24,7 @@ from mercury_nb.contract.endings import (
     status_of,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
-from mercury_nb.ui.banners import banner_text, change_line
+from mercury_nb.contract.outcome import FileChange
 
 CHANGES = [
     FileChange(path="src/app.py", added=12, removed=0, kind="created"),

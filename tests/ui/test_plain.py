@@ -17,7 +17,7 @@ from mercury_nb.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ui import plain as plain_module
 from mercury_nb.ui.plain import PlainView, event_line, final_text, status_block
 from mercury_nb.ui.status import StatusView, fold

@@ -16,7 +16,7 @@ from mercury_nb.agent.events import (
     TextDelta,
     ToolStarted,
 )
-from mercury_nb.agent.outcome import FileChange, TaskOutcome
+from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.ui import widgets as widgets_module
 from mercury_nb.ui.status import StatusView, fold
 from mercury_nb.ui.widgets import WidgetView, banner_html, change_html, status_html

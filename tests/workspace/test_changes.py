@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mercury_nb.agent.outcome import FileChange
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import FileChange
 from mercury_nb.workspace.changes import ChangeReport, diff_lines, measure_changes
 from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
 
@@ -122,8 +122,12 @@ def test_binary_and_large_files_are_compared_by_hash(plain: Path) -> None:
         removed=0,
         kind="modified",
         preview="(binary file, 3 bytes) (was 3 bytes)",
+        measured=False,
+        size=3,
+        binary=True,
     )
     assert changes["large.txt"].kind == "modified"
+    assert not changes["large.txt"].measured
     assert "lines not counted" in changes["large.txt"].preview
 
 
@@ -267,3 +271,57 @@ def test_git_snapshot_survives_json_round_trip(repo: Path) -> None:
     assert restored == snapshot
     (repo / "a.txt").write_text("dirty\nmore\n")
     assert _summary(measure_changes(restored, repo)) == {"a.txt": ("modified", 1, 0)}
+
+
+# --- per-file unified diffs, and files that are not diffed ------------------------------
+
+
+def test_modified_file_carries_a_unified_diff(plain: Path) -> None:
+    snapshot = take_snapshot(plain, _config(plain))
+    (plain / "edit.txt").write_text("l1\nL2\nl3\n")
+    [change] = measure_changes(snapshot, plain).changes
+    assert change.measured
+    assert change.diff.splitlines() == [
+        "--- a/edit.txt", "+++ b/edit.txt", "@@ -1,3 +1,3 @@", " l1", "-l2", "+L2", " l3",
+    ]
+
+
+def test_created_and_deleted_files_diff_against_nothing(plain: Path) -> None:
+    snapshot = take_snapshot(plain, _config(plain))
+    (plain / "new.py").write_text("x = 1\n")
+    (plain / "drop.txt").unlink()
+    changes = {c.path: c for c in measure_changes(snapshot, plain).changes}
+    assert changes["new.py"].diff.splitlines()[-1] == "+x = 1"
+    assert changes["new.py"].diff.startswith("--- /dev/null\n+++ b/new.py\n")
+    assert changes["drop.txt"].diff.splitlines()[-2:] == ["-x", "-y"]
+
+
+def test_a_long_diff_is_capped_with_a_marker(plain: Path) -> None:
+    from mercury_nb.workspace.changes import DIFF_MAX_CHARS
+
+    snapshot = take_snapshot(plain, _config(plain))
+    (plain / "big.txt").write_text("".join(f"line {n}\n" for n in range(20_000)))
+    [change] = measure_changes(snapshot, plain).changes
+    assert len(change.diff) <= DIFF_MAX_CHARS + 100
+    assert change.diff.endswith("more characters of diff not shown)")
+    assert change.added == 20_000
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        pytest.param(b"\x00\x01binary" * 10, "created, 80 bytes, binary, not diffed", id="binary"),
+        pytest.param(b"a\n" * 1_100_000, "created, 2.1 MB, not diffed", id="too-large"),
+    ],
+)
+def test_unmeasured_file_is_summarised_not_counted(
+    plain: Path, content: bytes, expected: str
+) -> None:
+    from mercury_nb.ui.banners import change_line
+
+    snapshot = take_snapshot(plain, _config(plain))
+    (plain / "blob.bin").write_bytes(content)
+    [change] = measure_changes(snapshot, plain).changes
+    assert not change.measured
+    assert change.diff == ""
+    assert change_line(change) == f"blob.bin ({expected})"

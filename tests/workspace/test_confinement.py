@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mercury_nb.tools.base import ToolError
 from mercury_nb.workspace.confinement import Workspace
+from mercury_nb.workspace.errors import WorkspaceError
 
 
 @pytest.fixture
@@ -40,18 +40,18 @@ def root(tmp_path: Path) -> Path:
     ],
 )
 def test_escapes_are_refused_with_a_clear_message(root: Path, path: str) -> None:
-    with pytest.raises(ToolError, match=r"^path escapes the workspace: "):
+    with pytest.raises(WorkspaceError, match=r"^path escapes the workspace: "):
         Workspace(root).resolve(path)
 
 
 def test_absolute_outside_path_names_the_path(root: Path) -> None:
-    with pytest.raises(ToolError) as caught:
+    with pytest.raises(WorkspaceError) as caught:
         Workspace(root).resolve("/etc/passwd")
     assert str(caught.value) == "path escapes the workspace: /etc/passwd"
 
 
 def test_symlink_escape_says_a_symlink_is_the_way_out(root: Path) -> None:
-    with pytest.raises(ToolError, match="symlink"):
+    with pytest.raises(WorkspaceError, match="symlink"):
         Workspace(root).resolve("out_dir/secret.txt")
 
 
@@ -83,7 +83,7 @@ def test_root_given_through_a_symlink_still_confines(tmp_path: Path, root: Path)
     os.symlink(root, alias)
     workspace = Workspace(alias)
     assert workspace.resolve(str(alias / "sub" / "a.txt")) == root / "sub" / "a.txt"
-    with pytest.raises(ToolError, match="escapes"):
+    with pytest.raises(WorkspaceError, match="escapes"):
         workspace.resolve(str(alias / ".." / "outside" / "secret.txt"))
 
 
@@ -96,21 +96,21 @@ def test_root_given_through_a_symlink_still_confines(tmp_path: Path, root: Path)
     ],
 )
 def test_unusable_paths_are_refused(root: Path, path: str) -> None:
-    with pytest.raises(ToolError):
+    with pytest.raises(WorkspaceError):
         Workspace(root).resolve(path)
 
 
 def test_final_symlink_can_be_kept_unresolved(root: Path) -> None:
     workspace = Workspace(root)
     assert workspace.resolve("in_link", follow_final_symlink=False) == root / "in_link"
-    with pytest.raises(ToolError, match="escapes"):
+    with pytest.raises(WorkspaceError, match="escapes"):
         workspace.resolve("out_dir/secret.txt", follow_final_symlink=False)
 
 
 def test_symlink_loop_is_a_tool_error(root: Path) -> None:
     os.symlink(root / "loop_b", root / "loop_a")
     os.symlink(root / "loop_a", root / "loop_b")
-    with pytest.raises(ToolError):
+    with pytest.raises(WorkspaceError):
         Workspace(root).resolve("loop_a/x")
 
 

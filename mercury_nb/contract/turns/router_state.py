@@ -13,10 +13,9 @@ from mercury_nb.contract.escalation.narration_guard import GuardState, RunGuardR
 from mercury_nb.contract.gate.completion_gate import GateState
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
-from mercury_nb.contract.notices import DecisionKind, NoticeKind
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
-from mercury_nb.transport.protocol import ToolChoice
+from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind, ToolChoice
 
 Message = dict[str, Any]
 

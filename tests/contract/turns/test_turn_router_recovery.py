@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from mercury_nb.contract.banners import banner_text
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Paused, ProviderFailure
 from mercury_nb.contract.escalation.provider_policy import CONTINUE_FROM_PARTIAL
@@ -20,7 +21,6 @@ from mercury_nb.contract.turns.router_state import (
 )
 from mercury_nb.contract.turns.turn_router import decide_after_turn, pressure_ending
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
-from mercury_nb.ui.banners import banner_text
 
 CONFIG = MercuryConfig(model="a", fallbacks=("b",), retry_base_s=0.0)
 MEMORY = pressure_pause(PressureObservation(10, 100, rss_mb=900.0, limit_mb=512), CONFIG).text

@@ -1,0 +1,190 @@
+/**
+ * The server extension's REST API (/mercury/api/) and its event WebSocket.
+ * Everything that comes back is data: the panel renders it as text, never as HTML.
+ */
+import { URLExt } from '@jupyterlab/coreutils';
+import { ServerConnection } from '@jupyterlab/services';
+
+export type Status = 'running' | 'completed' | 'paused' | 'failed' | 'aborted';
+
+export interface ILive {
+  step?: number | null;
+  tool?: string | null;
+  activity?: string | null;
+  started?: number;
+  at?: number;
+  pulse?: string | null;
+}
+
+export interface ITaskSummary {
+  id: string;
+  task: string;
+  workspace: string;
+  status: Status;
+  verdict: string | null;
+  banner: string | null;
+  blocker: string | null;
+  models: string[];
+  steps: number;
+  created_at: number;
+  updated_at: number;
+  live: ILive | null;
+}
+
+export interface ITaskList {
+  tasks: ITaskSummary[];
+  limit: number;
+  offset: number;
+  has_more: boolean;
+}
+
+export interface IFileChange {
+  path: string;
+  added: number;
+  removed: number;
+  kind: 'created' | 'modified' | 'deleted';
+  preview?: string;
+  diff?: string;
+  measured?: boolean;
+  size?: number | null;
+  binary?: boolean;
+}
+
+export interface IEvidence {
+  command: string;
+  exit_code: number | null;
+  step: number;
+  timed_out?: boolean;
+  after_last_change?: boolean;
+}
+
+export interface IRunEvent {
+  id: number | null;
+  task_id: string;
+  kind: string;
+  at: number;
+  data: { [key: string]: unknown };
+}
+
+export interface ICost {
+  model: string;
+  usd: number | null;
+  reason: string | null;
+}
+
+export interface ITaskDetail {
+  task: ITaskSummary;
+  answer: string | null;
+  changes: IFileChange[];
+  evidence: IEvidence[];
+  providers: { [provider: string]: string };
+  usage: { [model: string]: { [key: string]: number } };
+  costs: ICost[];
+  events: IRunEvent[];
+}
+
+export interface IModels {
+  default: string;
+  models: string[];
+  root: string;
+}
+
+export async function requestAPI<T>(
+  endPoint: string,
+  init: RequestInit = {}
+): Promise<T> {
+  const settings = ServerConnection.makeSettings();
+  const url = URLExt.join(settings.baseUrl, 'mercury', 'api', endPoint);
+  let response: Response;
+  try {
+    response = await ServerConnection.makeRequest(url, init, settings);
+  } catch (error) {
+    throw new ServerConnection.NetworkError(error as TypeError);
+  }
+  const text = await response.text();
+  let data: any = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const message =
+      data && typeof data.error === 'string' ? data.error : response.statusText;
+    throw new Error(message);
+  }
+  return data as T;
+}
+
+export function listTasks(limit = 100): Promise<ITaskList> {
+  return requestAPI<ITaskList>(`tasks?limit=${limit}`);
+}
+
+export function taskDetail(id: string): Promise<ITaskDetail> {
+  return requestAPI<ITaskDetail>(`tasks/${encodeURIComponent(id)}`);
+}
+
+export function startTask(body: {
+  task: string;
+  model?: string;
+  workdir: string;
+  max_steps?: number;
+}): Promise<{ task_id: string }> {
+  return requestAPI('tasks', { method: 'POST', body: JSON.stringify(body) });
+}
+
+export function stopTask(id: string): Promise<{ kind: string; message: string }> {
+  return requestAPI(`tasks/${encodeURIComponent(id)}/stop`, {
+    method: 'POST',
+    body: '{}'
+  });
+}
+
+export function continueTask(id: string): Promise<{ task_id: string }> {
+  return requestAPI(`tasks/${encodeURIComponent(id)}/continue`, {
+    method: 'POST',
+    body: '{}'
+  });
+}
+
+export function listModels(): Promise<IModels> {
+  return requestAPI<IModels>('models');
+}
+
+/** Opens the event socket; reconnects with a short backoff until `close()` is called. */
+export function watchEvents(onEvent: (event: IRunEvent) => void): { close: () => void } {
+  const settings = ServerConnection.makeSettings();
+  let socket: WebSocket | null = null;
+  let closed = false;
+  let delay = 500;
+  const open = (): void => {
+    let url = URLExt.join(settings.wsUrl, 'mercury', 'api', 'events') + '?after=latest';
+    if (settings.token) {
+      url += `&token=${encodeURIComponent(settings.token)}`;
+    }
+    socket = new settings.WebSocket(url);
+    socket.onopen = () => {
+      delay = 500;
+    };
+    socket.onmessage = message => {
+      try {
+        onEvent(JSON.parse(String(message.data)) as IRunEvent);
+      } catch (error) {
+        console.warn('mercury: bad event', error);
+      }
+    };
+    socket.onclose = () => {
+      if (!closed) {
+        window.setTimeout(open, delay);
+        delay = Math.min(delay * 2, 10000);
+      }
+    };
+  };
+  open();
+  return {
+    close: () => {
+      closed = true;
+      socket?.close();
+    }
+  };
+}

@@ -1,0 +1,177 @@
+"""Every user-facing ending banner as plain text, derived from the ending's type alone.
+
+The widget layer renders HTML from the same ending separately; this is the one place
+the words live. Notices shown during a task live beside the policy that emits them:
+``completion_gate.VERIFICATION_NOTICE`` and ``continuation.AUTO_CONTINUE_NOTICE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import assert_never
+
+from mercury_nb.contract.endings import (
+    Aborted,
+    Blocker,
+    Ending,
+    Failed,
+    NoChangesCompletion,
+    Paused,
+    ProviderFailure,
+    StepBudgetPause,
+    TruncationPause,
+    VerificationFailedPause,
+    VerifiedCompletion,
+    WorkNotStartedPause,
+)
+from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.outcome import FileChange
+
+TASK_COMPLETE = "✓ Task complete"
+RESUME_HINT = 'Send "continue" and I\'ll pick up right where I left off.'
+STEP_BUDGET_PAUSE = f"I've paused for now — this one needs another pass. {RESUME_HINT}"
+TRUNCATION_PAUSE = (
+    f"I've paused for now — my replies kept hitting the output-token limit. {RESUME_HINT}"
+)
+WORK_NOT_STARTED = "I couldn't get started on this one yet — send \"continue\" and I'll try again."
+NO_BLOCKER = "What blocked it: no change was attempted — only a description of the work."
+VERIFICATION_FAILED = (
+    "The changes are in, but the last check didn't pass — I'm not calling this done."
+)
+NO_CHECK_RAN = "Last check: none — no build or test ran after the changes."
+NO_CHANGES = "Response delivered · no file changes ({how}-verified)"
+ABORTED = {
+    "stop": "Stopped at your request — nothing was rolled back.",
+    "interrupt": "Stopped by an interrupt — nothing was rolled back.",
+}
+NOTHING_WRITTEN = "Nothing had been written yet."
+WRITTEN_BEFORE_STOP = "Written before the stop:"
+CHANGES_SO_FAR = "Changes so far:"
+ALL_PROVIDERS_FAILED = "All LLM providers failed. Last error: {error}"
+PER_PROVIDER = "Per-provider:"
+FAILED = "I couldn't finish this one — {reason}."
+_READ_BACK_LISTED = 5
+
+
+def change_line(change: FileChange) -> str:
+    """``+A −R path`` with `` (created)`` or `` (deleted)`` when it applies; a binary or
+    too-large file is ``path (created, 50.0 MB, not diffed)`` instead of fake counts."""
+    if not change.measured:
+        size = "" if change.size is None else f", {human_size(change.size)}"
+        binary = ", binary" if change.binary else ""
+        return f"{change.path} ({change.kind}{size}{binary}, not diffed)"
+    suffix = f" ({change.kind})" if change.kind in ("created", "deleted") else ""
+    return f"+{change.added} −{change.removed} {change.path}{suffix}"
+
+
+def human_size(size: int) -> str:
+    """``80 bytes``, ``12.5 KB``, ``2.1 MB``, ``1.2 GB`` (binary units)."""
+    if size < 1024:
+        return f"{size} bytes"
+    value = size / 1024
+    for unit in ("KB", "MB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} GB"
+
+
+def change_summary_lines(changes: Sequence[FileChange]) -> list[str]:
+    """One line per changed file, in the order given."""
+    return [change_line(change) for change in changes]
+
+
+def evidence_line(evidence: Verified | ReadBack) -> str:
+    """``✓ Verified: <cmd> ✓``, or the read-back of non-code files."""
+    match evidence:
+        case Verified(check=check):
+            return f"✓ Verified: {check.command} ✓"
+        case ReadBack(paths=paths):
+            listed = ", ".join(paths[:_READ_BACK_LISTED])
+            if len(paths) > _READ_BACK_LISTED:
+                listed += f" and {len(paths) - _READ_BACK_LISTED} more"
+            return f"✓ Verified: change summary and read-back of {listed} ✓"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def last_check_line(last_check: CheckRecord | None, stale: bool) -> str:
+    """``Last check: <cmd> ✗ (exit N)``, ``... (ran before the latest changes)``, or none."""
+    if last_check is None:
+        return NO_CHECK_RAN
+    if stale:
+        return f"Last check: {last_check.command} (ran before the latest changes)"
+    if last_check.timed_out:
+        return f"Last check: {last_check.command} ✗ (timed out)"
+    if last_check.exit_code is None:
+        return f"Last check: {last_check.command} ✗ (no exit code)"
+    return f"Last check: {last_check.command} ✗ (exit {last_check.exit_code})"
+
+
+def blocker_line(blocker: Blocker | None, blocker_chars: int = 120) -> str:
+    """``What blocked it: <tool>: <first N chars of the result, on one line>``."""
+    if blocker is None:
+        return NO_BLOCKER
+    result = " ".join(blocker.result.split())[:blocker_chars]
+    return f"What blocked it: {blocker.tool}: {result}"
+
+
+def _sentence(reason: str) -> str:
+    return reason.strip().rstrip(".…")
+
+
+def _with_changes(lines: list[str], changes: Sequence[FileChange], label: str) -> str:
+    if changes:
+        lines = [*lines, label, *change_summary_lines(changes)]
+    return "\n".join(lines)
+
+
+def banner_text(
+    ending: Ending,
+    changes: Sequence[FileChange],
+    *,
+    blocker_chars: int = 120,
+    provider_reason_chars: int = 140,
+    max_providers: int = 8,
+) -> str:
+    """The plain-text banner for ``ending``; ``changes`` is the measured change list."""
+    match ending:
+        case VerifiedCompletion(evidence=evidence):
+            lines = [TASK_COMPLETE, *change_summary_lines(changes), evidence_line(evidence)]
+            return "\n".join(lines)
+        case NoChangesCompletion(verified_by=how):
+            if changes:
+                raise ValueError("a no-changes ending was given a non-empty change list")
+            return NO_CHANGES.format(how=how)
+        case StepBudgetPause():
+            return _with_changes([STEP_BUDGET_PAUSE], changes, CHANGES_SO_FAR)
+        case WorkNotStartedPause(blocker=blocker):
+            lines = [WORK_NOT_STARTED, blocker_line(blocker, blocker_chars)]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case VerificationFailedPause(last_check=last_check, stale=stale):
+            lines = [VERIFICATION_FAILED, last_check_line(last_check, stale)]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case TruncationPause():
+            return _with_changes([TRUNCATION_PAUSE], changes, CHANGES_SO_FAR)
+        case Paused(reason=reason, blocker=blocker):
+            lines = [f"I've paused for now — {_sentence(reason)}. {RESUME_HINT}"]
+            if blocker is not None:
+                lines.append(blocker_line(blocker, blocker_chars))
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case ProviderFailure(last_error=error, providers=providers):
+            lines = [ALL_PROVIDERS_FAILED.format(error=error)]
+            if providers:
+                lines.append(PER_PROVIDER)
+                lines.extend(
+                    f"- {p.name}: {p.reason[:provider_reason_chars]}"
+                    for p in providers[:max_providers]
+                )
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case Failed(reason=reason):
+            return _with_changes([FAILED.format(reason=_sentence(reason))], changes, CHANGES_SO_FAR)
+        case Aborted(by=by):
+            if not changes:
+                return "\n".join([ABORTED[by], NOTHING_WRITTEN])
+            return _with_changes([ABORTED[by]], changes, WRITTEN_BEFORE_STOP)
+        case _ as unreachable:
+            assert_never(unreachable)

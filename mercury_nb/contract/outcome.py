@@ -1,0 +1,77 @@
+"""The public result of a task: TaskOutcome and its parts, as JSON-ready pydantic models."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Status = Literal["completed", "paused", "failed", "aborted"]
+
+
+class FileChange(BaseModel):
+    """One file changed during the task, measured on disk, never taken from the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    path: str
+    added: int
+    removed: int
+    kind: Literal["created", "modified", "deleted"] = "modified"
+    preview: str = ""
+    diff: str = ""
+    """The file's unified diff (``--- a/… +++ b/…``), capped; empty when not diffed."""
+    measured: bool = True
+    """False when the file was binary or too large to read: ``added``/``removed`` are then
+    not line counts and ``diff`` is empty (say "not diffed", never "+0 −0")."""
+    size: int | None = None
+    """Bytes on disk after the change (before it, for a deleted file), when known."""
+    binary: bool = False
+
+
+class CommandEvidence(BaseModel):
+    """A command the agent ran, with its exit code and where it fell in the task."""
+
+    model_config = ConfigDict(frozen=True)
+
+    command: str
+    exit_code: int | None
+    step: int
+    timed_out: bool = False
+    after_last_change: bool = True
+
+
+class Usage(BaseModel):
+    """Tokens one model used during the task, as its provider reported them in the stream
+    (``stream_options.include_usage``); a provider that reports nothing adds nothing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class TaskOutcome(BaseModel):
+    """How a task ended. ``answer`` is only ever text from a complete stream."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    task: str
+    status: Status
+    verdict: str | None
+    answer: str | None
+    banner: str
+    blocker: str | None = None
+    changes: list[FileChange] = []
+    evidence: list[CommandEvidence] = []
+    steps: int = 0
+    models: list[str] = []
+    error: str | None = None
+    providers: dict[str, str] = {}
+    """The per-provider ledger: each provider that failed during the task and its first
+    error (redacted, at most ``provider_error_chars`` chars), in chain order."""
+    usage: dict[str, Usage] = {}
+    """Token usage per model of the chain (keyed by its configured name), summed over the
+    task's requests in this run; models whose provider reported no usage are absent."""

@@ -1,0 +1,133 @@
+"""The one door from the server into tasks: the runs layer, and turning its records into JSON.
+
+Tasks are started, continued, stopped and watched only through :mod:`mercury_nb.runs`. The
+ledger keeps no answer, provider ledger or token usage, so the outcomes of the runs this
+server launched are kept here (bounded) and laid over the ledger's record in the detail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from mercury_nb import runs
+from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.ledger.records import TaskRecord
+from mercury_nb.server.models import TaskDetailOut, TaskSummary
+from mercury_nb.server.pricing import estimate_all
+
+__all__ = ["detail", "detail_json", "remember", "resolve_workdir", "runs", "summary"]
+
+KEEP_OUTCOMES = 200
+_outcomes: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_launched: dict[str, TaskRecord] = {}
+"""Runs this server started whose first ledger write may still be queued."""
+
+
+def remember(run: runs.Run, text: str | None = None) -> None:
+    """Keep ``run``'s outcome (answer, providers, usage) once it ends; until the ledger has
+    its row, :func:`detail` answers with a provisional running record."""
+    now = time.time()
+    cfg = run.config
+    _launched[run.task_id] = TaskRecord(
+        run.task_id, (text or "").strip(), str(Path(cfg.workdir).resolve()), cfg.model_chain,
+        "running", None, None, None, [], [], 0, now, now, None, None, False)
+
+    def done(task: asyncio.Task[TaskOutcome]) -> None:
+        _launched.pop(run.task_id, None)
+        if task.cancelled() or task.exception() is not None:
+            return
+        _outcomes[run.task_id] = task.result().model_dump(mode="json")
+        while len(_outcomes) > KEEP_OUTCOMES:
+            _outcomes.popitem(last=False)
+
+    run.task.add_done_callback(done)
+
+
+class WorkdirError(ValueError):
+    """A workdir that is not a folder inside the server root."""
+
+
+def resolve_workdir(root: Path, requested: str) -> Path:
+    """``requested`` (relative to ``root``, or absolute) as a resolved folder inside ``root``."""
+    base = root.resolve()
+    target = (base / requested).resolve() if requested else base
+    if target != base and base not in target.parents:
+        raise WorkdirError(f"workdir {requested!r} is outside the server root")
+    if not target.is_dir():
+        raise WorkdirError(f"workdir {requested!r} is not a folder")
+    return target
+
+
+def detail(task_id: str) -> Any:
+    """``runs.task_detail``, or a provisional one for a run started here a moment ago."""
+    found = runs.task_detail(task_id)
+    if found is None and task_id in _launched:
+        return runs.TaskDetail(_launched[task_id], None, [])
+    return found
+
+
+def live_state(events: list[Any]) -> dict[str, Any]:
+    """Step, tool and timestamps of a running task from its latest events (for the pulse)."""
+    live: dict[str, Any] = {"step": None, "tool": None, "started": None, "at": None}
+    for event in events:
+        data = event.data
+        match event.kind:
+            case "task-started" | "resume":
+                live["started"] = event.at
+            case "step-started":
+                live.update(step=data.get("step"), tool=None)
+            case "tool-started":
+                live.update(step=data.get("step", live["step"]), tool=data.get("tool"))
+            case "tool-finished":
+                live["tool"] = None
+            case _:
+                pass
+        live["at"] = event.at - float(data.get("silent_s") or 0) if event.kind == "pulse" \
+            else event.at
+    return live
+
+
+def summary(record: Any, events: list[Any] | None = None) -> TaskSummary:
+    """A ledger record (``TaskRecord``) as a list row; a running task gets its live state."""
+    live = None
+    if record.status == "running":
+        if events is None:
+            found = runs.task_detail(record.id)
+            events = found.events if found is not None else []
+        live = live_state(events)
+    return TaskSummary(
+        id=record.id, task=record.task, workspace=record.workspace, status=record.status,
+        verdict=record.verdict, banner=record.banner, blocker=record.blocker,
+        models=list(record.models), steps=record.steps, created_at=record.created_at,
+        updated_at=record.updated_at, live=live,
+    )
+
+
+def event_json(event: runs.RunEvent) -> dict[str, Any]:
+    return event.to_json()
+
+
+def detail_json(detail: Any) -> dict[str, Any]:
+    """``runs.TaskDetail`` as the detail view's JSON: the outcome when known, else the record."""
+    record = detail.record
+    outcome: dict[str, Any] = dict(detail.outcome or {})
+    if record.status != "running":
+        outcome.update(_outcomes.get(record.id, {}))
+    usage = outcome.get("usage") or getattr(record, "usage", None) or {}
+    if not isinstance(usage, dict):
+        usage = {}
+    out = TaskDetailOut(
+        task=summary(record, detail.events),
+        answer=outcome.get("answer"),
+        changes=outcome.get("changes", record.changes),
+        evidence=outcome.get("evidence", record.evidence),
+        providers=outcome.get("providers", {}),
+        usage={str(k): dict(v) for k, v in usage.items() if isinstance(v, dict)},
+        costs=estimate_all(usage),
+        events=[event_json(event) for event in detail.events],
+    )
+    return out.model_dump(mode="json")

@@ -1,0 +1,277 @@
+"""REST and WebSocket handlers under /mercury/api/: thin, authenticated, over the runs layer.
+
+Every handler is authenticated (``tornado.web.authenticated``) and authorized for the
+``mercury`` resource (jupyter_server's ``authorized``: GET is "read", POST "write").
+Mutating requests go through jupyter_server's XSRF check; the WebSocket through its origin
+check. Errors are JSON ``{"error": ...}``: 400 bad body or workdir, 404 unknown task,
+409 refused by the runs layer, 413 oversized body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import tornado
+from jupyter_core.utils import ensure_async
+from jupyter_server.auth.decorator import authorized, ws_authenticated
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.base.websocket import WebSocketMixin
+from jupyter_server.extension.handler import ExtensionHandlerMixin
+from pydantic import BaseModel, ValidationError
+from tornado import web, websocket
+
+from mercury_nb.ledger.schema import STATUSES
+from mercury_nb.server.backend import (
+    WorkdirError,
+    detail,
+    detail_json,
+    event_json,
+    remember,
+    resolve_workdir,
+    runs,
+    summary,
+)
+from mercury_nb.server.models import (
+    MAX_BODY_BYTES,
+    MAX_PAGE,
+    ContinueBody,
+    StartBody,
+    TaskList,
+)
+
+AUTH_RESOURCE = "mercury"
+LATEST_SLACK_S = 2.0
+"""``?after=latest`` still sends events recorded this long before the socket opened."""
+TASK_ID = r"(?P<task_id>[0-9a-fA-F][0-9a-fA-F.]{0,63})"
+
+
+class BadRequest(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class MercuryHandler(ExtensionHandlerMixin, APIHandler):
+    """Base: JSON errors, body parsing with a size cap, the server root."""
+
+    auth_resource = AUTH_RESOURCE
+
+    def fail(self, status: int, message: str, **extra: Any) -> None:
+        self.set_status(status)
+        self.finish(json.dumps({"error": message, **extra}))
+
+    def body_as(self, model: type[BaseModel], *, optional: bool = False) -> Any:
+        raw = self.request.body or b""
+        if len(raw) > MAX_BODY_BYTES:
+            raise BadRequest(413, f"request body over {MAX_BODY_BYTES} bytes")
+        if optional and not raw.strip():
+            raw = b"{}"
+        try:
+            data = json.loads(raw)
+        except (UnicodeDecodeError, ValueError):
+            raise BadRequest(400, "request body is not valid JSON") from None
+        try:
+            return model.model_validate(data)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
+                for e in error.errors()
+            )
+            raise BadRequest(400, f"invalid request: {problems}") from None
+
+    @property
+    def root(self) -> Path:
+        return Path(self.settings.get("server_root_dir") or self.serverapp.root_dir)
+
+    def write_detail(self, task_id: str) -> None:
+        try:
+            found = detail(task_id)
+        except LookupError as error:  # an ambiguous prefix
+            return self.fail(400, str(error))
+        if found is None:
+            self.fail(404, f"no task {task_id}")
+        else:
+            self.finish(json.dumps(detail_json(found)))
+
+
+class TasksHandler(MercuryHandler):
+    """GET: the task list (``workspace``, ``status``, ``limit``, ``offset``). POST: start."""
+
+    @tornado.web.authenticated
+    @authorized
+    async def get(self) -> None:
+        try:
+            limit = int(self.get_argument("limit", "50"))
+            offset = int(self.get_argument("offset", "0"))
+        except ValueError:
+            return self.fail(400, "limit and offset must be integers")
+        if not (1 <= limit <= MAX_PAGE) or offset < 0:
+            return self.fail(400, f"limit must be 1..{MAX_PAGE} and offset >= 0")
+        status = self.get_argument("status", None) or None
+        if status is not None and status not in STATUSES:
+            return self.fail(400, f"status must be one of {', '.join(STATUSES)}")
+        workspace = self.get_argument("workspace", None)
+        where = None
+        if workspace is not None:
+            try:
+                where = str(resolve_workdir(self.root, workspace))
+            except WorkdirError as error:
+                return self.fail(400, str(error))
+        def read() -> TaskList:
+            records = runs.list_tasks(workspace=where, status=status, limit=limit + 1,
+                                      offset=offset)
+            return TaskList(tasks=[summary(r) for r in records[:limit]], limit=limit,
+                            offset=offset, has_more=len(records) > limit)
+
+        page = await asyncio.to_thread(read)
+        self.finish(page.model_dump_json())
+
+    @tornado.web.authenticated
+    @authorized
+    async def post(self) -> None:
+        try:
+            body: StartBody = self.body_as(StartBody)
+            workdir = resolve_workdir(self.root, body.workdir)
+        except BadRequest as error:
+            return self.fail(error.status, error.message)
+        except WorkdirError as error:
+            return self.fail(400, str(error))
+        flags: dict[str, Any] = {"workdir": workdir}
+        if body.model:
+            flags.update(model=body.model, fallbacks=tuple(body.fallbacks))
+        if body.max_steps is not None:
+            flags["max_steps"] = body.max_steps
+        try:
+            cfg = runs.plan(flags)
+        except ValueError as error:
+            return self.fail(400, f"invalid settings: {error}")
+        run = await runs.start(body.task, cfg, report=self.log.warning)
+        if isinstance(run, runs.Refusal):
+            return self.fail(409, run.message, kind=run.kind)
+        remember(run, body.task)
+        self.set_status(201)
+        self.finish(json.dumps({"task_id": run.task_id}))
+
+
+class TaskHandler(MercuryHandler):
+    """GET one task's detail."""
+
+    @tornado.web.authenticated
+    @authorized
+    async def get(self, task_id: str) -> None:
+        self.write_detail(task_id)
+
+
+class StopHandler(MercuryHandler):
+    """POST: stop a running task (any process; honoured within a second)."""
+
+    @tornado.web.authenticated
+    @authorized
+    async def post(self, task_id: str) -> None:
+        reply = runs.request_stop(task_id)
+        if reply.kind == "unknown":
+            return self.fail(404, reply.message)
+        self.finish(json.dumps({"kind": reply.kind, "task_id": reply.task_id,
+                                "message": reply.message}))
+
+
+class ContinueHandler(MercuryHandler):
+    """POST: continue a paused (or failed / aborted) task, optionally with a new model."""
+
+    @tornado.web.authenticated
+    @authorized
+    async def post(self, task_id: str) -> None:
+        try:
+            body: ContinueBody = self.body_as(ContinueBody, optional=True)
+        except BadRequest as error:
+            return self.fail(error.status, error.message)
+        flags: dict[str, Any] = {}
+        if body.model:
+            flags.update(model=body.model, fallbacks=())
+        if body.max_steps is not None:
+            flags["max_steps"] = body.max_steps
+        run = await runs.continue_task(task_id, runs.plan({}), flags=flags,
+                                       report=self.log.warning)
+        if isinstance(run, runs.Refusal):
+            status = 404 if run.kind == "unknown-task" else 409
+            return self.fail(status, run.message, kind=run.kind)
+        remember(run, None)
+        self.finish(json.dumps({"task_id": run.task_id}))
+
+
+class ModelsHandler(MercuryHandler):
+    """GET the models the prompt box offers: the configured chain and registered scripts."""
+
+    @tornado.web.authenticated
+    @authorized
+    async def get(self) -> None:
+        from mercury_nb.transport.model_registry import registered_names
+
+        cfg = runs.plan({})
+        models = list(dict.fromkeys([*cfg.model_chain, *registered_names()]))
+        self.finish(json.dumps({"default": cfg.model, "models": models,
+                                "root": str(self.root.resolve())}))
+
+
+class EventsSocket(ExtensionHandlerMixin, WebSocketMixin, websocket.WebSocketHandler,
+                   JupyterHandler):
+    """WebSocket: every recorded event (``?task_id=`` to narrow, ``?after=`` to resume)."""
+
+    auth_resource = AUTH_RESOURCE
+    _pump: asyncio.Task[None] | None = None
+
+    def set_default_headers(self) -> None:
+        """No JupyterHandler default headers on a WebSocket upgrade."""
+
+    @ws_authenticated
+    async def get(self, *args: Any, **kwargs: Any) -> None:
+        user = self.current_user
+        if not await ensure_async(self.authorizer.is_authorized(self, user, "read",
+                                                                AUTH_RESOURCE)):
+            raise web.HTTPError(403)
+        await super().get(*args, **kwargs)
+
+    def open(self, *args: Any, **kwargs: Any) -> None:
+        super().open(*args, **kwargs)  # starts the ping loop
+        task_id = self.get_argument("task_id", None) or None
+        raw = self.get_argument("after", "0")
+        since = time.time() - LATEST_SLACK_S if raw == "latest" else None
+        try:
+            after = 0 if raw == "latest" else max(0, int(raw))
+        except ValueError:
+            after = 0
+        self._pump = asyncio.ensure_future(self._forward(task_id, after, since))
+
+    async def _forward(self, task_id: str | None, after: int, since: float | None) -> None:
+        """Send each event as JSON; ``since`` (``?after=latest``) skips older ones."""
+        try:
+            async for event in runs.watch(task_id, after=after):
+                if since is not None and event.at < since:
+                    continue
+                await self.write_message(json.dumps(event_json(event)))
+        except (websocket.WebSocketClosedError, asyncio.CancelledError):
+            return
+
+    def on_message(self, message: str | bytes) -> None:
+        return None  # the socket only sends
+
+    def on_close(self) -> None:
+        if self._pump is not None:
+            self._pump.cancel()
+
+
+def handlers() -> list[tuple[str, type]]:
+    base = "/mercury/api"
+    return [
+        (rf"{base}/tasks", TasksHandler),
+        (rf"{base}/tasks/{TASK_ID}", TaskHandler),
+        (rf"{base}/tasks/{TASK_ID}/stop", StopHandler),
+        (rf"{base}/tasks/{TASK_ID}/continue", ContinueHandler),
+        (rf"{base}/models", ModelsHandler),
+        (rf"{base}/events", EventsSocket),
+    ]

@@ -1,0 +1,206 @@
+"""The openai-SDK ChatModel: OpenAI-compatible endpoints streamed without importing litellm."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+import weakref
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any
+
+from pydantic import SecretStr
+
+from mercury_nb.transport.protocol import (
+    FinishChunk,
+    ModelRequest,
+    ProviderError,
+    StreamChunk,
+    TextChunk,
+    ToolCallChunk,
+    UsageChunk,
+)
+from mercury_nb.transport.provider_errors import (
+    kind_for_exception,
+    parse_retry_after,
+    redact,
+    response_headers,
+    status_of,
+    truncate,
+)
+
+NO_KEY_NEEDED = "not-needed"
+"""Sent as the bearer token to an endpoint that wants no key (the SDK insists on one)."""
+
+EMPTY_STREAM = "the stream ended before any output and without a finish reason"
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+"""One AsyncOpenAI per event loop and endpoint: its connection pool is bound to the loop."""
+
+
+class OpenAIModel:
+    """Streams chat completions with ``openai.AsyncOpenAI`` from any OpenAI-compatible
+    endpoint: OpenAI itself, OpenRouter, vLLM, llama.cpp, Ollama's ``/v1``, LM Studio.
+
+    ``name`` is the configured name (what the chain, the ledger and the banners show);
+    ``model`` is what the body carries. The SDK never retries (``max_retries=0``): retries
+    and fallbacks belong to the agent. The finish reason is passed on exactly as received,
+    and a stream that ends without one yields no :class:`FinishChunk` (interrupted), however
+    quietly the SDK accepted the cut. A failure before the first chunk raises
+    :class:`ProviderError`; one after it propagates as raised."""
+
+    def __init__(
+        self,
+        name: str,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: SecretStr | str | None = None,
+        timeout_s: float = 600.0,
+        *,
+        max_tokens_field: str = "max_tokens",
+        catalog_names: tuple[str, ...] = (),
+    ) -> None:
+        self.name = name
+        self.model = model or name
+        self.base_url = base_url
+        self._api_key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
+        self.timeout_s = timeout_s
+        self.max_tokens_field = max_tokens_field
+        self.catalog_names = catalog_names
+        """Names to look the context window up under in litellm's bundled table (none for a
+        custom endpoint, whose model the table cannot know)."""
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
+
+    def create_kwargs(self, request: ModelRequest) -> dict[str, Any]:
+        """The keyword arguments given to ``chat.completions.create`` for this request."""
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": copy.deepcopy(list(request.messages)),
+            self.max_tokens_field: request.max_tokens,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if request.tools:
+            kwargs["tools"] = copy.deepcopy(list(request.tools))
+            kwargs["tool_choice"] = request.tool_choice
+        return kwargs
+
+    def _client(self) -> Any:
+        from openai import AsyncOpenAI
+
+        loop = asyncio.get_running_loop()
+        key = (self.base_url, self._api_key, self.timeout_s)
+        per_loop = _clients.setdefault(loop, {})
+        client = per_loop.get(key)
+        if client is None:
+            client = AsyncOpenAI(
+                api_key=self._api_key or NO_KEY_NEEDED,
+                base_url=self.base_url,
+                timeout=self.timeout_s,
+                max_retries=0,
+            )
+            per_loop[key] = client
+        return client
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        return self._stream(request)
+
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        try:
+            response = await self._client().chat.completions.create(**self.create_kwargs(request))
+        except Exception as error:
+            raise self.provider_error(error) from None
+        emitted = False
+        finished = False
+        try:
+            chunks = response.__aiter__()
+            while True:
+                try:
+                    raw = await chunks.__anext__()
+                except StopAsyncIteration:
+                    finished = True
+                    break
+                except Exception as error:
+                    if not emitted:
+                        raise self.provider_error(error, in_stream=True) from None
+                    raise
+                for chunk in stream_chunks(raw):
+                    emitted = emitted or not isinstance(chunk, UsageChunk)
+                    yield chunk
+            if not emitted:
+                raise ProviderError(provider=self.name, message=EMPTY_STREAM, kind="interrupted")
+        finally:
+            if not finished:
+                with contextlib.suppress(Exception):  # a broken stream may fail to close
+                    await response.close()
+
+    def provider_error(self, error: BaseException, *, in_stream: bool = False) -> ProviderError:
+        """A :class:`ProviderError` for a failure before any output, with the key redacted.
+        ``in_stream``: the response had started, so a cut or garbled stream is
+        ``interrupted`` (a timeout stays ``timeout``), with no HTTP status."""
+        status = status_of(error)
+        kind = kind_for_exception(error, status)
+        if in_stream:
+            status = None
+            kind = "timeout" if kind == "timeout" else "interrupted"
+        elif kind in ("connection", "timeout"):
+            status = None
+        message = redact(error_message(error), [self._api_key])
+        return ProviderError(
+            provider=self.name,
+            message=truncate(message) or type(error).__name__,
+            status=status,
+            retry_after_s=parse_retry_after(response_headers(error)),
+            kind=kind,
+            details={"exception": type(error).__name__},
+        )
+
+
+def error_message(error: BaseException) -> str:
+    """The provider's own words: the ``message`` of an OpenAI-style error body when there is
+    one (not the SDK's ``Error code: 400 - {...}`` wrapping), else the exception's text."""
+    body = getattr(error, "body", None)
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str) and inner:
+            return inner
+    if isinstance(body, str) and body.strip():  # a non-JSON error page
+        return body.strip()
+    text = getattr(error, "message", None) or str(error)
+    return str(text) or type(error).__name__
+
+
+def stream_chunks(raw: Any) -> Iterator[StreamChunk]:
+    """Our chunks for one ``chat.completion.chunk``: text, tool-call pieces, the finish
+    reason as sent, and usage (the last chunk, when ``include_usage`` was asked)."""
+    choices = getattr(raw, "choices", None) or []
+    if choices:
+        choice = choices[0]
+        delta = getattr(choice, "delta", None)
+        text = getattr(delta, "content", None)
+        if text:
+            yield TextChunk(str(text))
+        for position, call in enumerate(getattr(delta, "tool_calls", None) or []):
+            function = getattr(call, "function", None)
+            index = getattr(call, "index", None)
+            yield ToolCallChunk(
+                index=int(index) if index is not None else position,
+                id=getattr(call, "id", None) or None,
+                name=getattr(function, "name", None) or None,
+                arguments=getattr(function, "arguments", None) or "",
+            )
+        reason = getattr(choice, "finish_reason", None)
+        if reason is not None:
+            yield FinishChunk(str(reason))
+    usage = getattr(raw, "usage", None)
+    if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+        yield UsageChunk(
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        )

@@ -1,0 +1,142 @@
+"""Browser fixtures: a real ``jupyter lab`` on 127.0.0.1 with a token, and Debian's Chromium
+driven by Python Playwright (never a downloaded browser).
+
+``lab`` (session) yields a :class:`Lab` (base URL, token, root dir, MERCURY_HOME, env);
+``page`` yields a Playwright page already logged in to that lab. The lab process loads
+``tests/server/panel_scripts.py`` through a ``--config`` file, so the scripted models the
+tests name exist inside the server. Reusable by any browser test in this folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
+LAB_START_TIMEOUT_S = 90.0
+
+
+
+@dataclass(frozen=True)
+class Lab:
+    base_url: str
+    token: str
+    root: Path
+    home: Path
+    env: dict[str, str]
+
+    def api(self, path: str, body: Any = None) -> Any:
+        """Call /mercury/api/<path> with the token (POST when ``body`` is given)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            f"{self.base_url}mercury/api/{path}", data=data,
+            method="GET" if body is None else "POST",
+            headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return json.loads(reply.read())
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + LAB_START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter lab exited: {log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    raise RuntimeError(f"jupyter lab did not start: {log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    base = tmp_path_factory.mktemp("lab")
+    root, home = base / "root", base / "mercury-home"
+    root.mkdir()
+    home.mkdir()
+    config = base / "lab_config.py"
+    config.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
+        "import panel_scripts\n"
+        "panel_scripts.register_all()\n"
+        "c.LabApp.news_url = None\n"
+        "c.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n"
+    )
+    token, port = secrets.token_hex(16), _free_port()
+    env = {**os.environ, "MERCURY_HOME": str(home), "MERCURY_MAX_AUTO_CONTINUATIONS": "0",
+           "JUPYTER_CONFIG_DIR": str(base / "jupyter-config"),
+           "JUPYTER_RUNTIME_DIR": str(base / "runtime")}
+    log = base / "lab.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--allow-root", "--no-browser",
+             "--ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}",
+             f"--ServerApp.root_dir={root}", f"--config={config}"],
+            cwd=root, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/"
+    try:
+        _wait_ready(f"{base_url}api/status?token={token}", process, log)
+        yield Lab(base_url, token, root, home, env)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright; the test is skipped (saying why) without it."""
+    if not CHROMIUM.exists():
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} "
+                    "(apt-get install chromium); .ci/run installs it")
+    playwright_sync = pytest.importorskip("playwright.sync_api")
+    with playwright_sync.sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, lab: Lab) -> Iterator[Any]:
+    """A fresh page on JupyterLab, logged in with the token, the shell ready."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    tab.goto(f"{lab.base_url}lab?token={lab.token}")
+    tab.wait_for_selector("#jp-main-dock-panel", state="attached")
+    try:
+        yield tab
+    finally:
+        context.close()

@@ -1,0 +1,204 @@
+"""The JupyterLab side panel in real Chromium against a real jupyter lab (scripted models)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
+SHOTS = Path(tempfile.gettempdir()) / "mercury-panel-screenshots"
+XSS = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>"
+XSS_FILE = "<img src=x onerror=window.__pwned=1>.txt"
+
+
+def open_panel(page: Any) -> Any:
+    page.locator('li[data-id="mercury-panel"]').click()
+    panel = page.locator(".jp-mercury-panel")
+    panel.wait_for()
+    return panel
+
+
+def start_from_prompt(page: Any, text: str, model: str) -> None:
+    page.locator(".jp-mercury-model").select_option(model)
+    page.locator(".jp-mercury-prompt-text").fill(text)
+    page.locator(".jp-mercury-start").click()
+
+
+def detail(page: Any, status: str, timeout: float = 30_000) -> Any:
+    found = page.locator(f'.jp-mercury-detail[data-status="{status}"]')
+    found.wait_for(timeout=timeout)
+    return found
+
+
+def shoot(page: Any, name: str) -> None:
+    """Screenshot the panel; into docs/ with MERCURY_UPDATE_SCREENSHOTS=1 (so a plain test
+    run leaves the tracked images alone), else next to the lab's temporary files."""
+    folder = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
+    folder.mkdir(exist_ok=True)
+    page.locator("#mercury-panel").screenshot(path=str(folder / name))
+
+
+def test_panel_opens_from_the_sidebar_and_the_palette(page: Any) -> None:
+    panel = open_panel(page)
+    assert panel.locator(".jp-mercury-prompt-text").is_visible()
+    tab = page.locator('li[data-id="mercury-panel"]')
+    tab.click()  # collapse it again
+    panel.wait_for(state="hidden")
+    page.locator("#jp-main-dock-panel").click()
+    page.keyboard.press("Control+Shift+C")  # the command palette lists it
+    search = page.locator(".lm-CommandPalette-input")
+    search.wait_for()
+    search.fill("mercury tasks")
+    page.locator(".lm-CommandPalette-item", has_text="Open the mercury tasks panel").click()
+    panel.wait_for(state="visible")
+    tab.click()
+    panel.wait_for(state="hidden")
+    page.locator("#jp-main-dock-panel").click()
+    page.keyboard.press("Alt+Shift+M")  # and the shortcut opens it
+    panel.wait_for(state="visible")
+
+
+def test_start_from_the_prompt_box_completes_with_a_diff(page: Any) -> None:
+    open_panel(page)
+    start_from_prompt(page, "Create a passing test.", "scripted/panel-complete")
+    view = detail(page, "completed")
+    assert view.locator(".jp-mercury-banner").inner_text().startswith("✓ Task complete")
+    change = view.locator(".jp-mercury-change").first
+    assert change.locator(".jp-mercury-change-path").inner_text() == "test_ok.py"
+    change.locator("summary").click()
+    assert "+def test_ok():" in change.locator(".jp-mercury-diff").inner_text()
+    assert "✓" in view.locator(".jp-mercury-evidence").inner_text()
+    shoot(page, "panel-completed.png")
+
+
+def test_stop_aborts_a_running_task_within_two_seconds(page: Any, lab: Lab) -> None:
+    open_panel(page)
+    start_from_prompt(page, "Think about it slowly.", "scripted/panel-slow")
+    view = detail(page, "running")
+    deadline = time.monotonic() + 15
+    while not (lab.root / "started.md").exists():  # the first step landed; now it stalls
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    page.locator(".jp-mercury-back").click()
+    row = page.locator('.jp-mercury-row:has(.jp-mercury-chip[data-status="running"])')
+    row.locator(".jp-mercury-pulse").wait_for()
+    page.wait_for_function(
+        "() => /s silent/.test(document.querySelector('.jp-mercury-row .jp-mercury-pulse')"
+        "?.textContent ?? '')", timeout=10_000)
+    shoot(page, "panel-running.png")
+    row.click()
+    view = detail(page, "running")
+    pressed = time.monotonic()
+    view.locator(".jp-mercury-stop").click()
+    stopped = detail(page, "aborted", timeout=2_000)
+    assert time.monotonic() - pressed < 2.0
+    assert "Stopped" in stopped.locator(".jp-mercury-banner").inner_text()
+
+
+def test_continue_resumes_a_paused_task(page: Any, lab: Lab) -> None:
+    started = lab.api("tasks", {"task": "Write the notes.", "model": "scripted/panel-pause",
+                                "max_steps": 1})
+    open_panel(page)
+    row = page.locator(f'.jp-mercury-row[data-task-id="{started["task_id"]}"]')
+    row.locator('.jp-mercury-chip[data-status="paused"]').wait_for()
+    row.click()
+    view = detail(page, "paused")
+    assert "paused" in view.locator(".jp-mercury-banner").inner_text()
+    shoot(page, "panel-paused.png")
+    view.locator(".jp-mercury-continue").click()
+    done = detail(page, "completed")
+    assert done.locator(".jp-mercury-change-path").first.inner_text() == "NOTES.md"
+
+
+def test_a_task_started_by_the_cli_appears_live(page: Any, lab: Lab) -> None:
+    open_panel(page)
+    page.locator(".jp-mercury-list").wait_for()
+    work = lab.root / "cli-work"
+    work.mkdir()
+    text = "Create a test from the command line."
+    env = {**lab.env, "PYTHONPATH": os.pathsep.join([str(SCRIPTS_DIR),
+                                                      os.environ.get("PYTHONPATH", "")])}
+    cli = subprocess.Popen(
+        [sys.executable, str(SCRIPTS_DIR / "panel_scripts.py"), "run", text,
+         "--model", "scripted/panel-cli", "--workdir", str(work), "--json"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        row = page.locator(".jp-mercury-row", has_text=text)
+        row.wait_for(timeout=15_000)  # no reload: the WebSocket brought it
+        row.locator('.jp-mercury-chip[data-status="completed"]').wait_for(timeout=30_000)
+    finally:
+        _out, err = cli.communicate(timeout=60)
+    assert cli.returncode == 0, err.decode()[-2000:]
+
+
+def test_markup_in_task_answer_file_name_and_output_renders_as_text(page: Any) -> None:
+    open_panel(page)
+    start_from_prompt(page, f"Make trouble {XSS}", "scripted/panel-xss")
+    view = detail(page, "completed")
+    assert view.locator(".jp-mercury-task-text").inner_text() == f"Make trouble {XSS}"
+    assert XSS in view.locator(".jp-mercury-answer").inner_text()
+    assert XSS_FILE in view.locator(".jp-mercury-change-path").all_inner_texts()
+    view.locator(".jp-mercury-change summary").first.click()
+    assert XSS in view.locator(".jp-mercury-diff").first.inner_text()
+    assert XSS in view.locator(".jp-mercury-evidence").inner_text()
+    page.locator(".jp-mercury-back").click()
+    assert XSS in page.locator(".jp-mercury-row", has_text="Make trouble").inner_text()
+    assert page.locator("#mercury-panel img, #mercury-panel script").count() == 0
+    assert page.evaluate("window.__pwned") is None
+
+
+def open_in_editor(page: Any, lab: Lab, name: str) -> Any:
+    page.goto(f"{lab.base_url}lab/tree/{name}?reset&token={lab.token}")
+    editor = page.locator(".jp-FileEditor .cm-content")
+    editor.wait_for()
+    return editor
+
+
+def wait_finished(lab: Lab, task_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 30
+    while True:
+        found: dict[str, Any] = lab.api(f"tasks/{task_id}")
+        if found["task"]["status"] != "running":
+            return found
+        assert time.monotonic() < deadline, "task still running"
+        time.sleep(0.1)
+
+
+def test_an_open_document_changed_by_a_task_is_reloaded_when_clean(page: Any, lab: Lab) -> None:
+    (lab.root / "clean.md").write_text("# before\n")
+    editor = open_in_editor(page, lab, "clean.md")
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('before')")
+    started = lab.api("tasks", {"task": "Rewrite clean.md.",
+                                "model": "scripted/panel-reload-clean"})
+    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('from the task')", timeout=10_000)
+    assert "before" not in editor.inner_text()
+
+
+def test_an_open_document_with_unsaved_edits_asks_before_reloading(page: Any, lab: Lab) -> None:
+    (lab.root / "dirty.md").write_text("# before\n")
+    editor = open_in_editor(page, lab, "dirty.md")
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('before')")
+    editor.click()
+    page.keyboard.press("End")
+    page.keyboard.type(" my edit")
+    started = lab.api("tasks", {"task": "Rewrite dirty.md.",
+                                "model": "scripted/panel-reload-dirty"})
+    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    dialog = page.locator(".jp-Dialog", has_text="File changed by a mercury task")
+    dialog.wait_for(timeout=10_000)
+    assert "my edit" in editor.inner_text()  # nothing overwritten while asking
+    dialog.locator("button", has_text="Reload from disk").click()
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('from the task')", timeout=10_000)
+    assert "my edit" not in editor.inner_text()

@@ -1,0 +1,101 @@
+"""Helpers for the runs tests that span real processes: CLI runs, pid files, ledger reads."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+LONG_COMMAND = "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait"
+"""A command whose process tree (the shell and a background sleep) must be gone after a stop."""
+
+STOP_WITHIN_S = 1.0
+
+
+def cli_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MERCURY_")}
+    env.update({"MERCURY_HOME": str(home), "MERCURY_RETRY_BASE_S": "0",
+                "MERCURY_API_KEY": "sk-runs-test-0123456789"})
+    return env
+
+
+def run_cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mercury_nb", *args], cwd=cwd,
+                          env=cli_env(home), capture_output=True, text=True, timeout=120)
+
+
+def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    """Poll observable state until ``condition`` holds; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        threading.Event().wait(0.02)
+
+
+def query(home: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    """Rows read by a separate read-only connection ([] before the ledger exists)."""
+    path = home / "ledger.sqlite3"
+    if not path.exists():
+        return []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
+    try:
+        return conn.execute(sql, params).fetchall()
+    except sqlite3.OperationalError:  # the schema is not there yet
+        return []
+    finally:
+        conn.close()
+
+
+def running_task(home: Path) -> str | None:
+    rows = query(home, "SELECT id FROM tasks WHERE status = 'running'")
+    return str(rows[0][0]) if len(rows) == 1 else None
+
+
+def pid_in(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped does not count)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def stop_latency(home: Path, task_id: str) -> float:
+    """Seconds from the stored stop request to the recorded end of the task."""
+    ((requested, finished),) = query(
+        home,
+        "SELECT t.stop_requested_at, (SELECT MAX(at) FROM events e WHERE e.task_id = t.id "
+        "AND e.kind = 'finished') FROM tasks t WHERE t.id = ?",
+        (task_id,),
+    )
+    assert requested is not None and finished is not None
+    return float(finished) - float(requested)  # type: ignore[arg-type]
+
+
+def assert_stopped_like_the_stop_button(home: Path, workspace: Path, task_id: str) -> None:
+    """Aborted within a second of the request, the command's whole tree gone."""
+    wait_until(lambda: query(home, "SELECT status FROM tasks WHERE id = ?", (task_id,))
+               == [("aborted",)], "the task to end aborted", timeout=10)
+    ((verdict, status),) = query(home, "SELECT verdict, status FROM tasks WHERE id = ?",
+                                 (task_id,))
+    assert (verdict, status) == ("aborted", "aborted")
+    assert stop_latency(home, task_id) <= STOP_WITHIN_S
+    pids = [pid_in(workspace / "shell.pid"), pid_in(workspace / "child.pid")]
+    assert all(pid is not None for pid in pids)
+    wait_until(lambda: not any(alive(pid) for pid in pids if pid is not None),
+               "the command's process tree to be gone", timeout=5)

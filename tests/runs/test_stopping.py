@@ -1,0 +1,96 @@
+"""runs.request_stop and the per-process stop poller, in one process (the cross-process
+tests are in test_stop_across_processes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from mercury_nb import runs
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.ledger.reader import LedgerReader
+from mercury_nb.ledger.records import TaskHeader
+from mercury_nb.ledger.store import Ledger
+from mercury_nb.runs import stopping
+from mercury_nb.testing import Turn, call
+
+
+async def wait_for(condition, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        pytest.param(None, "unknown", id="unknown"),
+        pytest.param("completed", "not-running", id="completed"),
+        pytest.param("paused", "not-running", id="paused"),
+    ],
+)
+def test_stopping_a_task_that_is_not_running_says_so(home: Path, status: str | None,
+                                                     kind: str) -> None:
+    if status is not None:
+        ledger = Ledger(home / "ledger.sqlite3")
+        header = TaskHeader("abcdef123456", "t", "/tmp", ("m",))
+        ledger.start_task(header)
+        ledger.finish_task(header, status=status, verdict=None, banner=None, blocker=None,
+                           changes="[]", evidence="[]", steps=0)
+        ledger.close()
+    reply = runs.request_stop("abcdef12", home=home)
+    assert reply.kind == kind
+    assert ("is not running" if status else "There is no task") in reply.message
+
+
+async def test_a_request_from_another_connection_stops_the_task_through_the_poller(
+    home: Path, tmp_path: Path, scripted_model
+) -> None:
+    model = scripted_model([
+        Turn(tool_calls=(call("run_command", command="echo $$ > shell.pid; sleep 300"),)),
+    ])
+    config = MercuryConfig(workdir=tmp_path, home=home, model=model.name)
+    run = await runs.start("wait a while", config, model=model)
+    assert isinstance(run, runs.Run)
+    await wait_for(lambda: (tmp_path / "shell.pid").exists(), "the command to start")
+    other = Ledger(home / "ledger.sqlite3")  # like another process: its own connection
+    try:
+        await wait_for(lambda: other.get(run.task_id) is not None
+                       and other.get(run.task_id).status == "running", "the running row")
+        asked = time.monotonic()
+        assert other.request_stop(run.task_id)
+        outcome = await asyncio.wait_for(run.outcome(), timeout=10)
+        assert time.monotonic() - asked <= 1.0
+    finally:
+        other.close()
+    assert (outcome.status, outcome.verdict) == ("aborted", "aborted")
+
+
+def test_the_poller_reads_no_table_while_nothing_is_committed(home: Path,
+                                                              monkeypatch) -> None:
+    reads: list[object] = []
+    original = LedgerReader.stop_requested
+    monkeypatch.setattr(LedgerReader, "stop_requested",
+                        lambda self, ids: reads.append(ids) or original(self, ids))
+    Ledger(home / "ledger.sqlite3").close()
+    monkeypatch.setitem(stopping._local, "t1", stopping.LocalRun(
+        task=None, loop=None, home=home.resolve()))  # type: ignore[arg-type]
+    poller = stopping.StopPoller(home.resolve())
+    poller._reader = LedgerReader(home)
+    try:
+        poller.poll_once()  # the first look reads once
+        for _ in range(50):
+            poller.poll_once()
+        assert len(reads) == 1
+        ledger = Ledger(home / "ledger.sqlite3")
+        ledger.start_task(TaskHeader("t2", "t", "/tmp", ("m",)))  # a commit elsewhere
+        ledger.close()
+        poller.poll_once()
+        assert len(reads) == 2
+    finally:
+        poller._reader.close()

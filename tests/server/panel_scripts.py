@@ -1,0 +1,84 @@
+"""Scripted models the panel's tests play, in-process (handler tests) or in a jupyter lab
+process (browser tests load this module from a ``--config`` file)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+from mercury_nb.testing import Stall, Turn, call, register_scripted_model
+
+XSS = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>"
+XSS_FILE = "<img src=x onerror=window.__pwned=1>.txt"
+
+
+def check_command(test_file: str) -> str:
+    return f"{shlex.quote(sys.executable)} -m pytest -q -p no:cacheprovider {test_file}"
+
+
+def verified(test_file: str = "test_ok.py") -> list[Turn]:
+    """Create a passing test, run it, say so: ends ``✓ Task complete``."""
+    return [
+        Turn(tool_calls=(call("create_file", path=test_file,
+                              content="def test_ok():\n    assert True\n"),)),
+        Turn(tool_calls=(call("run_command", command=check_command(test_file)),)),
+        Turn(text=f"Created {test_file} and it passes."),
+    ]
+
+
+def slow() -> list[Turn]:
+    """Writes one file, then the model goes silent for a minute (until stopped)."""
+    return [
+        Turn(tool_calls=(call("create_file", path="started.md", content="# begun\n"),)),
+        Turn(text="Still thinking about it.", fault=Stall(seconds=60)),
+    ]
+
+
+def pausing() -> list[Turn]:
+    """With ``max_steps=1`` and no automatic continuations: pauses after one step; after
+    "continue" it finishes a prose change in one more step (evidence: the read-back)."""
+    return [
+        Turn(tool_calls=(call("create_file", path="NOTES.md", content="# Notes\n\n- one\n"),)),
+        Turn(text="NOTES.md lists the item."),
+    ]
+
+
+def hostile() -> list[Turn]:
+    """Markup everywhere: a file name, its content, a command and the answer."""
+    return [
+        Turn(tool_calls=(call("create_file", path=XSS_FILE, content=XSS + "\n"),)),
+        Turn(tool_calls=(call("run_command", command=f"echo {shlex.quote(XSS)}"),)),
+        Turn(text=f"Done {XSS}"),
+    ]
+
+
+def rewrite(path: str, content: str) -> list[Turn]:
+    """Overwrite ``path`` (a prose file: the read-back is the evidence) and say so."""
+    return [
+        Turn(tool_calls=(call("write_file", path=path, content=content),)),
+        Turn(text=f"Rewrote {path}."),
+    ]
+
+
+def register_all(prefix: str = "panel") -> None:
+    """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli`` (fresh
+    scripts; each plays once, so a lab session gives each test its own)."""
+    register_scripted_model(f"{prefix}-complete", verified())
+    register_scripted_model(f"{prefix}-slow", slow())
+    register_scripted_model(f"{prefix}-pause", pausing())
+    register_scripted_model(f"{prefix}-xss", hostile())
+    register_scripted_model(f"{prefix}-cli", verified("test_cli_made.py"))
+    register_scripted_model(f"{prefix}-reload-clean", rewrite("clean.md", "# from the task\n"))
+    register_scripted_model(f"{prefix}-reload-dirty", rewrite("dirty.md", "# from the task\n"))
+
+
+def cli_main(argv: list[str]) -> int:
+    """The CLI with the scripts registered: ``python panel_scripts.py run TASK ...``."""
+    from mercury_nb.cli import main
+
+    register_all()
+    return main(argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli_main(sys.argv[1:]))

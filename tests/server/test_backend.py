@@ -1,0 +1,66 @@
+"""The server's bridge to the runs layer: workdir confinement, detail JSON, the live pulse."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mercury_nb import runs
+from mercury_nb.ledger.records import TaskRecord
+from mercury_nb.server import backend
+from mercury_nb.server.backend import WorkdirError, detail_json, live_state, resolve_workdir
+
+
+def _record(status: str = "completed") -> TaskRecord:
+    return TaskRecord("abc123def456", "Do it", "/w", ("gpt-4o-mini", "ollama/x"), status,
+                      "text-stop", "✓ Task complete", None, [], [], 2, 1.0, 2.0, None, None,
+                      True)
+
+
+@pytest.mark.parametrize(
+    ("requested", "ok"),
+    [
+        pytest.param("", True, id="root"),
+        pytest.param("sub", True, id="child"),
+        pytest.param("sub/../sub", True, id="dotdot-inside"),
+        pytest.param("..", False, id="parent"),
+        pytest.param("/", False, id="absolute-outside"),
+        pytest.param("nope", False, id="missing"),
+    ],
+)
+def test_workdir_must_be_a_folder_inside_the_root(tmp_path: Path, requested: str,
+                                                  ok: bool) -> None:
+    (tmp_path / "sub").mkdir()
+    if ok:
+        assert resolve_workdir(tmp_path, requested).is_relative_to(tmp_path.resolve())
+    else:
+        with pytest.raises(WorkdirError):
+            resolve_workdir(tmp_path, requested)
+
+
+def test_detail_shows_usage_with_an_estimated_cost_per_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    record = _record()
+    monkeypatch.setitem(backend._outcomes, record.id, {
+        "answer": "Done.",
+        "usage": {"gpt-4o-mini": {"prompt_tokens": 1000, "completion_tokens": 100},
+                  "ollama/x": {"prompt_tokens": 5, "completion_tokens": 5}},
+    })
+    out = detail_json(runs.TaskDetail(record, None, []))
+    assert out["answer"] == "Done."
+    costs = {c["model"]: c for c in out["costs"]}
+    assert costs["gpt-4o-mini"]["usd"] > 0
+    assert costs["ollama/x"] == {"model": "ollama/x", "usd": None, "reason": "local model"}
+
+
+def test_live_state_follows_step_tool_and_pulse_events() -> None:
+    events = [
+        runs.RunEvent(1, "t", "task-started", 100.0, {}),
+        runs.RunEvent(2, "t", "step-started", 101.0, {"step": 3}),
+        runs.RunEvent(3, "t", "tool-started", 102.0, {"step": 3, "tool": "run_command"}),
+        runs.RunEvent(4, "t", "pulse", 110.0, {"silent_s": 6}),
+    ]
+    assert live_state(events) == {"step": 3, "tool": "run_command", "started": 100.0,
+                                  "at": 104.0}

@@ -1,0 +1,80 @@
+"""The openai-SDK model's own details on real HTTP: the request it sends, error wording,
+closing a stream the consumer abandons. (Endings and errors shared with the litellm model
+are in test_stream_endings_both.py.)"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from types import SimpleNamespace
+
+import pytest
+
+from mercury_nb.testing import HttpError, LoopbackServer, Turn, collect_stream
+from mercury_nb.transport.openai_model import OpenAIModel, error_message
+from mercury_nb.transport.protocol import ModelRequest, TextChunk
+
+MakeServer = Callable[..., LoopbackServer]
+REQUEST = ModelRequest(messages=({"role": "user", "content": "build it"},), max_tokens=1234)
+TOOLS = (
+    {"type": "function", "function": {"name": "create_file", "parameters": {"type": "object"}}},
+)
+
+
+async def test_request_shape(loopback_server: MakeServer) -> None:
+    server = loopback_server([Turn("one"), Turn("two")])
+    plain_model = OpenAIModel("openai/m", "m", server.url, None, 30.0)
+    await collect_stream(plain_model, REQUEST)
+    forced = ModelRequest(messages=REQUEST.messages, tools=TOOLS, tool_choice="required",
+                          max_tokens=99)
+    openai_model = OpenAIModel("gpt-x", "gpt-x", server.url, "sk-k", 30.0,
+                               max_tokens_field="max_completion_tokens")
+    await collect_stream(openai_model, forced)
+    plain, tooled = server.requests
+    assert plain == {"model": "m", "messages": [{"role": "user", "content": "build it"}],
+                     "max_tokens": 1234, "stream": True,
+                     "stream_options": {"include_usage": True}}
+    assert tooled["max_completion_tokens"] == 99 and "max_tokens" not in tooled
+    assert (tooled["tools"], tooled["tool_choice"]) == (list(TOOLS), "required")
+
+
+async def test_messages_sent_are_not_modified(loopback_server: MakeServer) -> None:
+    messages = ({"role": "user", "content": [{"type": "text", "text": "hi"}]},)
+    before = json.dumps(messages)
+    server = loopback_server([Turn("ok")])
+    await collect_stream(OpenAIModel("openai/m", "m", server.url), ModelRequest(messages))
+    assert json.dumps(messages) == before
+
+
+async def test_the_providers_words_not_the_sdks_wrapping(loopback_server: MakeServer) -> None:
+    server = loopback_server([Turn(fault=HttpError(400, message="max_tokens is too large"))])
+    got = await collect_stream(OpenAIModel("openai/m", "m", server.url), REQUEST)
+    assert got.error is not None
+    assert got.error.message == "max_tokens is too large"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        pytest.param(SimpleNamespace(body={"message": "bad model"}, message="Error code: 400"),
+                     "bad model", id="body-message"),
+        pytest.param(SimpleNamespace(body={"error": {"message": "nested"}}), "nested",
+                     id="nested-error"),
+        pytest.param(SimpleNamespace(body="plain text body"), "plain text body", id="text-body"),
+        pytest.param(SimpleNamespace(body=None, message="Connection error."),
+                     "Connection error.", id="no-body"),
+    ],
+)  # fmt: skip
+def test_error_message(error: object, expected: str) -> None:
+    assert error_message(error) == expected  # type: ignore[arg-type]
+
+
+async def test_consumer_stopping_early_closes_the_stream(loopback_server: MakeServer) -> None:
+    server = loopback_server([Turn("a" * 64, chunk_size=4), Turn("next")])
+    model = OpenAIModel("openai/m", "m", server.url)
+    stream = model.stream(REQUEST)
+    first = await stream.__anext__()
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert first == TextChunk("aaaa")
+    got = await collect_stream(model, REQUEST)  # the client is still usable afterwards
+    assert got.reply.text == "next"
