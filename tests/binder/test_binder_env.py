@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 NOTEBOOKS = ROOT / "notebooks"
 
-PANEL_SHIPPED = False
+PANEL_SHIPPED = True
 """Set to True once the side panel (a prebuilt labextension in the wheel, with its server
 extension) is merged: then the Binder Lab must list both as enabled."""
 
