@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 NOTEBOOKS = ROOT / "notebooks"
 
-PANEL_SHIPPED = False
+PANEL_SHIPPED = True
 """Set to True once the side panel (a prebuilt labextension in the wheel, with its server
 extension) is merged: then the Binder Lab must list both as enabled."""
 
@@ -115,7 +115,7 @@ def test_binder_lab_has_jupyterlab_and_the_widget_manager(binder_env: BinderEnv)
 def test_binder_lab_has_the_mercury_panel_enabled(binder_env: BinderEnv) -> None:
     servers = _checked(binder_env.run(binder_env.bin("jupyter"), "server", "extension", "list"),
                        "jupyter server extension list")
-    assert re.search(r"mercury_nb\s.*enabled", servers), servers
+    assert re.search(r"mercury_nb(\.server)?\s.*enabled", servers), servers
     labext = _checked(binder_env.run(binder_env.bin("jupyter"), "labextension", "list"),
                       "jupyter labextension list")
     assert re.search(r"mercury.*enabled", labext), labext

@@ -1,5 +1,5 @@
-"""A real JupyterLab (temp root, temp MERCURY_HOME, token, loopback) and Debian's chromium
-driven by Python Playwright, for the cell-widget browser tests (test_widget_states.py).
+"""A real JupyterLab (temp root, temp MERCURY_HOME, token, loopback, the app exposed to the
+page) for the cell-widget browser tests (test_widget_states.py); the browser is conftest.py's.
 
 Skipped when Playwright, JupyterLab or /usr/bin/chromium is missing. Never downloads a browser.
 """
@@ -20,15 +20,10 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 LAB_START_S = 90.0
 
 
@@ -126,17 +121,3 @@ def widget_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WidgetLab]:
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=5)
         shutil.rmtree(root, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def widget_browser() -> Iterator[Any]:
-    _require_tools()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                             headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
