@@ -57,7 +57,15 @@ after a truncation or an interruption the next attempt continues the same turn."
 
 @dataclass
 class AgentLoop:
-    """Carries out the pure core's decisions for one task; holds no policy of its own."""
+    """Runs one task's turns and carries out the pure core's decisions.
+
+    What follows a turn (finish, next turn, guard round, retry or fallback) is decided by
+    :func:`~mercury_nb.contract.turns.turn_router.decide_after_turn`; the turn's verdict by
+    ``classify_turn_end``, doom loops by ``observe_step``, stalls and memory pressure by their
+    governors. The loop itself decides only the mechanics inside a turn: keep stepping while
+    the last step completed with tool calls and the budget lasts (``_keeps_going``), offer
+    the directive's tools on a turn's first step only, keep partial text without its cut tool
+    calls, and never feed a complete final answer to the doom detector."""
 
     session: TaskSession
     models: Sequence[ChatModel]
