@@ -225,10 +225,19 @@ async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
         view.close()
 
 
+def _unreadable_ledger() -> int:
+    """``tasks`` / ``show`` without a ledger: the reason went to stderr; never "No tasks"."""
+    print("error: the work ledger could not be opened, so no tasks can be listed "
+          "(see the message above)", file=sys.stderr)
+    return EXIT_FAILED
+
+
 def _list(handle: LedgerHandle | None, *, as_json: bool) -> int:
     from mercury_nb.ledger.listing import tasks_table
 
-    records = handle.ledger.list_tasks() if handle is not None else []
+    if handle is None:
+        return _unreadable_ledger()
+    records = handle.ledger.list_tasks()
     if as_json:
         print(json.dumps([record.to_json() for record in records], indent=2,
                          ensure_ascii=False))
@@ -242,12 +251,14 @@ def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
     from mercury_nb.ledger.records import AmbiguousTaskId
     from mercury_nb.ledger.texts import UNKNOWN_TASK
 
+    if handle is None:
+        return _unreadable_ledger()
     try:
-        record = handle.ledger.get(task_id) if handle is not None else None
+        record = handle.ledger.get(task_id)
     except AmbiguousTaskId as error:
         print(str(error), file=sys.stderr)
         return EXIT_USAGE
-    if record is None or handle is None:
+    if record is None:
         print(UNKNOWN_TASK.format(task_id=task_id), file=sys.stderr)
         return EXIT_USAGE
     events = handle.ledger.events(record.id)

@@ -213,3 +213,26 @@ def test_a_damaged_ledger_is_reported_and_replaced(home: Path,
     assert json.loads(captured.out) == []
     assert "was damaged; it was moved aside as ledger.sqlite3.corrupt-" in captured.err
     assert len(list(home.glob("ledger.sqlite3.corrupt-*"))) == 1
+
+
+@pytest.mark.parametrize("args", [("tasks",), ("tasks", "--json"), ("show", "abc")],
+                         ids=["tasks", "tasks-json", "show"])
+def test_a_ledger_that_cannot_be_opened_is_reported_with_exit_1(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    home = tmp_path / "home-is-a-file"
+    home.write_text("not a folder\n")
+    result = run_cli(*args, cwd=tmp_path, home=home)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "could not be opened" in result.stderr
+    assert "No tasks" not in result.stdout + result.stderr
+    assert result.stdout == ""
+
+
+def test_an_empty_mercury_home_is_an_error(tmp_path: Path) -> None:
+    env = {**cli_env(tmp_path), "MERCURY_HOME": ""}
+    result = subprocess.run([sys.executable, "-m", "mercury_nb", "tasks"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "MERCURY_HOME is set but empty" in result.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -43,7 +43,8 @@ def checkpoint_of(loop: CheckpointedLoop) -> dict[str, Any]:
         "last_verdict": session.last_verdict,
         "continuations": state.budget.continuations if state else 0,
         "truncation_rounds": state.truncation.rounds if state else 0,
-        "snapshot": loop.snapshot.to_json(),
+        # hashes and sizes, plus the "before" text of the files changed so far only
+        "snapshot": loop.snapshot.stored().to_json(),
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -17,6 +18,7 @@ from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
 from mercury_nb.contract.gate.completion_gate import only_non_code
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
+from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.contract.turns.router_state import STALL_KIND, Measured, ProviderTrouble, TurnFacts
 from mercury_nb.contract.turns.stream_assembly import StepReply
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
@@ -77,8 +79,10 @@ class TurnReport:
     ) -> TurnReport:
         """The request failed before any output. ``after_output``: a tool already completed
         in this turn, so the turn is partial and the next attempt continues it."""
+        # a provider's error body may echo a key: masked before any notice, ledger or banner
+        message = redact(displayable(error.message), known_secrets(None, os.environ))
         trouble = ProviderTrouble(
-            provider=error.provider, message=error.message, status=error.status,
+            provider=error.provider, message=message, status=error.status,
             kind=error.kind, retry_after_s=error.retry_after_s, streamed_output=after_output,
             tool_choice=request.tool_choice if request is not None else "auto",
             tool_names=tool_names,

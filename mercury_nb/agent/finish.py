@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.banners import banner_text, blocker_line, last_check_line
 from mercury_nb.contract.endings import (
@@ -14,7 +16,7 @@ from mercury_nb.contract.endings import (
     status_of,
 )
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
-from mercury_nb.contract.redaction import config_secrets, redact
+from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.workspace.changes import ChangeReport
 
 
@@ -49,20 +51,30 @@ def command_evidence(session: TaskSession) -> list[CommandEvidence]:
 
 def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) -> TaskOutcome:
     config = session.config
-    secrets = config_secrets(config)
+    secrets = known_secrets(config, os.environ)
+
+    def clean(text: str) -> str:
+        return redact(displayable(text), secrets)
+
+    changes = [
+        c.model_copy(update={"path": clean(c.path), "preview": clean(c.preview),
+                             "diff": clean(c.diff)})
+        for c in report.changes
+    ]
     status = status_of(ending)
-    banner = banner_text(ending, report.changes, blocker_chars=config.blocker_chars,
+    banner = banner_text(ending, changes, blocker_chars=config.blocker_chars,
                          provider_reason_chars=config.provider_error_chars)
     blocker = blocker_of(ending, config.blocker_chars)
     return TaskOutcome(
         task_id=session.task_id,
-        task=session.task,
         status=status,
         verdict=session.last_verdict,
-        answer=session.answer if status == "completed" else None,
-        banner=redact(banner, secrets),
-        blocker=redact(blocker, secrets) if blocker else None,
-        changes=report.changes,
+        answer=clean(session.answer)
+        if status == "completed" and session.answer is not None else None,
+        task=clean(session.task),
+        banner=clean(banner),
+        blocker=clean(blocker) if blocker else None,
+        changes=changes,
         evidence=command_evidence(session),
         steps=session.steps_total,
         models=list(session.models_used),

@@ -165,6 +165,7 @@ class AgentLoop:
             tool_names = self._offered_tools(directive.tool_names) if first else None
             tools = self.registry.schemas(tool_names)
             cap = self._output_cap()
+            cap = await self.memory.output_cap(self, cap)  # never more than the window allows
             pressure = await self.memory.relieve(self, tools, cap)
             if pressure is not None:
                 return TurnReport.paused_for_pressure(pressure)
@@ -172,7 +173,7 @@ class AgentLoop:
                 messages=tuple(self.session.messages), tools=tools,
                 tool_choice=directive.tool_choice if first else "auto", max_tokens=cap,
             )
-            first = False
+            was_first, first = first, False
             self.session.steps_total += 1
             self.session.steps_in_budget += 1
             model = self.model
@@ -187,10 +188,17 @@ class AgentLoop:
                 # no model answered: not a step (a task no model ever answered reports 0)
                 self.session.steps_total -= 1
                 self.session.steps_in_budget -= 1
+                overflow = await self.memory.absorb_overflow(self, failure.error, request)
+                if overflow is True:  # the conversation was shrunk: the same step again
+                    first = was_first
+                    continue
+                if isinstance(overflow, str):
+                    return TurnReport.paused_for_pressure(overflow)
                 return TurnReport.provider_failed(failure.error, request, tool_names, did_work)
             except AttemptStalled as stalled:
                 return stalled_turn(self.session, stalled, model.name, request, tool_names,
                                     did_work)
+            self.memory.step_went_through()
             results: list[tuple[AssembledToolCall, ToolResult]] = []
             if reply.ending is StreamEnding.COMPLETE:
                 self.session.messages.append(assistant_message(reply))

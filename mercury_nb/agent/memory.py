@@ -25,7 +25,7 @@ import json
 import math
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
@@ -34,6 +34,19 @@ from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.watchdog_runner import AttemptStalled
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import apply_summary, compact_messages, plan_summary
+from mercury_nb.contract.recovery.context_budget import (
+    OverflowObservation,
+    OverflowState,
+    PauseForOverflow,
+    ShrinkAndRetry,
+    output_cap,
+    overflow_pause_text,
+    parse_context_overflow,
+    shrink_floor,
+    shrink_to_fit,
+    step_overflow,
+    tool_result_chars,
+)
 from mercury_nb.contract.recovery.memory_governor import (
     CHARS_PER_TOKEN,
     Compact,
@@ -48,19 +61,21 @@ from mercury_nb.contract.recovery.memory_governor import (
     step_governor,
     usable_budget,
 )
-from mercury_nb.transport.protocol import ChatModel, ModelRequest
+from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
 
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink
     from mercury_nb.agent.session import TaskSession
     from mercury_nb.agent.watchdog_runner import StallWatch
+    from mercury_nb.tools.base import ToolContext
 
 
 class GovernedLoop(Protocol):
-    """What the governor uses of the loop: the sent list, the serving model, the watch and
-    the sink (the agent loop has them)."""
+    """What the governor uses of the loop: the sent list, the serving model, the watch, the
+    sink and the tool context whose result budget it sets (the agent loop has them)."""
 
     session: TaskSession
+    ctx: ToolContext
 
     @property
     def on_event(self) -> EventSink: ...
@@ -86,6 +101,10 @@ COMPACTED_NOTICE = (
     "({before:,} → {after:,} chars)."
 )
 SUMMARIZED_NOTICE = "Summarized {count} earlier messages to relieve context pressure."
+OVERFLOW_NOTICE = (
+    "The provider said the request exceeds its {window}context: compacted the conversation "
+    "({before:,} → {after:,} chars) and sending the same step again."
+)
 
 _windows: dict[str, int | None] = {}
 
@@ -122,10 +141,17 @@ def litellm_context_window(litellm: Any, name: str) -> int | None:
     return None
 
 
-async def context_window_of(model: ChatModel, config: MercuryConfig) -> int | None:
-    """The context window to budget for: litellm's for a litellm model it knows (asked once
-    per name, off the event loop; for an openai-SDK model, read from litellm's bundled table
-    without importing litellm), else ``config.context_window`` (None: unknown)."""
+async def context_window_of(
+    model: ChatModel, config: MercuryConfig, learned: dict[str, int] | None = None
+) -> int | None:
+    """The context window to budget for, first found of: the window a provider's overflow
+    error named (``learned``), litellm's for a litellm model it knows (asked once per name,
+    off the event loop; for an openai-SDK model, read from litellm's bundled table without
+    importing litellm), ``config.context_window``, what the server behind the model's
+    ``api_base`` reports (llama.cpp ``/props``, vLLM ``/v1/models``), and for such a model
+    ``config.default_context_window``. None: unknown (no context budget)."""
+    if learned and model.name in learned:
+        return learned[model.name]
     from mercury_nb.transport.litellm_model import LiteLLMModel
     from mercury_nb.transport.openai_model import OpenAIModel
 
@@ -151,7 +177,18 @@ async def context_window_of(model: ChatModel, config: MercuryConfig) -> int | No
         known = _windows[model.name]
         if known is not None:
             return known
-    return config.context_window
+    if config.context_window is not None:
+        return config.context_window
+    # an OpenAI-compatible server, whichever transport talks to it (litellm or the SDK)
+    api_base = getattr(model, "api_base", None) or getattr(model, "base_url", None)
+    if isinstance(api_base, str) and api_base:
+        from mercury_nb.transport.context_probe import probe_window
+
+        wire_name = getattr(model, "model", None)
+        probed = await probe_window(api_base, wire_name if isinstance(wire_name, str)
+                                    else model.name)
+        return probed if probed is not None else config.default_context_window
+    return None
 
 
 def tools_tokens(tools: tuple[dict[str, Any], ...]) -> int:
@@ -165,15 +202,65 @@ class MemoryGovernor:
 
     config: MercuryConfig
     state: GovernorState = field(default_factory=GovernorState)
+    overflow: OverflowState = field(default_factory=OverflowState)
+    learned: dict[str, int] = field(default_factory=dict)
+    """Model name -> the window its own overflow error named."""
+
+    async def output_cap(self, loop: GovernedLoop, asked: int) -> int:
+        """``asked`` capped at the window's output fraction (the output never fills it)."""
+        window = await context_window_of(loop.model, self.config, self.learned)
+        return output_cap(window, asked, self.config)
+
+    async def absorb_overflow(
+        self, loop: GovernedLoop, error: ProviderError, request: ModelRequest
+    ) -> bool | str:
+        """A context overflow of ``request``: learn the window it names, shrink the
+        conversation and answer True (send the same step again), or the honest pause text
+        when it still does not fit. False: the error is not an overflow."""
+        overflow = parse_context_overflow(error.status, error.kind, error.message)
+        if overflow is None:
+            return False
+        extra = tools_tokens(request.tools)
+        known = await context_window_of(loop.model, self.config, self.learned)
+        observation = OverflowObservation(
+            overflow=overflow, estimated_tokens=estimate_tokens(request.messages) + extra,
+            known_window=known, output_reserve=request.max_tokens,
+        )
+        self.overflow, decision = step_overflow(self.overflow, observation, self.config)
+        match decision:
+            case PauseForOverflow(text=text):
+                return text
+            case ShrinkAndRetry(window=window, target_tokens=target):
+                if window is not None:
+                    self.learned[loop.model.name] = window
+                messages = loop.session.messages
+                result = shrink_to_fit(messages, max(1, target - extra))
+                messages[:] = list(result.messages)
+                now = estimate_tokens(result.messages) + extra
+                if not result.compacted and now > target:  # nothing left to cut: honest pause
+                    return overflow_pause_text(observation, self.overflow.retries)
+                loop.on_event(Notice(OVERFLOW_NOTICE.format(
+                    window=f"{window:,}-token " if window else "", before=result.chars_before,
+                    after=result.chars_after)))
+                return True
+            case _ as unreachable:
+                assert_never(unreachable)
+
+    def step_went_through(self) -> None:
+        """A request was accepted: overflow retries start again from zero."""
+        self.overflow = OverflowState()
 
     async def relieve(
         self, loop: GovernedLoop, tools: tuple[dict[str, Any], ...], output_reserve: int
     ) -> str | None:
         """Compact or summarize ``loop.session.messages`` until the governor sees no
         pressure. Returns None to go on, or the governor's pause text."""
-        window = await context_window_of(loop.model, self.config)
+        window = await context_window_of(loop.model, self.config, self.learned)
         budget = usable_budget(window, output_reserve) if window else NO_BUDGET
         extra_tokens = tools_tokens(tools)
+        chars = tool_result_chars(window, output_reserve, self.config)
+        if chars is not None:  # tools cut their results to fit this window at the source
+            loop.ctx.result_max_chars = chars
         while True:
             observation = self._observe(loop.session.messages, budget, extra_tokens)
             self.state, decision = step_governor(self.state, observation, self.config)
@@ -181,7 +268,7 @@ class MemoryGovernor:
                 case NoPressure():
                     return None
                 case Compact(reason=reason):
-                    self._compact(loop, reason)
+                    self._compact(loop, reason, budget - extra_tokens)
                 case Summarize():
                     if not await self._summarize(loop, budget, output_reserve):
                         return pressure_pause(observation, self.config).text
@@ -200,9 +287,15 @@ class MemoryGovernor:
             rss_mb=rss,
         )
 
-    def _compact(self, loop: GovernedLoop, reason: PressureReason) -> None:
+    def _compact(self, loop: GovernedLoop, reason: PressureReason, target: int) -> None:
         messages = loop.session.messages
         result = compact_messages(messages, self.config)
+        if reason == "context" and estimate_tokens(result.messages) > target:
+            # still over: cut the largest texts, a recent one too when it alone is too big
+            floor = shrink_floor(self.config, loop.ctx.result_max_chars)
+            shrunk = shrink_to_fit(result.messages, max(1, target), floor)
+            result = replace(shrunk, compacted=result.compacted + shrunk.compacted,
+                             chars_before=result.chars_before)
         messages[:] = list(result.messages)  # the list that is sent, not a copy
         if reason == "memory":
             gc.collect()

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from dataclasses import replace
 
 from mercury_nb.agent.events import EventSink, ToolFinished, ToolStarted
 from mercury_nb.agent.prompts import summarize_arguments, tool_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.gate.command_effects import is_read_only_command
 from mercury_nb.contract.gate.verification import is_verification_command
+from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.contract.turns.stream_assembly import AssembledToolCall
 from mercury_nb.tools.base import ToolContext, ToolResult
+from mercury_nb.tools.budget import result_budget
 from mercury_nb.tools.registry import MUTATING_TOOLS, ToolRegistry
 
 
@@ -22,6 +26,37 @@ def counts_as_mutation(name: str, result: ToolResult) -> bool:
         return name in MUTATING_TOOLS or bool(result.changed_paths)
     command = result.command or ""
     return not (is_verification_command(command) or is_read_only_command(command))
+
+
+TOOL_RESULT_CUT = (
+    "[… {cut:,} characters cut from the middle of this result to fit the model's context; "
+    "run a narrower command or read a smaller part if you need them …]"
+)
+
+
+def cap_text(text: str, limit: int) -> str:
+    """``text`` whole when it fits ``limit``, else its head and tail around a note."""
+    if len(text) <= limit:
+        return text
+    note = TOOL_RESULT_CUT.format(cut=len(text) - limit)
+    head = max(0, (limit - len(note)) // 2)
+    tail = max(0, limit - len(note) - head)
+    return f"{text[:head]}\n{TOOL_RESULT_CUT.format(cut=len(text) - head - tail)}\n" + (
+        text[len(text) - tail:] if tail else "")
+
+
+def clean_result(result: ToolResult, ctx: ToolContext) -> ToolResult:
+    """``result`` as it may be sent to a model: cut to the context's result budget, secrets
+    (the API key, the values of ``*_API_KEY`` / ``*_TOKEN`` / ``*_SECRET*`` / ``*_PASSWORD``
+    variables, key-shaped tokens) masked, and undecodable bytes of file names shown as
+    ``\\xNN`` escapes."""
+    secrets = known_secrets(ctx.config, os.environ)
+    content = cap_text(redact(displayable(result.content), secrets), result_budget(ctx))
+    paths = tuple(displayable(p) for p in result.changed_paths)
+    command = redact(displayable(result.command), secrets) if result.command else result.command
+    if (content, paths, command) == (result.content, result.changed_paths, result.command):
+        return result
+    return replace(result, content=content, changed_paths=paths, command=command)
 
 
 def command_of(name: str, raw_arguments: str) -> str | None:
@@ -50,7 +85,7 @@ async def run_tool_calls(
         summary = summarize_arguments(call.name, call.arguments)
         on_event(ToolStarted(step=step, name=call.name, summary=summary,
                              command=command_of(call.name, call.arguments)))
-        result = await registry.execute(call.name, call.arguments, ctx)
+        result = clean_result(await registry.execute(call.name, call.arguments, ctx), ctx)
         session.messages.append(tool_message(call.id, call.name, result.content))
         session.log(
             ToolLogEntry(

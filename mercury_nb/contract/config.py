@@ -7,9 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
 ENV_PREFIX = "MERCURY_"
+_NO_EMPTY = frozenset({"home", "workdir"})
+"""Fields whose empty variable is an error, not "unset": ``MERCURY_HOME=""`` must not
+silently mean ``~/.mercury``."""
 
 
 class MercuryConfig(BaseModel):
@@ -21,7 +24,9 @@ class MercuryConfig(BaseModel):
     defaults, traitlets, environment, flags.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False
+    )
 
     model: str = "gpt-4o-mini"
     """The first model of the chain, in litellm's naming (``provider/model``).
@@ -159,7 +164,25 @@ class MercuryConfig(BaseModel):
     """Silence after which the attempt is aborted into resume; default soft + 5 min."""
 
     context_window: int | None = Field(default=None, ge=1024)
-    """Context window in tokens for models litellm does not know."""
+    """Context window in tokens for models litellm does not know. Without it, an
+    OpenAI-compatible server is asked (llama.cpp ``/props`` ``n_ctx``, vLLM ``/v1/models``
+    ``max_model_len``); if it does not say, ``default_context_window`` is assumed."""
+
+    default_context_window: int = Field(default=8192, ge=1024)
+    """The conservative window assumed for a model behind ``api_base`` whose window neither
+    litellm, ``MERCURY_CONTEXT_WINDOW`` nor the server tells (a provider's overflow error
+    that names the real window replaces it)."""
+
+    output_window_fraction: float = Field(default=0.25, gt=0, le=0.5, allow_inf_nan=False)
+    """``max_tokens`` is at most this fraction of the known or assumed context window."""
+
+    tool_result_window_fraction: float = Field(default=0.15, gt=0, le=1, allow_inf_nan=False)
+    """One tool result holds at most this fraction of the usable prompt budget; larger
+    results are cut at the source (head and tail, or a page of lines for ``read_file``)."""
+
+    context_overflow_retries: int = Field(default=3, ge=0)
+    """Times one step is shrunk and sent again after a provider's context-overflow error
+    before the task pauses honestly."""
 
     memory_limit_mb: int | None = Field(default=None, ge=16)
     """Kernel RSS above which the memory governor compacts the conversation."""
@@ -188,6 +211,23 @@ class MercuryConfig(BaseModel):
 
     ledger_keep_days: int = Field(default=30, ge=1)
     """Days a finished task is kept in the ledger."""
+
+    @field_validator("home", "workdir", mode="before")
+    @classmethod
+    def _not_blank(cls, value: object, info: ValidationInfo) -> object:
+        if isinstance(value, str) and not value.strip():
+            raise ValueError(
+                f"MERCURY_{str(info.field_name).upper()} is set but empty; unset it to use "
+                "the default, or give a folder"
+            )
+        return value
+
+    @field_validator("workdir")
+    @classmethod
+    def _existing_workdir(cls, value: Path, info: ValidationInfo) -> Path:
+        if info.context and info.context.get("check_workdir") and not value.is_dir():
+            raise ValueError(f"the workspace folder {value} does not exist (MERCURY_WORKDIR)")
+        return value
 
     @field_validator("fallbacks", mode="before")
     @classmethod
@@ -219,7 +259,7 @@ class MercuryConfig(BaseModel):
         found: dict[str, str] = {}
         for name in cls.model_fields:
             raw = env.get(ENV_PREFIX + name.upper())
-            if raw is not None and raw != "":
+            if raw is not None and (raw != "" or name in _NO_EMPTY):
                 found[name] = raw
         return found
 
@@ -235,7 +275,7 @@ class MercuryConfig(BaseModel):
         values: dict[str, Any] = dict(base or {})
         values.update(cls.env_overrides(environ))
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values)
+        return cls.model_validate(values, context={"check_workdir": "workdir" in values})
 
     def with_changes(self, **changes: Any) -> MercuryConfig:
         """A validated copy with some fields changed."""

@@ -1,18 +1,39 @@
-"""Redaction of API keys and token-looking strings from any text shown, stored or logged."""
+"""Redaction of API keys, secret env values and token-looking strings from any text or data."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
 
 MASK = "***"
 
+SECRET_NAME = re.compile(
+    r"(?:_API_KEY|_KEY|_TOKEN|_PASSWORD|_PASSWD)$|_SECRET|^(?:API_KEY|TOKEN|PASSWORD|SECRET)$",
+    re.IGNORECASE,
+)
+"""Environment variable names that hold secrets: ``*_API_KEY``, ``*_KEY``, ``*_TOKEN``,
+``*_SECRET*`` (``AWS_SECRET_ACCESS_KEY``), ``*_PASSWORD`` and their bare forms."""
+
+MIN_SECRET_CHARS = 6
+"""Shorter values of such variables are not masked: masking "1" or "yes" everywhere would
+mangle every text without protecting anything."""
+
+_NAME_CHARS = r"[A-Za-z0-9_]*"
+_ASSIGNED_SECRET = re.compile(
+    r"(?i)\b(" + _NAME_CHARS + r"(?:_API_KEY|_TOKEN|_SECRET" + _NAME_CHARS
+    + r"|_PASSWORD|_PASSWD)[\"']?\s*[=:]\s*[\"']?)(?![\"'\s]|\*\*\*)[^\s\"'&,;]+"
+)
+"""``NAME=value`` / ``"NAME": "value"`` where NAME is a secret-named variable (a ``.env``
+line, ``env`` output, a JSON document): the value is masked whatever it is."""
+
 _TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-" + MASK),
     (re.compile(r"\b(?:gsk|hf|xai|ghp|github_pat)[-_][A-Za-z0-9_\-]{16,}"), MASK),
     (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), MASK),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), MASK),
     (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._\-~+/]{8,}=*"), r"\g<1>" + MASK),
     (
         re.compile(
@@ -21,24 +42,85 @@ _TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         ),
         r"\g<1>" + MASK,
     ),
+    (_ASSIGNED_SECRET, r"\g<1>" + MASK),
 )
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with every given secret and every key-looking token replaced by ``***``.
 
-    Each non-blank secret is masked wherever it occurs, longest first; then ``sk-…`` keys,
-    other common provider token shapes, ``Bearer`` tokens and ``api_key=…`` values.
+    Each secret is stripped of surrounding whitespace and, when non-blank, masked wherever
+    it occurs, longest first; then ``sk-…`` keys, other common provider token shapes,
+    ``Bearer`` tokens, ``api_key=…`` values and ``SOME_SECRET=…`` / ``*_PASSWORD=…``
+    assignments.
     """
-    for secret in sorted({s for s in secrets if s.strip()}, key=len, reverse=True):
+    for secret in sorted({s.strip() for s in secrets if s.strip()}, key=len, reverse=True):
         text = text.replace(secret, MASK)
     for pattern, replacement in _TOKEN_PATTERNS:
         text = pattern.sub(replacement, text)
     return text
 
 
+def redact_data(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """``value`` (JSON-ready data) with every string redacted, dict keys included
+    (a file named after a key is a key of the start snapshot); numbers are kept."""
+    return _walk(value, tuple(secrets))
+
+
+def _walk(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {
+            (redact(key, secrets) if isinstance(key, str) else key): _walk(item, secrets)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [_walk(item, secrets) for item in value]
+    return value
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable of this name holds a secret (see ``SECRET_NAME``)."""
+    return SECRET_NAME.search(name) is not None and not name.upper().startswith("MERCURY_")
+
+
+def env_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The stripped values of secret-named variables, at least ``MIN_SECRET_CHARS`` long."""
+    found = (value.strip() for name, value in environ.items() if is_secret_name(name))
+    return tuple(dict.fromkeys(v for v in found if len(v) >= MIN_SECRET_CHARS))
+
+
 def config_secrets(config: MercuryConfig) -> tuple[str, ...]:
     """The secrets the configuration knows about (today: its API key)."""
     if config.api_key is None:
         return ()
-    return (config.api_key.get_secret_value(),)
+    key = config.api_key.get_secret_value().strip()
+    return (key,) if key else ()
+
+
+def known_secrets(config: MercuryConfig | None, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """Every secret to mask: the config's API key and the secret-named variables' values."""
+    found = list(env_secrets(environ))
+    if config is not None:
+        found.extend(config_secrets(config))
+    return tuple(dict.fromkeys(found))
+
+
+def displayable(text: str) -> str:
+    """``text`` as valid UTF-8: surrogate escapes of undecodable bytes (a file name that is
+    not UTF-8, ``bad\\udcffname``) become ``\\xff``-style escapes, so the text can be stored,
+    printed and sent as JSON."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape") if _only_escapes(text) else None
+        if raw is not None:
+            return raw.decode("utf-8", "backslashreplace")
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _only_escapes(text: str) -> bool:
+    """Whether every surrogate in ``text`` is a surrogate escape of one byte (U+DC80-U+DCFF)."""
+    return all(not 0xD800 <= ord(ch) <= 0xDFFF or 0xDC80 <= ord(ch) <= 0xDCFF for ch in text)

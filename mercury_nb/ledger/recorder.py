@@ -38,7 +38,7 @@ from mercury_nb.agent.events import (
 )
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
-from mercury_nb.contract.redaction import redact
+from mercury_nb.contract.redaction import displayable, redact
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
@@ -136,13 +136,14 @@ class TaskRecorder:
         )
         self.finished = False
         self._snapshot_saved = False
+        self._snapshot_sent: str | None = None
         self._broken = False
         self._progress: list[Progress] | None = None
         """The open batch of progress events (its write is queued), or None."""
         self._progress_lock = threading.Lock()
 
     def _clean(self, text: str) -> str:
-        return redact(text, self.secrets)
+        return redact(displayable(text), self.secrets)
 
     def wrap(self, inner: EventSink) -> EventSink:
         """A sink that records, then passes every event on to ``inner``."""
@@ -175,7 +176,9 @@ class TaskRecorder:
                 data = take()
                 snapshot = data.pop("snapshot", None)
                 raw = json.dumps(data)  # taken now: the loop goes on changing its state
-                fresh = None if self._snapshot_saved else snapshot  # sent until stored once
+                # sent again only when it changed (a file changed: its "before" text joins)
+                fresh = None if snapshot == self._snapshot_sent else snapshot
+                self._snapshot_sent = snapshot
                 steps = int(data.get("steps_total", 0))
                 self.writer.submit(
                     lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
@@ -235,10 +238,10 @@ class TaskRecorder:
         data = redact_data(json.loads(raw), self.secrets)
         clean_snapshot = None
         if snapshot is not None:
-            clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets),
-                                        ensure_ascii=False)
+            clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
+        # ASCII JSON: text that is not valid UTF-8 (a file name) never breaks the write
         ledger.save_turn(self.header, verdict=verdict, decision=decision,
-                         checkpoint=json.dumps(data, ensure_ascii=False),
+                         checkpoint=json.dumps(data),
                          snapshot=clean_snapshot, steps=steps)
         if clean_snapshot is not None:
             self._snapshot_saved = True
@@ -246,7 +249,7 @@ class TaskRecorder:
     def _finish(self, ledger: Ledger, outcome: TaskOutcome) -> None:
         def listed(items: list[Any]) -> str:
             return json.dumps(redact_data([item.model_dump(mode="json") for item in items],
-                                          self.secrets), ensure_ascii=False)
+                                          self.secrets))
 
         ledger.finish_task(
             self.header,

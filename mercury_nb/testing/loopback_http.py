@@ -38,6 +38,10 @@ class ScriptHost(Protocol):
 
     errors: list[str]
     stopping: threading.Event
+    routes: dict[str, Any]
+
+    def record_get(self, path: str) -> None:
+        ...
 
     def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
         ...
@@ -70,6 +74,13 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
         """Silent: nothing the server logs may land in a test's or a notebook's output."""
 
     def do_GET(self) -> None:
+        """The server's ``routes`` (``/props``, ``/v1/models``...) as JSON; else 404."""
+        loopback = self.server.loopback
+        path = self.path.split("?")[0]
+        loopback.record_get(path)
+        if path in loopback.routes:
+            self._json(200, loopback.routes[path])
+            return
         self._json(404, error_body(404, f"no route for GET {self.path}"))
 
     def do_POST(self) -> None:
@@ -124,7 +135,8 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
         if fault.retry_after is not None:
             seconds = fault.retry_after
             headers["Retry-After"] = str(int(seconds)) if seconds == int(seconds) else str(seconds)
-        self._json(fault.status, error_body(fault.status, fault.message), headers)
+        body = error_body(fault.status, fault.message, fault.code, fault.extra)
+        self._json(fault.status, body, headers)
 
     def _complete(self, turn: Turn, number: int, body: dict[str, Any]) -> None:
         match turn.fault:

@@ -19,15 +19,24 @@ class LoopbackServer:
     ``script`` is a list of turns for every model, or a dict of lists keyed by the request's
     ``model`` field (``"openai/a"`` through litellm arrives as ``"a"``). Every request body is
     kept in :attr:`requests`, with its arrival time (``time.monotonic()``) in
-    :attr:`request_times`. Use as a context manager, or :meth:`start` / :meth:`stop`.
+    :attr:`request_times`. ``routes`` answers GET requests with fixed JSON (a server's
+    ``/props`` or ``/v1/models``); their paths are kept in :attr:`get_requests`.
+    Use as a context manager, or :meth:`start` / :meth:`stop`.
     """
 
-    def __init__(self, script: Sequence[ScriptStep] | Mapping[str, Sequence[ScriptStep]]) -> None:
+    def __init__(
+        self,
+        script: Sequence[ScriptStep] | Mapping[str, Sequence[ScriptStep]],
+        routes: Mapping[str, Any] | None = None,
+    ) -> None:
         if isinstance(script, Mapping):
             self._scripts = {str(k): tuple(v) for k, v in script.items()}
         else:
             self._scripts = {_ANY_MODEL: tuple(script)}
         self._used = dict.fromkeys(self._scripts, 0)
+        self.routes: dict[str, Any] = dict(routes or {})
+        """GET path -> JSON answered (``{"/props": {"n_ctx": 8192}}`` emulates llama.cpp)."""
+        self.get_requests: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.request_times: list[float] = []
         self.overruns: list[dict[str, Any]] = []
@@ -91,6 +100,11 @@ class LoopbackServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     # --- script -----------------------------------------------------------------------
+
+    def record_get(self, path: str) -> None:
+        """Keep the path of a GET request in :attr:`get_requests`."""
+        with self._lock:
+            self.get_requests.append(path)
 
     def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
         """Record a request and hand out its model's next turn (and its number), or None."""

@@ -78,8 +78,11 @@ def loopback_server(request: pytest.FixtureRequest) -> Iterator[Callable[..., Lo
     At teardown each server is stopped, then must have played all its turns and no more."""
     made: list[LoopbackServer] = []
 
-    def make(script: Sequence[ScriptStep] | Mapping[str, Sequence[ScriptStep]]) -> LoopbackServer:
-        server = LoopbackServer(script).start()
+    def make(
+        script: Sequence[ScriptStep] | Mapping[str, Sequence[ScriptStep]],
+        routes: Mapping[str, Any] | None = None,
+    ) -> LoopbackServer:
+        server = LoopbackServer(script, routes).start()
         made.append(server)
         return server
 

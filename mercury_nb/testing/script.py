@@ -82,6 +82,10 @@ class HttpError:
     status: int
     retry_after: float | None = None
     message: str = "scripted provider error"
+    code: str | None = None
+    """The error's ``code`` (``"context_length_exceeded"``); None: the status's usual one."""
+    extra: tuple[tuple[str, Any], ...] = ()
+    """More fields of the server's error object (llama.cpp's ``n_ctx``, ``n_prompt_tokens``)."""
 
 
 @dataclass(frozen=True)

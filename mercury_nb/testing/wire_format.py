@@ -107,7 +107,10 @@ def completion_body(turn: Turn, number: int, model: str, body: dict[str, Any]) -
     }
 
 
-def error_body(status: int, message: str) -> dict[str, Any]:
-    """An OpenAI-style error object."""
-    kind, code = _ERROR_TYPES.get(status, ("server_error" if status >= 500 else "api_error", None))
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+def error_body(status: int, message: str, code: str | None = None,
+               extra: tuple[tuple[str, Any], ...] = ()) -> dict[str, Any]:
+    """An OpenAI-style error object (``code`` and ``extra`` fields override the defaults)."""
+    kind, usual = _ERROR_TYPES.get(status, ("server_error" if status >= 500 else "api_error", None))
+    error = {"message": message, "type": kind, "param": None, "code": code or usual}
+    error.update(dict(extra))
+    return {"error": error}

@@ -57,6 +57,9 @@ class ToolContext:
     """ask_user's answer once it was asked (it is asked at most once per task)."""
     delegated: int = 0
     """Sub-agents started in this task (they are numbered ``<task>.<n>``)."""
+    result_max_chars: int | None = None
+    """The current model's budget for one tool result, set by the memory governor before a
+    step's tools run (None: only the config's caps apply)."""
 
 
 class Tool(Protocol):

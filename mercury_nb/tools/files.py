@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
+from mercury_nb.tools.budget import result_budget
+from mercury_nb.tools.file_reading import (
+    BINARY_SNIFF_BYTES,
+    describe_binary,
+    read_page,
+    refuse_unreadable,
+)
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
 from mercury_nb.workspace.atomic import atomic_write_text
+from mercury_nb.workspace.confinement import Workspace
+from mercury_nb.workspace.dirfd import open_regular, unlink_at
 
-_BINARY_SNIFF_BYTES = 8000
 _PATH_HELP = "Path relative to the workspace root."
 
 
@@ -21,6 +30,14 @@ class ListDirArgs(BaseModel):
 
 class PathArgs(BaseModel):
     path: str = Field(description=_PATH_HELP)
+
+
+class ReadArgs(BaseModel):
+    path: str = Field(description=_PATH_HELP)
+    offset: int = Field(default=1, ge=1, description="First line to read (1-based).")
+    limit: int | None = Field(
+        default=None, ge=1, description="Most lines to read (default: as many as fit)."
+    )
 
 
 class ContentArgs(BaseModel):
@@ -54,19 +71,29 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def read_text(path: Path, shown: str) -> str:
-    """The UTF-8 text of an existing file, refusing folders and binary content politely."""
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory — use list_dir to see what it contains")
-    if not path.exists():
-        raise ToolError(f"no such file: {shown}")
-    data = path.read_bytes()
-    if b"\0" in data[:_BINARY_SNIFF_BYTES]:
-        raise ToolError(f"{shown} looks like a binary file ({len(data)} bytes); only text is read")
+def read_text(ws: Workspace, path: Path, shown: str) -> str:
+    """The UTF-8 text of an existing regular file (opened through the workspace's directory
+    fds), refusing folders, FIFOs, devices and binary content politely."""
+    try:
+        with open_regular(ws.root, path) as fd, os.fdopen(os.dup(fd), "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise refuse_unreadable(error, shown) from error
+    if b"\0" in data[:BINARY_SNIFF_BYTES]:
+        raise ToolError(describe_binary(data[:BINARY_SNIFF_BYTES], len(data), shown)
+                        + " Only text files can be edited.")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ToolError(f"{shown} is not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def _write(ws: Workspace, path: Path, text: str, shown: str, *, make_parents: bool) -> None:
+    """Write ``text`` atomically through the workspace's directory fds (no symlink races)."""
+    try:
+        atomic_write_text(path, text, make_parents=make_parents, root=ws.root)
+    except OSError as error:
+        raise refuse_unreadable(error, shown) from error
 
 
 def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
@@ -87,13 +114,12 @@ def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult(ok=True, content="\n".join(lines))
 
 
-def read_file(args: PathArgs, ctx: ToolContext) -> ToolResult:
+def read_file(args: ReadArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
-    text = read_text(path, args.path)
-    if not text:
-        return ToolResult(ok=True, content=f"({ws.rel(path)} is empty)")
-    return ToolResult(ok=True, content=head_tail(text, ctx.config.read_file_max_chars))
+    page = read_page(ws.root, path, ws.rel(path), offset=args.offset, limit=args.limit,
+                     budget=result_budget(ctx))
+    return ToolResult(ok=True, content=page.content())
 
 
 def create_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:
@@ -103,7 +129,7 @@ def create_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(
             f"{args.path} already exists — use write_file to replace it or edit_file to change it"
         )
-    atomic_write_text(path, args.content, make_parents=True)
+    _write(ws, path, args.content, args.path, make_parents=True)
     rel = ws.rel(path)
     summary = f"created {rel} ({_plural(line_count(args.content), 'line')})"
     return ToolResult(ok=True, content=summary, changed_paths=(rel,))
@@ -115,7 +141,7 @@ def write_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:
     if path.is_dir():
         raise ToolError(f"{args.path} is a directory; give a file path")
     existed = path.exists()
-    atomic_write_text(path, args.content, make_parents=True)
+    _write(ws, path, args.content, args.path, make_parents=True)
     rel = ws.rel(path)
     verb = "overwrote" if existed else "created"
     summary = f"{verb} {rel} ({_plural(line_count(args.content), 'line')})"
@@ -137,10 +163,10 @@ def edit_file(args: EditArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     if not path.exists():
         raise ToolError(f"no such file: {args.path} — use create_file to create it")
-    text = read_text(path, args.path)
+    text = read_text(ws, path, args.path)
     rel = ws.rel(path)
     if args.old_text == "":
-        atomic_write_text(path, text + args.new_text)
+        _write(ws, path, text + args.new_text, args.path, make_parents=False)
         note = ""
         if text and not text.endswith("\n") and args.new_text:
             note = " (the file did not end with a newline, so the text continues its last line)"
@@ -164,7 +190,8 @@ def edit_file(args: EditArgs, ctx: ToolContext) -> ToolResult:
     if old_text == new_text:
         return ToolResult(ok=True, content=f"old_text and new_text are identical; {rel} unchanged")
     start = hits[0]
-    atomic_write_text(path, text[:start] + new_text + text[start + len(old_text) :])
+    _write(ws, path, text[:start] + new_text + text[start + len(old_text) :], args.path,
+           make_parents=False)
     summary = (
         f"edited {rel}: replaced {_plural(line_count(old_text), 'line')} "
         f"with {_plural(line_count(new_text), 'line')}"
@@ -182,7 +209,10 @@ def delete_file(args: PathArgs, ctx: ToolContext) -> ToolResult:
         )
     if not path.exists() and not path.is_symlink():
         raise ToolError(f"no such file: {args.path}")
-    path.unlink()
+    try:
+        unlink_at(ws.root, path)
+    except OSError as error:
+        raise refuse_unreadable(error, args.path) from error
     rel = ws.rel(path)
     return ToolResult(ok=True, content=f"deleted {rel}", changed_paths=(rel,))
 
@@ -196,8 +226,12 @@ FILE_TOOLS: tuple[FunctionTool[Any], ...] = (
     ),
     FunctionTool(
         name="read_file",
-        description="Read a text file of the workspace. Very large files come as head and tail.",
-        args_model=PathArgs,
+        description=(
+            "Read a text file of the workspace. Long files come in pages of lines: the result "
+            "says which lines it holds and the offset to read on; use offset/limit (lines, "
+            "1-based) to read a part. Binary files are described, not shown."
+        ),
+        args_model=ReadArgs,
         handler=read_file,
     ),
     FunctionTool(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -11,9 +12,11 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
-from mercury_nb.tools.files import head_tail
+from mercury_nb.tools.file_reading import refuse_unreadable
+from mercury_nb.tools.files import head_tail, read_text
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
 from mercury_nb.workspace.atomic import atomic_write_text
+from mercury_nb.workspace.confinement import Workspace
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -71,21 +74,36 @@ class InsertCellArgs(BaseModel):
     source: str = Field(description="The new cell's source.")
 
 
-def load_notebook(path: Path, shown: str) -> NotebookNode:
-    """The notebook at ``path`` as nbformat v4, or a ToolError saying why it cannot be read."""
+def load_notebook(ws: Workspace, path: Path, shown: str) -> NotebookNode:
+    """The notebook at ``path`` as nbformat v4, or a ToolError saying why it cannot be read.
+    A notebook stored in an older format is converted; ``converted_from`` says from which."""
     if path.is_dir():
         raise ToolError(f"{shown} is a directory, not a notebook")
     if not path.exists():
         raise ToolError(f"no such notebook: {shown}")
+    text = read_text(ws, path, shown)
     try:
-        text = path.read_text(encoding="utf-8")
         notebook = _reads(text, as_version=4, capture_validation_error={})
     except Exception as exc:
         raise ToolError(f"{shown} is not a readable notebook: {_first_line(exc)}") from exc
     return notebook
 
 
-def save_notebook(path: Path, notebook: NotebookNode, shown: str) -> None:
+def converted_from(ws: Workspace, path: Path, shown: str) -> int | None:
+    """The nbformat major version of the notebook on disk when it is older than 4 (it is
+    written back as v4, and the result says so), else None."""
+    try:
+        major = json.loads(read_text(ws, path, shown)).get("nbformat")
+    except (ToolError, ValueError, AttributeError):
+        return None
+    return major if isinstance(major, int) and major < 4 else None
+
+
+def conversion_note(major: int | None) -> str:
+    return "" if major is None else f" (converted from nbformat v{major} to v4 to edit it)"
+
+
+def save_notebook(ws: Workspace, path: Path, notebook: NotebookNode, shown: str) -> None:
     """Validate, then write atomically; an invalid result is refused and nothing is written."""
     if notebook.get("nbformat_minor", 0) >= 5:
         for cell in notebook.cells:
@@ -98,7 +116,11 @@ def save_notebook(path: Path, notebook: NotebookNode, shown: str) -> None:
             f"the change would leave {shown} invalid, so nothing was written: {_first_line(exc)}"
         ) from exc
     text = _writes(notebook)
-    atomic_write_text(path, text if text.endswith("\n") else text + "\n")
+    try:
+        atomic_write_text(path, text if text.endswith("\n") else text + "\n", root=ws.root,
+                          make_parents=True)
+    except OSError as error:
+        raise refuse_unreadable(error, shown) from error
 
 
 def _first_line(exc: BaseException) -> str:
@@ -157,7 +179,7 @@ def render_notebook(notebook: NotebookNode, shown: str) -> str:
 def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
-    notebook = load_notebook(path, args.path)
+    notebook = load_notebook(ws, path, args.path)
     content = render_notebook(notebook, ws.rel(path))
     return ToolResult(ok=True, content=head_tail(content, ctx.config.read_file_max_chars))
 
@@ -166,7 +188,8 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
     rel = ws.rel(path)
-    notebook = load_notebook(path, args.path)
+    notebook = load_notebook(ws, path, args.path)
+    older = converted_from(ws, path, args.path)
     count = len(notebook.cells)
     if not 0 <= args.index < count:
         valid = f"cells 0..{count - 1}" if count else "no cells (use insert_notebook_cell)"
@@ -178,8 +201,8 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
         cell.outputs = []
         cell.execution_count = None
         note = "; its outputs were cleared"
-    save_notebook(path, notebook, rel)
-    content = f"edited cell {args.index} ({cell.cell_type}) of {rel}{note}"
+    save_notebook(ws, path, notebook, rel)
+    content = f"edited cell {args.index} ({cell.cell_type}) of {rel}{note}{conversion_note(older)}"
     return ToolResult(ok=True, content=content, changed_paths=(rel,))
 
 
@@ -192,8 +215,10 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
         if args.index != 0:
             raise ToolError(f"no such notebook: {args.path} (to create it, insert at index 0)")
         notebook = _new_notebook()
+        older = None
     else:
-        notebook = load_notebook(path, args.path)
+        notebook = load_notebook(ws, path, args.path)
+        older = converted_from(ws, path, args.path)
     count = len(notebook.cells)
     if not 0 <= args.index <= count:
         raise ToolError(
@@ -204,13 +229,11 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
     if notebook.get("nbformat_minor", 0) < 5:
         cell.pop("id", None)  # cell ids only exist from nbformat 4.5 on
     notebook.cells.insert(args.index, cell)
-    if created:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    save_notebook(path, notebook, rel)
+    save_notebook(ws, path, notebook, rel)
     verb = "created" if created else "inserted into"
     content = (
         f"{verb} {rel}: a {args.cell_type} cell at index {args.index} "
-        f"(now {_cells(len(notebook.cells))})"
+        f"(now {_cells(len(notebook.cells))}){conversion_note(older)}"
     )
     return ToolResult(ok=True, content=content, changed_paths=(rel,))
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -49,6 +50,9 @@ class FileState:
     sha256: str
     text: str | None = None
     binary: bool = False
+    mtime_ns: int | None = None
+    """When the file was last modified (None: unknown); lets a checkpoint tell cheaply
+    which files may have changed since the snapshot."""
 
     @property
     def measurable(self) -> bool:
@@ -85,8 +89,31 @@ class Snapshot:
     """Content mode: the file cap was reached, so files beyond it are not tracked."""
 
     def to_json(self) -> str:
-        """A JSON document ``from_json`` turns back into an equal snapshot."""
-        return json.dumps({"version": _SNAPSHOT_VERSION, **asdict(self)}, ensure_ascii=False)
+        """A JSON document ``from_json`` turns back into an equal snapshot. ASCII only, so
+        file names that are not UTF-8 (kept as surrogate escapes) survive any store."""
+        return json.dumps({"version": _SNAPSHOT_VERSION, **asdict(self)}, ensure_ascii=True)
+
+    def stored(self) -> Snapshot:
+        """The form of this snapshot that is persisted: sizes and hashes for every file, and
+        the "before" text only of files that changed since the snapshot (all a change
+        summary needs). The contents of unchanged files never leave memory."""
+        root = Path(self.root)
+
+        def keep(path: Path, state: FileState) -> FileState:
+            if state.text is None or _changed_on_disk(path, state):
+                return state
+            return replace(state, text=None)
+
+        files = {rel: keep(root / rel, state) for rel, state in self.files.items()}
+        git = self.git
+        if git is not None:
+            top = Path(git.toplevel)
+            dirty = {
+                rel: None if state is None else keep(top / rel, state)
+                for rel, state in git.dirty.items()
+            }
+            git = replace(git, dirty=dirty)
+        return replace(self, files=files, git=git)
 
     @classmethod
     def from_json(cls, raw: str) -> Snapshot:
@@ -115,13 +142,29 @@ class _TextBudget:
         return True
 
 
-def state_from_bytes(data: bytes, *, keep_text: bool) -> FileState:
+def state_from_bytes(
+    data: bytes, *, keep_text: bool, mtime_ns: int | None = None
+) -> FileState:
     """A FileState for ``data``; text is kept only when asked and the data is not binary."""
     binary = b"\0" in data[:_BINARY_SNIFF_BYTES]
     text = data.decode("utf-8", errors="replace") if keep_text and not binary else None
     return FileState(
-        size=len(data), sha256=hashlib.sha256(data).hexdigest(), text=text, binary=binary
+        size=len(data), sha256=hashlib.sha256(data).hexdigest(), text=text, binary=binary,
+        mtime_ns=mtime_ns,
     )
+
+
+def _changed_on_disk(path: Path, state: FileState) -> bool:
+    """Whether ``path`` may differ from ``state``: by size and mtime when both are known,
+    else by hash. Unreadable or missing counts as changed."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return True
+    if (state.mtime_ns, state.size) == (info.st_mtime_ns, info.st_size):
+        return False
+    now = read_state(path, max_file_bytes=max(state.size, 1))
+    return now is None or now.sha256 != state.sha256
 
 
 def read_state(
@@ -135,16 +178,18 @@ def read_state(
     try:
         if path.is_symlink():
             return state_from_bytes(os.fsencode(os.readlink(path)), keep_text=True)
-        if not path.is_file():
-            return None
-        size = path.stat().st_size
-        if size > max_file_bytes:
-            return _hashed_large_file(path)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return None  # a FIFO, socket or device is never opened (it could block)
+        if info.st_size > max_file_bytes:
+            return replace(_hashed_large_file(path), mtime_ns=info.st_mtime_ns)
         data = path.read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError:
+        return None  # unreadable (permissions, a race): not tracked rather than a crash
     keep = len(data) <= max_file_bytes and (budget is None or budget.take(len(data)))
-    return state_from_bytes(data, keep_text=keep)
+    return state_from_bytes(data, keep_text=keep, mtime_ns=info.st_mtime_ns)
 
 
 def _hashed_large_file(path: Path) -> FileState:

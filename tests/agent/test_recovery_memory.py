@@ -28,6 +28,8 @@ RESUME = 'Send "continue" and I\'ll pick up right where I left off.'
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
+    # results are not cut at the source here: these tests are about compaction itself
+    kw.setdefault("tool_result_window_fraction", 1.0)
     return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
@@ -123,10 +125,11 @@ async def test_summary_replaces_older_turns_when_compaction_is_not_enough(
 async def test_pressure_that_outlasts_compaction_pauses_naming_the_context(
     tmp_path: Path, scripted_model
 ) -> None:
-    names = write_files(tmp_path, [100_000])
-    model = scripted_model(reads(names))
+    # a tool result that alone is too large is cut to fit (see test_context_fit); what can
+    # never be cut is the task itself
+    model = scripted_model([])
     config = cfg(tmp_path, context_window=20_000, max_output_tokens=4096)
-    outcome = await run_task(QUESTION, config, model=model)
+    outcome = await run_task(QUESTION + " " + "fox " * 25_000, config, model=model)
 
     assert outcome.status == "paused"
     banner = outcome.banner
@@ -143,9 +146,11 @@ async def test_pressure_that_outlasts_compaction_pauses_naming_the_context(
 
 
 async def test_pressure_after_a_summary_pauses(tmp_path: Path, scripted_model) -> None:
-    names = write_files(tmp_path, [8_000, 8_000, 8_000, 60_000])
+    names = write_files(tmp_path, [8_000, 8_000, 8_000])
     window = 2 * 1024 + base_tokens(tmp_path) + 7_000
-    model = scripted_model([*reads(names), _summary_turn])
+    # tool-call arguments are never cut, and the newest turn is never summarized
+    big_write = Turn(tool_calls=(call("write_file", path="big.txt", content="x" * 60_000),))
+    model = scripted_model([*reads(names), big_write, _summary_turn])
     config = cfg(tmp_path, context_window=window, max_output_tokens=1024,
                  compaction_keep_recent=2)
     outcome = await run_task(QUESTION, config, model=model)

@@ -158,7 +158,8 @@ async def test_rejected_max_tokens_is_halved_and_kept(tmp_path: Path, backend) -
             Turn(text="Nothing to change."),
         ]
     )
-    outcome = await run_task("Which files are here?", cfg(tmp_path), model=fake.model)
+    config = cfg(tmp_path, context_window=131_072)  # its output fraction is above 32768
+    outcome = await run_task("Which files are here?", config, model=fake.model)
     assert [r["max_tokens"] for r in fake.requests] == [32768, 16384, 8192, 8192]
     assert outcome.status == "completed"
 

@@ -68,3 +68,25 @@ def test_bad_values_are_refused() -> None:
 def test_every_field_is_documented_in_code_and_readme(name: str) -> None:
     assert MercuryConfig.model_fields[name].description, f"{name} has no docstring"
     assert f"`MERCURY_{name.upper()}`" in README.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [
+        pytest.param({"MERCURY_REQUEST_TIMEOUT_S": "inf"}, id="inf-request-timeout"),
+        pytest.param({"MERCURY_COMMAND_TIMEOUT_S": "nan"}, id="nan-command-timeout"),
+        pytest.param({"MERCURY_MAX_COMMAND_TIMEOUT_S": "Infinity"}, id="inf-max-command"),
+        pytest.param({"MERCURY_NOTEBOOK_TIMEOUT_S": "-inf"}, id="minus-inf-notebook"),
+        pytest.param({"MERCURY_HOME": ""}, id="empty-home"),
+        pytest.param({"MERCURY_HOME": "  "}, id="blank-home"),
+        pytest.param({"MERCURY_WORKDIR": ""}, id="empty-workdir"),
+        pytest.param({"MERCURY_WORKDIR": "/no/such/folder/for/mercury"}, id="missing-workdir"),
+    ],
+)
+def test_unusable_settings_are_errors(environ: dict[str, str]) -> None:
+    with pytest.raises(ValidationError):
+        MercuryConfig.load(environ)
+
+
+def test_an_existing_workdir_from_the_environment_is_taken(tmp_path: Path) -> None:
+    assert MercuryConfig.load({"MERCURY_WORKDIR": str(tmp_path)}).workdir == tmp_path

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -220,3 +222,59 @@ def test_abandon_records_a_run_that_raised(home: Path, tmp_path: Path) -> None:
     record = handle.ledger.get("t1")
     assert record is not None
     assert record.status == "failed" and record.blocker == "RuntimeError: the view exploded"
+
+
+async def test_checkpoint_snapshot_keeps_only_changed_files_text(
+    home: Path, tmp_path: Path, scripted_model
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / ".env").write_text("AWS_SECRET_ACCESS_KEY=untouched-dotenv-value-42\n")
+    (workspace / "notes.md").write_text("old notes line\n")
+    model = scripted_model([
+        Turn(tool_calls=(call("write_file", path="notes.md", content="new notes line\n"),)),
+        Turn(text="Updated the notes."),
+    ])
+    config = MercuryConfig(workdir=workspace, home=home, model=model.name)
+    handle = open_ledger(home)
+    recorder = TaskRecorder(handle.writer, "t1", "update notes", config)
+    outcome = await run_task("update notes", config, model=model, task_id="t1",
+                             on_event=recorder.wrap(lambda event: None))
+    handle.flush()
+    assert [c.path for c in outcome.changes] == ["notes.md"]
+    raw = b"".join(f.read_bytes() for f in sorted(home.glob("ledger.sqlite3*")))
+    assert b"untouched-dotenv-value-42" not in raw
+    checkpoint = handle.ledger.checkpoint("t1")
+    assert checkpoint is not None
+    stored = json.loads(checkpoint["snapshot"])["files"]
+    assert stored[".env"]["text"] is None and stored[".env"]["size"] > 0
+    assert stored["notes.md"]["text"] == "old notes line\n"  # the change summary's "before"
+
+
+async def test_a_non_utf8_file_name_never_stops_a_checkpoint(
+    home: Path, tmp_path: Path, scripted_model
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / os.fsdecode(b"bad\xffname.txt")).write_text("odd name\n")
+    model = scripted_model([
+        Turn(tool_calls=(call("list_dir", path="."),)),
+        Turn(tool_calls=(call("write_file", path="ok.txt", content="fine\n"),)),
+        Turn(text="Listed and wrote."),
+    ])
+    config = MercuryConfig(workdir=workspace, home=home, model=model.name)
+    handle = open_ledger(home)
+    reports: list[str] = []
+    handle.writer.report = reports.append
+    recorder = TaskRecorder(handle.writer, "t1", "list", config)
+    outcome = await run_task("list", config, model=model, task_id="t1",
+                             on_event=recorder.wrap(lambda event: None))
+    handle.flush()
+    assert reports == []
+    assert outcome.status == "completed"
+    listing = next(m for m in model.requests[-1].messages if m.get("role") == "tool")["content"]
+    assert "bad\\xffname.txt" in listing
+    checkpoint = handle.ledger.checkpoint("t1")
+    assert checkpoint is not None and checkpoint["steps_total"] == 3
+    record = handle.ledger.get("t1")
+    assert record is not None and record.status == "completed"

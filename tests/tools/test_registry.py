@@ -15,7 +15,7 @@ from mercury_nb.tools.registry import MUTATING_TOOLS, ToolRegistry, default_regi
 
 ALL_TOOLS = {
     "list_dir": {"path"},
-    "read_file": {"path"},
+    "read_file": {"path", "offset", "limit"},
     "create_file": {"path", "content"},
     "write_file": {"path", "content"},
     "edit_file": {"path", "old_text", "new_text"},

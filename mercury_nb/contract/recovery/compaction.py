@@ -106,7 +106,7 @@ def message_chars(message: Mapping[str, Any]) -> int:
     return total
 
 
-def _protected_prefix_end(messages: Sequence[Mapping[str, Any]]) -> int:
+def protected_prefix_end(messages: Sequence[Mapping[str, Any]]) -> int:
     """Index just after the first user message (the task); the leading system messages
     when there is none."""
     for index, message in enumerate(messages):
@@ -165,7 +165,7 @@ def compact_messages(
     """
     keep = config.compaction_keep_recent if keep_recent is None else max(0, keep_recent)
     recent_start = max(0, len(messages) - keep)
-    task_end = _protected_prefix_end(messages)
+    task_end = protected_prefix_end(messages)
     out: list[Message] = []
     compacted = chars_before = chars_after = 0
     for index, message in enumerate(messages):
@@ -185,7 +185,7 @@ def compact_messages(
 
 
 def _summary_span(messages: Sequence[Mapping[str, Any]], keep: int) -> tuple[int, int]:
-    start = _protected_prefix_end(messages)
+    start = protected_prefix_end(messages)
     end = max(start, len(messages) - keep)
     while start < end < len(messages) and messages[end].get("role") == "tool":
         end -= 1  # keep an assistant tool call together with its results

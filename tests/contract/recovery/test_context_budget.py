@@ -1,0 +1,149 @@
+"""Table tests of the context-window rules: overflow parsing, retry-or-pause, caps, shrinking."""
+
+from __future__ import annotations
+
+import pytest
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.recovery.compaction import compaction_marker
+from mercury_nb.contract.recovery.context_budget import (
+    ContextOverflow,
+    OverflowObservation,
+    OverflowState,
+    PauseForOverflow,
+    ShrinkAndRetry,
+    output_cap,
+    parse_context_overflow,
+    shrink_to_fit,
+    step_overflow,
+    tool_result_chars,
+)
+from mercury_nb.contract.recovery.memory_governor import estimate_tokens
+
+CONFIG = MercuryConfig()
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "message", "expected"),
+    [
+        pytest.param(400, "bad_request",
+                     "This model's maximum context length is 16385 tokens. However, your "
+                     "messages resulted in 20012 tokens. Please reduce the length of the "
+                     "messages. (context_length_exceeded)",
+                     ContextOverflow(16385, 20012), id="openai"),
+        pytest.param(400, "bad_request",
+                     "the request exceeds the available context size (8192 tokens), try "
+                     "increasing it", ContextOverflow(8192, None), id="llama.cpp"),
+        pytest.param(400, "bad_request",
+                     "This model's maximum context length is 8192 tokens. However, you "
+                     "requested 9000 tokens (7000 in the messages, 2000 in the completion). "
+                     "Please reduce the length of the messages or completion.",
+                     ContextOverflow(8192, 7000), id="vllm"),
+        pytest.param(400, "bad_request", "prompt is too long: 210345 tokens > 200000 maximum",
+                     ContextOverflow(200000, 210345), id="anthropic"),
+        pytest.param(None, "context_window", "ContextWindowExceededError: too big",
+                     ContextOverflow(None, None), id="litellm-class"),
+        pytest.param(429, "rate_limit", "tokens per minute exceeded: context", None,
+                     id="rate-limit"),
+        pytest.param(500, "server_error", "context length exceeded", None, id="server-error"),
+        pytest.param(400, "bad_request", "max_tokens is too large: 32768", None,
+                     id="output-limit-is-not-overflow"),
+        pytest.param(401, "auth", "invalid api key", None, id="auth"),
+    ],
+)
+def test_parse_context_overflow(
+    status: int | None, kind: str, message: str, expected: ContextOverflow | None
+) -> None:
+    assert parse_context_overflow(status, kind, message) == expected
+
+
+def _observe(window: int | None, prompt: int | None, estimate: int = 10_000,
+             known: int | None = None) -> OverflowObservation:
+    return OverflowObservation(ContextOverflow(window, prompt), estimate, known, 2048)
+
+
+@pytest.mark.parametrize(
+    ("state", "observation", "expected"),
+    [
+        pytest.param(OverflowState(), _observe(8192, None),
+                     ShrinkAndRetry(8192, int((8192 - 2048) * 0.9)), id="window-named"),
+        pytest.param(OverflowState(), _observe(8192, 12_000),
+                     ShrinkAndRetry(8192, int((8192 - 2048) * 0.9 / 1.2)),
+                     id="provider-counts-more-tokens"),
+        pytest.param(OverflowState(), _observe(None, None), ShrinkAndRetry(None, 7500),
+                     id="no-numbers-shrinks-a-quarter"),
+        pytest.param(OverflowState(), _observe(None, None, known=16_000),
+                     ShrinkAndRetry(16_000, int((16_000 - 2048) * 0.9)), id="known-window"),
+        pytest.param(OverflowState(1), _observe(None, None), ShrinkAndRetry(None, 5625),
+                     id="second-try-shrinks-more"),
+    ],
+)
+def test_overflow_is_retried_smaller(
+    state: OverflowState, observation: OverflowObservation, expected: ShrinkAndRetry
+) -> None:
+    new_state, decision = step_overflow(state, observation, CONFIG)
+    assert decision == expected
+    assert new_state.retries == state.retries + 1
+
+
+def test_overflow_pauses_honestly_when_retries_are_used_up() -> None:
+    state = OverflowState(CONFIG.context_overflow_retries)
+    _, decision = step_overflow(state, _observe(8192, None), CONFIG)
+    assert isinstance(decision, PauseForOverflow)
+    assert decision.text.startswith(
+        "I've paused for now — the model still reports the request does not fit its "
+        "8,192-token context after shrinking the conversation 3 times"
+    )
+    assert decision.text.endswith('send "continue" and I\'ll pick up right where I left off.')
+
+
+@pytest.mark.parametrize(
+    ("window", "asked", "expected"),
+    [
+        pytest.param(None, 32768, 32768, id="unknown-window"),
+        pytest.param(8192, 32768, 2048, id="small-window"),
+        pytest.param(200_000, 32768, 32768, id="large-window"),
+        pytest.param(16_000, 1024, 1024, id="asked-less"),
+    ],
+)
+def test_output_cap_is_a_fraction_of_the_window(
+    window: int | None, asked: int, expected: int
+) -> None:
+    assert output_cap(window, asked, CONFIG) == expected
+
+
+@pytest.mark.parametrize(
+    ("window", "expected"),
+    [
+        pytest.param(None, None, id="unknown"),
+        pytest.param(16_000, int((16_000 - 4000) * 4 * 0.15), id="16k"),
+        pytest.param(2048, 2000, id="floor"),
+    ],
+)
+def test_tool_result_chars(window: int | None, expected: int | None) -> None:
+    assert tool_result_chars(window, 4000, CONFIG) == expected
+
+
+def test_shrink_to_fit_cuts_the_largest_even_when_recent_and_keeps_the_task() -> None:
+    task = "do it " * 500
+    messages = [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": task},
+        {"role": "assistant", "content": None,
+         "tool_calls": [{"id": "1", "type": "function",
+                         "function": {"name": "read_file", "arguments": '{"path": "a"}'}}]},
+        {"role": "tool", "tool_call_id": "1", "content": "A" * 100_000},
+    ]
+    result = shrink_to_fit(messages, 4000)
+    assert estimate_tokens(result.messages) <= 4000
+    assert result.messages[1]["content"] == task
+    assert result.messages[2] == messages[2]
+    assert compaction_marker(100_000) in result.messages[3]["content"]
+    assert result.compacted == 1
+
+
+def test_shrink_to_fit_stops_when_nothing_can_be_cut() -> None:
+    messages = [{"role": "user", "content": "x" * 40_000}]
+    result = shrink_to_fit(messages, 1000)
+    assert result.compacted == 0
+    assert result.messages == tuple(messages)
