@@ -208,9 +208,10 @@ class AgentLoop:
                                                        self.registry, self.ctx,
                                                        self.watch.tool_sink(self.on_event))
                     did_work = True
-            elif reply.text:
-                # keep partial text as context, without its cut tool calls; never an answer
+            elif reply.ending is StreamEnding.TRUNCATED and reply.text:
+                # the output limit cut it: the text stays as context for the resume round
                 self.session.messages.append(assistant_message(reply, with_tool_calls=False))
+            # an interrupted reply is dropped whole: its text is never context nor an answer
             verdict = classify_turn_end(
                 TurnObservation(
                     steps_used=self.session.steps_in_budget,
@@ -226,7 +227,7 @@ class AgentLoop:
                 return TurnReport.looped(loop, reply, model.name)
             if _keeps_going(reply, self.session.steps_in_budget, self.config.max_steps):
                 continue
-            return TurnReport.ended(verdict, reply, model.name)
+            return TurnReport.ended(verdict, reply, model.name, did_work)
 
 
 def _keeps_going(reply: StepReply, steps_used: int, max_steps: int) -> bool:

@@ -318,7 +318,8 @@ class MemoryGovernor:
         )
         try:
             reply = await watched_step(model, request, ignore_events, loop.session.steps_total,
-                                       loop.watch, f"summarizing with {model.name}")
+                                       loop.watch, f"summarizing with {model.name}",
+                                       on_usage=loop.session.add_usage)
         except (StepFailedBeforeOutput, AttemptStalled):
             return False
         if not reply.complete or reply.tool_calls:

@@ -121,7 +121,8 @@ async def run_subagent(task: str, parent: SubagentLauncher, ctx: ToolContext) ->
         models=parent.models,
         registry=subagent_registry(parent.registry),
         ctx=ToolContext(root=root, config=config, notice=lambda text: sink(Notice(str(text))),
-                        ask_handler=ctx.ask_handler),
+                        ask_handler=ctx.ask_handler,
+                        process_scope=ctx.process_scope),  # its leftovers end with the parent
         on_event=sink,
         snapshot=snapshot,
     )

@@ -23,6 +23,7 @@ from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.tools.base import AskHandler, ToolContext
+from mercury_nb.tools.processes import kill_scope
 from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.transport.protocol import ChatModel
@@ -102,6 +103,8 @@ async def run_session(
             current.uncancel()  # the cancellation is handled: finish the outcome below
         ending = Aborted(by="stop")
         session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
+    finally:
+        _end_task_processes(session.task_id, sink)
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)
     if loop.state is not None and loop.state.providers.ledger:
@@ -120,7 +123,15 @@ def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
         root=root, config=config, notice=lambda text: sink(Notice(str(text))),
         ask_handler=ask_user,
         subagents=SubagentLauncher(task_id, tuple(models), registry, sink),
+        process_scope=task_id,
     )
+
+
+def _end_task_processes(task_id: str, sink: EventSink) -> None:
+    """The task ended: kill whatever its commands left running, and say what that was."""
+    report = kill_scope(task_id)
+    if report.killed or report.survived:
+        sink(Notice(f"Background processes the task's commands left running: {report.describe()}"))
 
 
 def resolve_chain(config: MercuryConfig) -> list[ChatModel]:

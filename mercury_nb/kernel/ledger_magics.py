@@ -28,6 +28,9 @@ LINE_USAGE = (
 )
 TASKS_SHOWN = 50
 """Most tasks ``%mercury tasks`` lists (the most recently updated)."""
+TABLE_WIDTH = 88
+"""Where ``%mercury tasks`` wraps a row (on word boundaries): narrower than a notebook's
+output area, which would otherwise break long lines inside words."""
 
 
 class MagicsHost(Protocol):
@@ -139,7 +142,7 @@ def _show_tasks(magics: MagicsHost) -> None:
 
     handle = _settings_handle(magics)
     if handle is not None:
-        print(tasks_table(handle.ledger.list_tasks(TASKS_SHOWN), time.time()))
+        print(tasks_table(handle.ledger.list_tasks(TASKS_SHOWN), time.time(), TABLE_WIDTH))
 
 
 def _show_one(magics: MagicsHost, task_id: str) -> None:

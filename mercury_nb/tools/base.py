@@ -57,6 +57,10 @@ class ToolContext:
     """ask_user's answer once it was asked (it is asked at most once per task)."""
     delegated: int = 0
     """Sub-agents started in this task (they are numbered ``<task>.<n>``)."""
+    process_scope: str | None = None
+    """The task whose processes run_command's children belong to: whatever a command leaves
+    running is killed when that task ends (:func:`mercury_nb.tools.processes.kill_scope`),
+    or at process exit without a scope."""
     result_max_chars: int | None = None
     """The current model's budget for one tool result, set by the memory governor before a
     step's tools run (None: only the config's caps apply)."""

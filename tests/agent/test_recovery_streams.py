@@ -3,7 +3,6 @@ completed task, and no cut tool call ever writes a file."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +50,7 @@ async def test_broken_stream_of_a_write_recovers_without_a_half_written_file(
     assert (tmp_path / "notes.txt").read_text() == SHORT
     assert [c.path for c in outcome.changes] == ["notes.txt"]
     retry = server.requests[1]["messages"]
-    assert not any(m.get("tool_calls") for m in retry if m["role"] == "assistant")
-    assert json.dumps(retry).count("CONTINUE FROM PARTIAL") == 1
+    assert retry == server.requests[0]["messages"]  # the same request, cleanly
     assert outcome.providers["openai/mercury-test"].startswith("interrupted")
 
 

@@ -98,8 +98,9 @@ async def test_soft_threshold_pulses_once_and_names_the_activity() -> None:
         sink.arrived.clear()
         clock.now += 5.0
         await clock.ticks(3)  # later ticks in the same window stay quiet
-    assert sink.of(Pulse) == [
-        Pulse("Still working — waiting for m · 5s silent", "waiting for m", 5)]
+    [pulse] = sink.of(Pulse)
+    assert (pulse.text, pulse.activity, pulse.silent_s) == (
+        "Still working — waiting for m · 5 s silent", "waiting for m", 5)
 
 
 async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
@@ -113,8 +114,10 @@ async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
             sink.arrived.clear()
             await sink.arrived.wait()
         forward(ToolFinished(step=1, name="read_file", ok=True, summary="read_file: a.txt"))
-    assert sink.of(Pulse) == [Pulse("Still working — running read_file a.txt · 600s",
-                                    "running read_file a.txt", 600, "read_file a.txt")]
+    [pulse] = sink.of(Pulse)
+    assert (pulse.text, pulse.activity, pulse.silent_s, pulse.command) == (
+        "Still working — running read_file a.txt · 600 s", "running read_file a.txt", 600,
+        "read_file a.txt")
     assert sink.of(Notice) == []
 
 
