@@ -38,7 +38,7 @@ def checkpoint_of(loop: CheckpointedLoop) -> dict[str, Any]:
         "steps_total": session.steps_total,
         "seq": session.seq,
         "provider_index": session.provider_index,
-        "output_caps": {str(k): v for k, v in session.output_caps.items()},
+        "output_caps": {str(k): v for k, v in (state.output_caps if state else ())},
         "models_used": list(session.models_used),
         "last_verdict": session.last_verdict,
         "continuations": state.budget.continuations if state else 0,
@@ -59,7 +59,6 @@ def restore_session(data: dict[str, Any], config: MercuryConfig) -> TaskSession:
     session.steps_total = int(data["steps_total"])
     session.seq = int(data["seq"])
     session.provider_index = int(data["provider_index"])
-    session.output_caps = {int(k): int(v) for k, v in data["output_caps"].items()}
     session.models_used = list(data["models_used"])
     session.last_verdict = data.get("last_verdict")
     return session
@@ -71,12 +70,17 @@ def restore_snapshot(data: dict[str, Any]) -> Snapshot:
 
 
 def restore_router_state(data: dict[str, Any], task: str, config: MercuryConfig) -> RouterState:
-    """A fresh router state carrying the checkpoint's continuation and truncation counters."""
+    """A fresh router state carrying the checkpoint's continuation and truncation counters,
+    its lowered output caps and the provider it was on."""
     state = RouterState.start(task, config)
+    caps = tuple(sorted((int(k), int(v)) for k, v in dict(data.get("output_caps") or {}).items()))
+    current = int(data.get("provider_index", 0)) % len(state.providers.chain)
     return replace(
         state,
         budget=StepBudgetState(continuations=int(data.get("continuations", 0))),
         truncation=TruncationState(rounds=int(data.get("truncation_rounds", 0))),
+        output_caps=caps,
+        providers=replace(state.providers, current=current),
     )
 
 

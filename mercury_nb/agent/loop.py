@@ -57,7 +57,15 @@ after a truncation or an interruption the next attempt continues the same turn."
 
 @dataclass
 class AgentLoop:
-    """Carries out the pure core's decisions for one task; holds no policy of its own."""
+    """Runs one task's turns and carries out the pure core's decisions.
+
+    What follows a turn (finish, next turn, guard round, retry or fallback) is decided by
+    :func:`~mercury_nb.contract.turns.turn_router.decide_after_turn`; the turn's verdict by
+    ``classify_turn_end``, doom loops by ``observe_step``, stalls and memory pressure by their
+    governors. The loop itself decides only the mechanics inside a turn: keep stepping while
+    the last step completed with tool calls and the budget lasts (``_keeps_going``), offer
+    the directive's tools on a turn's first step only, keep partial text without its cut tool
+    calls, and never feed a complete final answer to the doom detector."""
 
     session: TaskSession
     models: Sequence[ChatModel]
@@ -91,7 +99,8 @@ class AgentLoop:
     async def run(self) -> Ending:
         state = self.state or RouterState.start(self.session.task, self.config)
         self.state = state
-        directive = TurnDirective()
+        # a restored task resumes on the provider its checkpoint names (the router's copy)
+        directive = TurnDirective(provider_index=state.providers.current)
         while True:
             report = await self._run_turn(directive)
             self.session.last_verdict = report.verdict.value
@@ -116,9 +125,7 @@ class AgentLoop:
                         self.session.messages.append(message)
                     self._begin(Notice(notice, decision.notice_kind) if notice else None,
                                 fresh, directive)
-                case RetryStep(directive=directive, notice=notice, delay_s=delay, output_cap=cap):
-                    if cap is not None:
-                        self.session.output_caps[directive.provider_index] = cap
+                case RetryStep(directive=directive, notice=notice, delay_s=delay):
                     self._begin(Notice(notice, decision.notice_kind) if notice else None,
                                 False, directive)
                     if delay > 0:
@@ -133,6 +140,14 @@ class AgentLoop:
         if fresh_budget:
             self.session.steps_in_budget = 0
         self.session.messages.extend(directive.messages)
+
+    def _output_cap(self) -> int:
+        """``max_tokens`` for the serving provider: the router state's lowered cap (the one
+        copy, checkpointed and restored with it), else the configured one."""
+        default = self.config.max_output_tokens
+        if self.state is None:
+            return default
+        return self.state.output_cap(self.session.provider_index, default)
 
     def _offered_tools(self, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
         """The directive's tools that this registry has (None: every tool)."""
@@ -149,9 +164,7 @@ class AgentLoop:
         while True:
             tool_names = self._offered_tools(directive.tool_names) if first else None
             tools = self.registry.schemas(tool_names)
-            cap = self.session.output_caps.get(
-                self.session.provider_index, self.config.max_output_tokens
-            )
+            cap = self._output_cap()
             cap = await self.memory.output_cap(self, cap)  # never more than the window allows
             pressure = await self.memory.relieve(self, tools, cap)
             if pressure is not None:

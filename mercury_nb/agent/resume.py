@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,12 +57,14 @@ async def resume_task(
         config = config.with_changes(model=model.name, fallbacks=())
     sink = on_event or ignore_events
     session = restore_session(data, config)
-    if _stored_chain(data) != config.model_chain:
+    fresh_chain = _stored_chain(data) != config.model_chain
+    if fresh_chain:
         session.provider_index = 0  # provider numbers and lowered caps were for another chain
-        session.output_caps = {}
     session.messages.append(user_message(message))
     snapshot = restore_snapshot(data)
     state = restore_router_state(data, session.task, config)
+    if fresh_chain:
+        state = replace(state, output_caps=(), providers=replace(state.providers, current=0))
     try:
         models = [model] if model is not None else resolve_chain(config)
     except (LookupError, ValueError) as error:

@@ -38,7 +38,6 @@ class TaskSession:
     steps_total: int = 0
     steps_in_budget: int = 0
     seq: int = 0
-    output_caps: dict[int, int] = field(default_factory=dict)
     """Lowered ``max_tokens`` per provider index after a provider rejected the ask."""
     provider_index: int = 0
     models_used: list[str] = field(default_factory=list)

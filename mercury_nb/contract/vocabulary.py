@@ -33,3 +33,16 @@ class TurnVerdict(StrEnum):
     INTERRUPTED = "interrupted"
     TRUNCATED = "truncated"
     ABORTED = "aborted"
+
+
+MUTATING_TOOLS: tuple[str, ...] = (
+    "create_file",
+    "write_file",
+    "edit_file",
+    "delete_file",
+    "run_command",
+    "edit_notebook_cell",
+    "insert_notebook_cell",
+)
+"""The tools that change the workspace: the only ones offered on the forced step of a guard
+round (in this order), and the file tools a step's mutation is counted by."""

@@ -15,6 +15,7 @@ import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from IPython.core import magic_arguments as _magic_arguments
@@ -162,6 +163,9 @@ class MercuryMagics(Magics):
 
         from mercury_nb.runs import plan
 
+        flagged = Path(args.workdir).expanduser() if args.workdir else None
+        if flagged is not None and not flagged.is_dir():  # the flag's own words, as the CLI's
+            raise UsageError(f"workdir {str(flagged)!r} is not a directory\n{usage()}")
         try:
             config = plan(vars(args), traitlets=self.settings.base_values())
         except ValidationError as exc:

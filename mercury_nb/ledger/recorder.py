@@ -49,8 +49,7 @@ FLUSH_TIMEOUT_S = 10.0
 PROGRESS_COALESCE_S = 0.1
 """How long a batch of progress events stays open before its write (watchers see events
 within this plus their own poll; a fast loop writes one transaction per interval)."""
-Progress = tuple[str, "str | None", "str | None"]
-"""A progress event as stored: kind, display text, typed fields (JSON)."""
+Progress = tuple[str, "str | None", "str | None"]  # kind, display text, typed fields (JSON)
 
 
 def _report_to_stderr(text: str) -> None:

@@ -10,21 +10,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.tools.base import Tool, ToolContext, ToolError, ToolResult
 from mercury_nb.workspace.errors import WorkspaceError
-
-MUTATING_TOOLS: frozenset[str] = frozenset(
-    {
-        "create_file",
-        "write_file",
-        "edit_file",
-        "delete_file",
-        "run_command",
-        "edit_notebook_cell",
-        "insert_notebook_cell",
-    }
-)
-"""Tools that change the workspace; a verification check must run after the last of them."""
 
 _MAX_ERROR_CHARS = 2000
 

@@ -7,11 +7,12 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mercury_nb.contract.redaction import redact as contract_redact
+
 MESSAGE_CHARS = 2000
 """Longest provider message kept in a ProviderError (the banner shows up to
 ``provider_message_chars`` of it, the ledger ``provider_error_chars``)."""
 
-REDACTED = "[REDACTED]"
 
 _KIND_BY_CLASS_NAME: dict[str, str] = {
     # most specific names first: the first class in the MRO that is listed wins
@@ -128,11 +129,9 @@ def response_headers(error: BaseException) -> dict[str, Any]:
 
 
 def redact(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every secret (at least 4 chars) replaced by ``[REDACTED]``."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
-    return text
+    """``text`` with every given secret (of at least 4 characters) and every key-looking token
+    masked: the one mask of :func:`mercury_nb.contract.redaction.redact`."""
+    return contract_redact(text, [secret for secret in secrets if secret and len(secret) >= 4])
 
 
 def truncate(text: str, limit: int = MESSAGE_CHARS) -> str:

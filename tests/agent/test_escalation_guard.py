@@ -13,11 +13,11 @@ from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
     FORCED_ROUND_DIRECTIVE,
     GROUNDING_HEADER,
-    MUTATING_TOOLS,
     SECOND_CYCLE_NOTICE,
     guard_round_notice,
     wake_up_directive,
 )
+from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.testing import HttpError, LoopbackServer, Turn, call
 
 TASK = "Build a todo CLI in todo.py with tests"

@@ -11,7 +11,14 @@ from mercury_nb.agent.events import AgentEvent, TaskFinished, TaskStarted, TurnE
 from mercury_nb.agent.resume import resume_task
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.testing import Turn, call
+from mercury_nb.testing import (
+    HttpError,
+    ScriptedModel,
+    Turn,
+    call,
+    register_scripted_model,
+    unregister_scripted_model,
+)
 
 
 def last_checkpoint(events: list[AgentEvent]) -> dict[str, Any]:
@@ -89,3 +96,48 @@ async def test_a_model_that_cannot_be_set_up_fails_honestly(tmp_path: Path,
     assert outcome.banner and "could not be set up" in (outcome.blocker or "")
     assert [c.path for c in outcome.changes] == ["a.txt"]
     assert [type(e) for e in finished] == [TaskFinished]
+
+
+async def paused_checkpoint(tmp_path: Path, scripted_model, **changes: Any) -> dict[str, Any]:
+    """The checkpoint of a task paused after one step (its budget spent), edited."""
+    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    events: list[AgentEvent] = []
+    first = await run_task("write a", config, on_event=events.append,
+                           model=scripted_model([write("a.txt", "a\n")]))
+    assert first.status == "paused"
+    data = last_checkpoint(events)
+    data.update(changes)
+    return data
+
+
+async def test_a_resumed_task_halves_its_restored_output_cap_not_the_default(
+    tmp_path: Path, scripted_model
+) -> None:
+    data = await paused_checkpoint(tmp_path, scripted_model, output_caps={"0": 8192})
+    model = scripted_model([
+        Turn(fault=HttpError(400, message="max_tokens is too large for this model")),
+        Turn(text="Done."),
+    ])
+    outcome = await resume_task(data, config_of(data, max_steps=5), model=model)
+    assert outcome.status == "completed", outcome.banner
+    assert [request.max_tokens for request in model.requests] == [8192, 4096]
+
+
+async def test_a_resumed_task_keeps_its_checkpointed_provider(tmp_path: Path) -> None:
+    first_model = register_scripted_model("resume-first", [Turn(text="never asked")])
+    second_model = register_scripted_model("resume-second", [Turn(text="Done.")])
+    try:
+        chain = {"model": "scripted/resume-first", "fallbacks": ["scripted/resume-second"]}
+        data = await paused_checkpoint(tmp_path, lambda turns: scripted_model_for(turns),
+                                       provider_index=1)
+        data["config"] = {**data["config"], **chain}
+        outcome = await resume_task(data, config_of(data, max_steps=5))
+        assert outcome.status == "completed", outcome.banner
+        assert (len(first_model.requests), len(second_model.requests)) == (0, 1)
+    finally:
+        unregister_scripted_model("resume-first")
+        unregister_scripted_model("resume-second")
+
+
+def scripted_model_for(turns: list[Turn]) -> ScriptedModel:
+    return ScriptedModel(turns, name="scripted/resume-setup")

@@ -170,6 +170,7 @@ def test_line_continue_by_id(home: Path, shell: InteractiveShell, workspace: Pat
         pytest.param("tasks extra", id="tasks-with-argument"),
         pytest.param("continue --no-such-flag", id="bad-flag"),
         pytest.param("show 'unbalanced", id="bad-quoting"),
+        pytest.param("stop", id="stop-without-id"),
     ],
 )
 def test_line_usage_errors(home: Path, shell: InteractiveShell, line: str) -> None:
@@ -182,6 +183,13 @@ def test_show_unknown_id_is_a_usage_error(home: Path, shell: InteractiveShell) -
     shell.run_line_magic("load_ext", "mercury_nb")
     with pytest.raises(UsageError, match="There is no task 'ffffff'"):
         shell.find_line_magic("mercury")("show ffffff")
+
+
+def test_stopping_a_task_that_is_not_running_is_a_usage_error(home: Path,
+                                                              shell: InteractiveShell) -> None:
+    shell.run_line_magic("load_ext", "mercury_nb")
+    with pytest.raises(UsageError, match="There is no task 'ffffff'"):
+        shell.find_line_magic("mercury")("stop ffffff")
 
 
 def test_an_empty_ledger_lists_nothing(home: Path, shell: InteractiveShell,

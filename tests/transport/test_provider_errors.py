@@ -101,7 +101,7 @@ def test_response_headers_are_merged_lowercase() -> None:
 
 
 def test_redact_and_truncate() -> None:
-    assert redact("key sk-abc123 rejected", ["sk-abc123", None, ""]) == "key [REDACTED] rejected"
+    assert redact("key sk-abc123 rejected", ["sk-abc123", None, ""]) == "key *** rejected"
     assert redact("short ab", ["ab"]) == "short ab"  # too short to be a key
     assert truncate("a  b\n c") == "a b c"
     assert truncate("x" * 50, limit=10) == "x" * 9 + "…"

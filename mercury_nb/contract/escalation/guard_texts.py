@@ -6,17 +6,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-MUTATING_TOOLS: tuple[str, ...] = (
-    "create_file",
-    "write_file",
-    "edit_file",
-    "delete_file",
-    "run_command",
-    "edit_notebook_cell",
-    "insert_notebook_cell",
-)
-"""The only tools offered on the forced step of a guard round, in this order."""
-
 GUARD_ROUND_NOTICE = (
     "Alright — getting started on the real build now (attempt {attempt} of {rounds})…"
 )

@@ -28,14 +28,13 @@ from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
     FORCED_ROUND_DIRECTIVE,
-    MUTATING_TOOLS,
     SECOND_CYCLE_NOTICE,
     asks_user,
     format_blocker,
     guard_round_notice,
     wake_up_directive,
 )
-from mercury_nb.contract.vocabulary import TurnVerdict
+from mercury_nb.contract.vocabulary import MUTATING_TOOLS, TurnVerdict
 
 FailedMutation = Blocker
 """A mutating tool call that failed, with the result text the model saw: the same type as

@@ -37,7 +37,7 @@ from mercury_nb.contract.redaction import config_secrets, redact
 FailureClass = Literal["transient", "non-retryable"]
 
 DOOM_LOOP_KIND = "doom-loop"
-"""``ProviderFailure.kind`` for an attempt aborted by the doom-loop detector."""
+"""``FailedAttempt.kind`` for an attempt aborted by the doom-loop detector."""
 
 EMPTY_REPLY_KIND = "empty-reply"
 """``ProviderFailure.kind`` for a complete reply with no text (or only whitespace) and no
@@ -82,7 +82,7 @@ CONTINUE_FROM_PARTIAL = (
 
 
 @dataclass(frozen=True)
-class ProviderFailure:
+class FailedAttempt:
     """One failed attempt on the current provider."""
 
     message: str
@@ -155,7 +155,7 @@ class AllProvidersFailed:
 ProviderDecision = RetrySame | SwitchProvider | AllProvidersFailed
 
 
-def classify_failure(failure: ProviderFailure) -> FailureClass:
+def classify_failure(failure: FailedAttempt) -> FailureClass:
     """Transient failures may be retried on the same provider; the others may not."""
     if failure.kind.lower() in NON_RETRYABLE_KINDS:
         return "non-retryable"
@@ -176,7 +176,7 @@ def backoff_delay(retry: int, base_s: float, max_s: float, jitter: float) -> flo
     return raw * (1.0 - JITTER_SPREAD * jitter)
 
 
-def failure_reason(failure: ProviderFailure, limit: int, secrets: Iterable[str] = ()) -> str:
+def failure_reason(failure: FailedAttempt, limit: int, secrets: Iterable[str] = ()) -> str:
     """One redacted line of at most ``limit`` chars: ``HTTP 503: message`` or ``timeout: …``."""
     message = " ".join(failure.message.split())
     if failure.status is not None:
@@ -191,7 +191,7 @@ def failure_reason(failure: ProviderFailure, limit: int, secrets: Iterable[str] 
 
 def step_provider(
     state: ProviderState,
-    failure: ProviderFailure,
+    failure: FailedAttempt,
     config: MercuryConfig,
     jitter: float,
     *,

@@ -149,7 +149,7 @@ def route_trouble(
         caps = (*(c for c in state.output_caps if c[0] != index), (index, lowered))
         state = replace(state, output_caps=caps)
         return state, RetryStep(_same_first_step(state, trouble, index), None, 0.0, lowered)
-    failure = pp.ProviderFailure(
+    failure = pp.FailedAttempt(
         message=trouble.message, status=trouble.status, kind=trouble.kind,
         streamed_output=trouble.streamed_output, retry_after_s=trouble.retry_after_s,
     )

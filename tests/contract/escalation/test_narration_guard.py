@@ -7,7 +7,6 @@ import pytest
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
-    MUTATING_TOOLS,
     SECOND_CYCLE_NOTICE,
     asks_user,
     forced_choice_rejected,
@@ -25,6 +24,7 @@ from mercury_nb.contract.escalation.narration_guard import (
     step_guard,
 )
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 
 WAKE_UP_TAIL = (
     "Your next response MUST begin with a mutating tool call — create_file, write_file, "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.provider_policy import (
     AllProvidersFailed,
-    ProviderFailure,
+    FailedAttempt,
     ProviderState,
     step_provider,
 )
@@ -20,7 +20,7 @@ HINT = ("LLM Provider NOT provided. Pass in the LLM provider you are trying to c
 def test_last_error_whole_ledger_short() -> None:
     config = MercuryConfig(retry_attempts=0, provider_error_chars=140)
     state = ProviderState.initial(["foo"])
-    state, decision = step_provider(state, ProviderFailure(HINT, status=400, kind="bad_request"),
+    state, decision = step_provider(state, FailedAttempt(HINT, status=400, kind="bad_request"),
                                     config, 0.0)
     assert isinstance(decision, AllProvidersFailed)
     assert state.last_error == f"HTTP 400: {HINT}"
@@ -31,6 +31,6 @@ def test_last_error_whole_ledger_short() -> None:
 
 def test_last_error_is_capped_by_provider_message_chars() -> None:
     config = MercuryConfig(retry_attempts=0, provider_message_chars=100)
-    state, _ = step_provider(ProviderState.initial(["a"]), ProviderFailure("x" * 500, status=500),
+    state, _ = step_provider(ProviderState.initial(["a"]), FailedAttempt("x" * 500, status=500),
                              config, 0.0)
     assert state.last_error is not None and len(state.last_error) == 100

@@ -9,8 +9,8 @@ from mercury_nb.contract.escalation.provider_policy import (
     CONTINUE_FROM_PARTIAL,
     DOOM_LOOP_KIND,
     AllProvidersFailed,
+    FailedAttempt,
     ProviderDecision,
-    ProviderFailure,
     ProviderState,
     RetrySame,
     SwitchProvider,
@@ -29,12 +29,12 @@ def make_config(**changes: object) -> MercuryConfig:
     return MercuryConfig(model="a", fallbacks=("b", "c")).with_changes(**changes)
 
 
-def http(status: int, message: str = "boom", retry_after: float | None = None) -> ProviderFailure:
-    return ProviderFailure(message=message, status=status, retry_after_s=retry_after)
+def http(status: int, message: str = "boom", retry_after: float | None = None) -> FailedAttempt:
+    return FailedAttempt(message=message, status=status, retry_after_s=retry_after)
 
 
 def run(
-    failures: list[ProviderFailure],
+    failures: list[FailedAttempt],
     config: MercuryConfig | None = None,
     chain: tuple[str, ...] = ("a", "b", "c"),
     start: int = 0,
@@ -57,32 +57,32 @@ def run(
         pytest.param(http(503), "transient", id="503"),
         pytest.param(http(504), "transient", id="504"),
         pytest.param(http(408), "transient", id="408-request-timeout"),
-        pytest.param(ProviderFailure("read timed out", kind="timeout"), "transient", id="timeout"),
-        pytest.param(ProviderFailure("refused", kind="connection"), "transient", id="connection"),
+        pytest.param(FailedAttempt("read timed out", kind="timeout"), "transient", id="timeout"),
+        pytest.param(FailedAttempt("refused", kind="connection"), "transient", id="connection"),
         pytest.param(
-            ProviderFailure("no finish", kind="interrupted"), "transient", id="interrupted"
+            FailedAttempt("no finish", kind="interrupted"), "transient", id="interrupted"
         ),
-        pytest.param(ProviderFailure("weird"), "transient", id="unknown-no-status"),
+        pytest.param(FailedAttempt("weird"), "transient", id="unknown-no-status"),
         pytest.param(http(400), "non-retryable", id="400"),
         pytest.param(http(401), "non-retryable", id="401"),
         pytest.param(http(403), "non-retryable", id="403"),
         pytest.param(http(404), "non-retryable", id="404"),
         pytest.param(http(422), "non-retryable", id="422"),
         pytest.param(http(413), "non-retryable", id="413-other-4xx"),
-        pytest.param(ProviderFailure("bad key", kind="auth"), "non-retryable", id="auth-kind"),
+        pytest.param(FailedAttempt("bad key", kind="auth"), "non-retryable", id="auth-kind"),
         pytest.param(
-            ProviderFailure("too long", kind="context_window"), "non-retryable", id="context-window"
+            FailedAttempt("too long", kind="context_window"), "non-retryable", id="context-window"
         ),
-        pytest.param(ProviderFailure("bad chunk", kind="malformed"), "transient", id="malformed"),
+        pytest.param(FailedAttempt("bad chunk", kind="malformed"), "transient", id="malformed"),
         pytest.param(
-            ProviderFailure("overloaded", kind="server_error"), "transient", id="server-error-kind"
+            FailedAttempt("overloaded", kind="server_error"), "transient", id="server-error-kind"
         ),
         pytest.param(
-            ProviderFailure("looped", kind=DOOM_LOOP_KIND), "non-retryable", id="doom-loop"
+            FailedAttempt("looped", kind=DOOM_LOOP_KIND), "non-retryable", id="doom-loop"
         ),
     ],
 )
-def test_classify(failure: ProviderFailure, expected: str) -> None:
+def test_classify(failure: FailedAttempt, expected: str) -> None:
     assert classify_failure(failure) == expected
 
 
@@ -211,7 +211,7 @@ def test_all_failed_message_format() -> None:
     config = make_config(retry_attempts=0)
     failures = [
         http(503, "Service Unavailable"),
-        ProviderFailure("read timed out", kind="timeout"),
+        FailedAttempt("read timed out", kind="timeout"),
         http(401, "Incorrect API key provided"),
     ]
     _, decisions = run(failures, config)
@@ -248,19 +248,19 @@ def test_reasons_are_one_line_and_at_most_140_chars() -> None:
     ("failures", "expected_delays"),
     [
         pytest.param(
-            [ProviderFailure("dropped", kind="interrupted", streamed_output=True)] * 3,
+            [FailedAttempt("dropped", kind="interrupted", streamed_output=True)] * 3,
             [2.0, 4.0, 8.0],
             id="after-output-continuation-backoff",
         ),
         pytest.param(
-            [ProviderFailure("dropped", kind="interrupted")] * 3,
+            [FailedAttempt("dropped", kind="interrupted")] * 3,
             [5.0, 10.0, 20.0],
             id="before-output-plain-backoff",
         ),
     ],
 )
 def test_partial_turn_is_kept(
-    failures: list[ProviderFailure], expected_delays: list[float]
+    failures: list[FailedAttempt], expected_delays: list[float]
 ) -> None:
     _, decisions = run(failures)
     resume = failures[0].streamed_output
@@ -271,7 +271,7 @@ def test_partial_turn_is_kept(
 
 
 def test_switch_after_output_continues_from_partial() -> None:
-    failure = ProviderFailure("bad request", status=400, streamed_output=True)
+    failure = FailedAttempt("bad request", status=400, streamed_output=True)
     _, (decision,) = run([failure])
     assert isinstance(decision, SwitchProvider)
     assert decision.resume_partial and decision.continuation == CONTINUE_FROM_PARTIAL
@@ -279,7 +279,7 @@ def test_switch_after_output_continues_from_partial() -> None:
 
 
 def test_doom_loop_moves_to_next_provider_naming_the_loop() -> None:
-    loop = ProviderFailure("read_file(a.py) called 4 times in a row", kind=DOOM_LOOP_KIND)
+    loop = FailedAttempt("read_file(a.py) called 4 times in a row", kind=DOOM_LOOP_KIND)
     _, (decision,) = run([loop])
     assert isinstance(decision, SwitchProvider)
     assert "read_file(a.py) called 4 times" in decision.notice

@@ -20,7 +20,6 @@ from mercury_nb.contract.escalation.doom_loop import LOOP_DIRECTIVE, DoomLoop
 from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
     FORCED_ROUND_DIRECTIVE,
-    MUTATING_TOOLS,
     SECOND_CYCLE_NOTICE,
     guard_round_notice,
     wake_up_directive,
@@ -47,6 +46,7 @@ from mercury_nb.contract.turns.router_state import (
 )
 from mercury_nb.contract.turns.turn_router import decide_after_turn
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.transport.protocol import ToolChoice
 
 WORK = "Build a todo CLI in todo.py with tests"

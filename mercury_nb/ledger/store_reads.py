@@ -1,0 +1,102 @@
+"""The ledger's reads (tasks by id or prefix, by workspace and status; events; checkpoints),
+mixed into :class:`~mercury_nb.ledger.store.Ledger`, which owns the connection."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from mercury_nb.ledger.records import PROGRESS_KINDS, AmbiguousTaskId, EventRecord, TaskRecord
+
+_T = TypeVar("_T")
+_TASK_COLUMNS = (
+    "id, task, workspace, models, status, verdict, banner, blocker, changes, evidence, steps, "
+    "created_at, updated_at, owner_pid, owner_token, "
+    "EXISTS (SELECT 1 FROM checkpoints c WHERE c.task_id = tasks.id) AS has_checkpoint, usage"
+)
+
+
+class LedgerReads:
+    """Read queries over ``_guarded`` (the store's serialized, damage-aware connection)."""
+
+    def _guarded(self, action: Callable[[sqlite3.Connection], _T]) -> _T:
+        raise NotImplementedError
+
+    # --- reads ----------------------------------------------------------------------
+
+    def _records(self, where: str, params: Sequence[Any], limit: int | None = None
+                 ) -> list[TaskRecord]:
+        sql = f"SELECT {_TASK_COLUMNS} FROM tasks {where} ORDER BY updated_at DESC, id"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = self._guarded(lambda conn: conn.execute(sql, tuple(params)).fetchall())
+        return [TaskRecord.from_row(row) for row in rows]
+
+    def get(self, id_or_prefix: str) -> TaskRecord | None:
+        """The task with this id, or the only one whose id starts with it."""
+        exact = self._records("WHERE id = ?", (id_or_prefix,))
+        if exact:
+            return exact[0]
+        escaped = id_or_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        found = self._records("WHERE id LIKE ? ESCAPE '\\'", (escaped + "%",))
+        if len(found) > 1:
+            raise AmbiguousTaskId(id_or_prefix, [r.id for r in found])
+        return found[0] if found else None
+
+    def find(self, *, workspace: str | None = None, status: str | None = None,
+             limit: int = 50, offset: int = 0) -> list[TaskRecord]:
+        """Tasks of a workspace and/or status, the most recently updated first."""
+        terms = [(column, value) for column, value in
+                 (("workspace", workspace), ("status", status)) if value is not None]
+        where = " AND ".join(f"{column} = ?" for column, _ in terms)
+        found = self._records(f"WHERE {where}" if where else "", [v for _, v in terms],
+                              int(limit) + int(offset))
+        return found[int(offset):]
+
+    def list_tasks(self, limit: int | None = None) -> list[TaskRecord]:
+        """Every task, the most recently updated first."""
+        return self._records("", (), limit)
+
+    def latest_paused(self, workspace: str) -> TaskRecord | None:
+        found = self._records("WHERE status = 'paused' AND workspace = ?", (workspace,), 1)
+        return found[0] if found else None
+
+    def paused_with_text(self, task: str, workspace: str) -> TaskRecord | None:
+        found = self._records(
+            "WHERE status = 'paused' AND workspace = ? AND task = ?", (workspace, task), 1
+        )
+        return found[0] if found else None
+
+    def events(self, task_id: str, *, progress: bool = False) -> list[EventRecord]:
+        """The task's events, oldest first; step, tool and pulse events only with
+        ``progress`` (a task's summary leaves them out)."""
+        skip = "" if progress else f" AND kind NOT IN {PROGRESS_KINDS!r}"
+        rows = self._guarded(
+            lambda conn: conn.execute(
+                "SELECT at, kind, verdict, decision, text, id, task_id, data FROM events "
+                f"WHERE task_id = ?{skip} ORDER BY id",
+                (task_id,),
+            ).fetchall()
+        )
+        return [EventRecord(*row) for row in rows]
+
+    def checkpoint(self, task_id: str) -> dict[str, Any] | None:
+        """The task's latest checkpoint, with its start snapshot put back, or None."""
+        row = self._guarded(
+            lambda conn: conn.execute(
+                "SELECT data, snapshot FROM checkpoints WHERE task_id = ?", (task_id,)
+            ).fetchone()
+        )
+        if row is None:
+            return None
+        data: dict[str, Any] = json.loads(row[0])
+        if row[1] is not None:
+            data["snapshot"] = row[1]
+        return data
+
+    def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check`` answer (``"ok"`` when sound)."""
+        rows = self._guarded(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
+        return "\n".join(str(row[0]) for row in rows)
