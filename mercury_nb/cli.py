@@ -86,6 +86,17 @@ def _usage_error(parser: argparse.ArgumentParser, text: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line. What it prints for humans is stripped of terminal control
+    sequences (model text, file names and command output are untrusted); ``--json``
+    output on stdout stays exact."""
+    from mercury_nb.ui.terminal import terminal_safe_streams
+
+    words = list(sys.argv[1:] if argv is None else argv)
+    with terminal_safe_streams(stdout="--json" not in words):
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -6,7 +6,14 @@ cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 mkdir -p .venv/logs
-if ! .venv/bin/python -m pip install --disable-pip-version-check -e ".[lab,test]" \
+export PATH="$PWD/.venv/bin:$PATH"  # jlpm / jupyter for the panel build
+# build requirements first, then an editable install without an isolated build env (which
+# would download JupyterLab into a throwaway env on every run); the panel is built by
+# scripts/build_labextension.sh below, or by hatch-jupyter-builder when it is missing
+if ! { .venv/bin/python -m pip install --disable-pip-version-check hatchling editables \
+        "hatch-jupyter-builder>=0.9" "jupyterlab>=4.2,<5" \
+     && .venv/bin/python -m pip install --disable-pip-version-check --no-build-isolation \
+        -e ".[lab,test]"; } \
     > .venv/logs/pip-install-lab.log 2>&1; then
   tail -n 40 .venv/logs/pip-install-lab.log
   echo "pip install failed (full log: .venv/logs/pip-install-lab.log)" >&2

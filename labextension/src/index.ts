@@ -8,13 +8,12 @@ import {
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
 import { Dialog, ICommandPalette, showDialog } from '@jupyterlab/apputils';
-import { PathExt } from '@jupyterlab/coreutils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import mercurySvg from '../style/icons/mercury.svg';
-import { IFileChange } from './api';
+import { IFileChange, listModels, taskDetail, watchEvents } from './api';
 import { MercuryPanel } from './panel';
 
 export const mercuryIcon = new LabIcon({ name: 'mercury-nb:icon', svgstr: mercurySvg });
@@ -23,7 +22,8 @@ const COMMAND = 'mercury:open-panel';
 
 /** `workspace/path` relative to the server root, or null when outside it. */
 function labPath(root: string, workspace: string, path: string): string | null {
-  const full = PathExt.join(workspace, path);
+  // absolute paths on the server (PathExt.join would drop the leading slash)
+  const full = workspace.replace(/\/+$/, '') + '/' + path;
   const base = root.replace(/\/+$/, '');
   if (!base || !(full === base || full.startsWith(base + '/'))) {
     return null;
@@ -79,10 +79,24 @@ const plugin: JupyterFrontEndPlugin<void> = {
     browser: IDefaultFileBrowser | null
   ) => {
     const panel = new MercuryPanel({
-      currentFolder: () => (browser ? browser.model.path : ''),
-      changedFiles: (workspace, changes, root) => {
-        void reloadChanged(docs, workspace, changes, root);
+      currentFolder: () => (browser ? browser.model.path : '')
+    });
+    // Whether or not the panel is open: when any task finishes, reload the open documents
+    // it changed (or ask, when they have unsaved edits).
+    let root: string | null = null;
+    void listModels()
+      .then(found => {
+        root = found.root;
+      })
+      .catch(() => undefined);
+    watchEvents(event => {
+      if (event.kind !== 'task-finished' || root === null) {
+        return;
       }
+      const base = root;
+      void taskDetail(event.task_id)
+        .then(found => reloadChanged(docs, found.task.workspace, found.changes, base))
+        .catch(reason => console.warn('mercury: could not reload changed files', reason));
     });
     panel.id = 'mercury-panel';
     panel.title.icon = mercuryIcon;

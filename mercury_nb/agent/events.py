@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
 from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind
 
 
@@ -58,15 +59,25 @@ class Notice:
 
 @dataclass(frozen=True)
 class Pulse:
-    """The stall watchdog's live pulse: ``Still working — <activity> · Ns silent`` (or
-    ``Still working — running <cmd> · Ns``); shown until the next sign of progress.
+    """The stall watchdog's live pulse: ``Still working — <activity> · N s silent`` (or
+    ``Still working — running <cmd> · N s``); shown until the next sign of progress.
     ``activity`` is what it waits on, ``silent_s`` the whole seconds of silence (or of the
-    running ``command``)."""
+    running ``command``), both as of the decision.
+
+    ``watch`` is the watchdog state it was decided in (None when unknown): :meth:`text_at`
+    redraws the line for a later time on the watchdog's clock (``time.monotonic`` seconds),
+    so a live view shows the seconds growing.
+    """
 
     text: str
     activity: str = ""
     silent_s: int = 0
     command: str | None = None
+    watch: WatchdogState | None = None
+
+    def text_at(self, now_s: float) -> str:
+        """The pulse line at ``now_s`` (``text`` itself when the state is unknown)."""
+        return self.text if self.watch is None else pulse_text(self.watch, now_s * 1000.0)
 
 
 @dataclass(frozen=True)

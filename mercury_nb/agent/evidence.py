@@ -8,10 +8,9 @@ import os
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
-from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
@@ -27,8 +26,27 @@ from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.notebook_check import execute_notebook
 
 if TYPE_CHECKING:
-    from mercury_nb.agent.loop import AgentLoop
+    from mercury_nb.agent.events import EventSink
+    from mercury_nb.agent.session import TaskSession
     from mercury_nb.agent.watchdog_runner import AttemptStalled
+    from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.tools.base import ToolContext
+    from mercury_nb.workspace.snapshot import Snapshot
+
+
+class MeasuredLoop(Protocol):
+    """What gathering a turn's facts uses of the loop: the session, the start snapshot, the
+    workspace (through the tool context), the config and the sink."""
+
+    session: TaskSession
+    snapshot: Snapshot
+    ctx: ToolContext
+
+    @property
+    def on_event(self) -> EventSink: ...
+
+    @property
+    def config(self) -> MercuryConfig: ...
 
 
 @dataclass(frozen=True)
@@ -43,13 +61,18 @@ class TurnReport:
     """The memory governor's pause text: the task pauses before the next request."""
 
     @classmethod
-    def ended(cls, verdict: TurnVerdict, reply: StepReply, provider: str) -> TurnReport:
+    def ended(
+        cls, verdict: TurnVerdict, reply: StepReply, provider: str, after_output: bool = False
+    ) -> TurnReport:
+        """``after_output``: a tool call of this turn completed, so an interrupted attempt
+        continues the turn; otherwise the same request is retried cleanly (the cut text is
+        dropped, never part of an answer)."""
         trouble = None
         if verdict is TurnVerdict.INTERRUPTED:
             message = reply.error or "the stream ended without a finish reason"
             trouble = ProviderTrouble(
                 provider=provider, message=message, kind="interrupted",
-                streamed_output=True,
+                streamed_output=after_output,
             )
         return cls(verdict, reply, trouble)
 
@@ -99,14 +122,12 @@ def stalled_turn(
     session: TaskSession, stalled: AttemptStalled, provider: str, request: ModelRequest,
     tool_names: tuple[str, ...] | None, did_work: bool,
 ) -> TurnReport:
-    """The report of a request the stall watchdog cut: what had streamed is kept as context
-    (text only, never an answer) and the attempt is interrupted, named by the stall."""
+    """The report of a request the stall watchdog cut: the attempt is interrupted, named by
+    the stall. What had streamed of the cut reply is dropped (never part of an answer); the
+    turn continues only when a tool call of it completed (``did_work``)."""
     text = stalled.stall.text
     reply = stalled.assembly.reply(error=text, step=session.steps_total)
-    if reply.text:
-        session.messages.append(assistant_message(reply, with_tool_calls=False))
-    return TurnReport.stalled(text, reply, provider, request, tool_names,
-                              did_work or bool(reply.text))
+    return TurnReport.stalled(text, reply, provider, request, tool_names, did_work)
 
 
 def check_records(session: TaskSession) -> list[CheckRecord]:
@@ -120,7 +141,7 @@ def check_records(session: TaskSession) -> list[CheckRecord]:
     ]
 
 
-async def gather_turn_facts(loop: AgentLoop, report: TurnReport) -> TurnFacts:
+async def gather_turn_facts(loop: MeasuredLoop, report: TurnReport) -> TurnFacts:
     session = loop.session
     reply = report.reply
     text = reply.text if reply else ""
@@ -165,7 +186,7 @@ def _read_back(root: Path, report: ChangeReport) -> bool:
     return True
 
 
-async def _run_changed_notebooks(loop: AgentLoop, report: ChangeReport) -> None:
+async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> None:
     """Execute changed notebooks unless one already ran after the last change."""
     session = loop.session
     last = session.last_mutation_seq

@@ -27,7 +27,7 @@ import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from mercury_nb.agent.events import Notice, ignore_events
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
@@ -61,11 +61,30 @@ from mercury_nb.contract.recovery.memory_governor import (
     step_governor,
     usable_budget,
 )
-from mercury_nb.tools.budget import RESULT_BUDGET_KEY
 from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
 
 if TYPE_CHECKING:
-    from mercury_nb.agent.loop import AgentLoop
+    from mercury_nb.agent.events import EventSink
+    from mercury_nb.agent.session import TaskSession
+    from mercury_nb.agent.watchdog_runner import StallWatch
+    from mercury_nb.tools.base import ToolContext
+
+
+class GovernedLoop(Protocol):
+    """What the governor uses of the loop: the sent list, the serving model, the watch, the
+    sink and the tool context whose result budget it sets (the agent loop has them)."""
+
+    session: TaskSession
+    ctx: ToolContext
+
+    @property
+    def on_event(self) -> EventSink: ...
+
+    @property
+    def model(self) -> ChatModel: ...
+
+    @property
+    def watch(self) -> StallWatch: ...
 
 STATM = Path("/proc/self/statm")
 NO_BUDGET = sys.maxsize
@@ -187,13 +206,13 @@ class MemoryGovernor:
     learned: dict[str, int] = field(default_factory=dict)
     """Model name -> the window its own overflow error named."""
 
-    async def output_cap(self, loop: AgentLoop, asked: int) -> int:
+    async def output_cap(self, loop: GovernedLoop, asked: int) -> int:
         """``asked`` capped at the window's output fraction (the output never fills it)."""
         window = await context_window_of(loop.model, self.config, self.learned)
         return output_cap(window, asked, self.config)
 
     async def absorb_overflow(
-        self, loop: AgentLoop, error: ProviderError, request: ModelRequest
+        self, loop: GovernedLoop, error: ProviderError, request: ModelRequest
     ) -> bool | str:
         """A context overflow of ``request``: learn the window it names, shrink the
         conversation and answer True (send the same step again), or the honest pause text
@@ -232,7 +251,7 @@ class MemoryGovernor:
         self.overflow = OverflowState()
 
     async def relieve(
-        self, loop: AgentLoop, tools: tuple[dict[str, Any], ...], output_reserve: int
+        self, loop: GovernedLoop, tools: tuple[dict[str, Any], ...], output_reserve: int
     ) -> str | None:
         """Compact or summarize ``loop.session.messages`` until the governor sees no
         pressure. Returns None to go on, or the governor's pause text."""
@@ -241,7 +260,7 @@ class MemoryGovernor:
         extra_tokens = tools_tokens(tools)
         chars = tool_result_chars(window, output_reserve, self.config)
         if chars is not None:  # tools cut their results to fit this window at the source
-            loop.ctx.extra[RESULT_BUDGET_KEY] = chars
+            loop.ctx.result_max_chars = chars
         while True:
             observation = self._observe(loop.session.messages, budget, extra_tokens)
             self.state, decision = step_governor(self.state, observation, self.config)
@@ -268,12 +287,12 @@ class MemoryGovernor:
             rss_mb=rss,
         )
 
-    def _compact(self, loop: AgentLoop, reason: PressureReason, target: int) -> None:
+    def _compact(self, loop: GovernedLoop, reason: PressureReason, target: int) -> None:
         messages = loop.session.messages
         result = compact_messages(messages, self.config)
         if reason == "context" and estimate_tokens(result.messages) > target:
             # still over: cut the largest texts, a recent one too when it alone is too big
-            floor = shrink_floor(self.config, loop.ctx.extra.get(RESULT_BUDGET_KEY))
+            floor = shrink_floor(self.config, loop.ctx.result_max_chars)
             shrunk = shrink_to_fit(result.messages, max(1, target), floor)
             result = replace(shrunk, compacted=result.compacted + shrunk.compacted,
                              chars_before=result.chars_before)
@@ -286,7 +305,7 @@ class MemoryGovernor:
                 before=result.chars_before, after=result.chars_after,
             )))
 
-    async def _summarize(self, loop: AgentLoop, budget: int, output_reserve: int) -> bool:
+    async def _summarize(self, loop: GovernedLoop, budget: int, output_reserve: int) -> bool:
         """Replace older turns by the current model's summary; False when it cannot."""
         messages = loop.session.messages
         transcript_chars = min(120_000, max(8_000, budget * CHARS_PER_TOKEN // 2))
@@ -299,7 +318,8 @@ class MemoryGovernor:
         )
         try:
             reply = await watched_step(model, request, ignore_events, loop.session.steps_total,
-                                       loop.watch, f"summarizing with {model.name}")
+                                       loop.watch, f"summarizing with {model.name}",
+                                       on_usage=loop.session.add_usage)
         except (StepFailedBeforeOutput, AttemptStalled):
             return False
         if not reply.complete or reply.tool_calls:

@@ -1,4 +1,5 @@
-"""Streams one model step and assembles it; a broken stream becomes an interrupted reply."""
+"""Streams one model step and assembles it; a broken stream becomes an interrupted reply,
+an empty one a failed step."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ from dataclasses import dataclass, field
 
 from mercury_nb.agent.events import EventSink, TextDelta
 from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
-from mercury_nb.contract.turns.stream_assembly import StepReply, StreamAssembly
+from mercury_nb.contract.escalation.provider_policy import EMPTY_REPLY_KIND, EMPTY_REPLY_MESSAGE
+from mercury_nb.contract.turns.stream_assembly import (
+    StepReply,
+    StreamAssembly,
+    is_empty_reply,
+    produced_nothing,
+)
 from mercury_nb.transport.protocol import (
     ChatModel,
     FinishChunk,
@@ -45,9 +52,12 @@ async def stream_step(
     on_usage: Callable[[str, int, int], None] | None = None,
 ) -> StepReply:
     """Run one streamed request. A ProviderError before any chunk raises
-    :class:`StepFailedBeforeOutput`; any failure after output is kept as an interrupted reply
-    (partial text preserved, never delivered as an answer). ``on_activity`` is called for
-    every chunk; ``partial`` follows the assembly, so a cancelled stream's text is kept;
+    :class:`StepFailedBeforeOutput`; any failure after output is an interrupted reply (its
+    partial text is never delivered as an answer). A stream that produced neither text nor
+    a tool call, and a complete reply with only whitespace and no tool call, are failed
+    steps too (:class:`StepFailedBeforeOutput`, kind ``interrupted`` or ``empty-reply``):
+    nothing to keep, the same request is retried or the next provider asked.
+    ``on_activity`` is called for every chunk; ``partial`` follows the assembly;
     ``on_usage(model, prompt, completion)`` gets the token usage the provider reports."""
     assembly = StreamAssembly()
     try:
@@ -73,15 +83,29 @@ async def stream_step(
     except ProviderError as error:
         if assembly.chunks == 0:
             raise StepFailedBeforeOutput(error) from error
-        return assembly.reply(error=error, step=step)
+        return _usable(assembly.reply(error=error, step=step), model.name)
     except Exception as error:  # any mid-stream failure is an interruption, never success
         if assembly.chunks == 0:
             raise StepFailedBeforeOutput(
                 ProviderError(provider=model.name, message=str(error)[:300],
                               kind=type(error).__name__)
             ) from error
-        return assembly.reply(error=error, step=step)
-    return assembly.reply(step=step)
+        return _usable(assembly.reply(error=error, step=step), model.name)
+    return _usable(assembly.reply(step=step), model.name)
+
+
+def _usable(reply: StepReply, provider: str) -> StepReply:
+    """``reply``, unless it carries nothing to act on: then the step failed."""
+    if is_empty_reply(reply):
+        raise StepFailedBeforeOutput(
+            ProviderError(provider=provider, message=EMPTY_REPLY_MESSAGE, kind=EMPTY_REPLY_KIND)
+        )
+    if produced_nothing(reply):
+        message = reply.error or "the stream ended without output or a finish reason"
+        raise StepFailedBeforeOutput(
+            ProviderError(provider=provider, message=message[:300], kind="interrupted")
+        )
+    return reply
 
 
 async def watched_step(

@@ -68,12 +68,12 @@ def human_size(size: int) -> str:
     """``80 bytes``, ``12.5 KB``, ``2.1 MB``, ``1.2 GB`` (binary units)."""
     if size < 1024:
         return f"{size} bytes"
-    value = float(size)
-    for unit in ("KB", "MB", "GB"):
+    value = size / 1024
+    for unit in ("KB", "MB"):
+        if value < 1024:
+            return f"{value:.1f} {unit}"
         value /= 1024
-        if value < 1024 or unit == "GB":
-            break
-    return f"{value:.1f} {unit}"
+    return f"{value:.1f} GB"
 
 
 def change_summary_lines(changes: Sequence[FileChange]) -> list[str]:

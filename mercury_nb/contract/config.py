@@ -24,9 +24,9 @@ class MercuryConfig(BaseModel):
     defaults, traitlets, environment, flags.
     """
 
-    model_config = ConfigDict(
-        frozen=True, extra="forbid", use_attribute_docstrings=True, allow_inf_nan=False
-    )
+    # Each field's docstring documents it (tests check every field has one). Not loaded as
+    # pydantic descriptions: reading the source for them costs every process ~0.1 s at start.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     model: str = "gpt-4o-mini"
     """The first model of the chain, in litellm's naming (``provider/model``).
@@ -37,10 +37,13 @@ class MercuryConfig(BaseModel):
     a comma-separated list)."""
 
     api_base: str | None = None
-    """Base URL of an OpenAI-compatible endpoint, passed to litellm."""
+    """Base URL of an OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama's ``/v1``, LM
+    Studio…); models there are streamed by the openai SDK, other providers get it through
+    litellm."""
 
     api_key: SecretStr | None = None
-    """API key passed to litellm. Never printed, logged or stored."""
+    """API key sent to every model of the chain (before the provider's own variable, such as
+    ``OPENAI_API_KEY``). Never printed, logged or stored."""
 
     workdir: Path = Field(default_factory=Path.cwd)
     """Workspace root. Every tool path is confined to it. Default: the kernel's cwd."""
@@ -56,7 +59,7 @@ class MercuryConfig(BaseModel):
     """``max_tokens`` asked of the provider; deliberately above native limits."""
 
     request_timeout_s: float = Field(default=600.0, gt=0)
-    """Timeout of one model request, passed to litellm."""
+    """Timeout of one model request (the openai SDK's or litellm's)."""
 
     command_timeout_s: float = Field(default=120.0, gt=0)
     """Default timeout of ``run_command`` when the model does not give one."""

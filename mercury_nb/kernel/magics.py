@@ -23,7 +23,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Dict, Int, List, Unicode
 from traitlets.config import Configurable
 
-from mercury_nb.kernel.wait_cells import WaitCellTransformer, can_await_cells
+from mercury_nb.kernel.wait_cells import HelpCellTransformer, WaitCellTransformer, can_await_cells
 
 if TYPE_CHECKING:
     import argparse
@@ -43,7 +43,7 @@ class _Decorator(Protocol):
 
 
 # IPython's magic_arguments is untyped; these typed aliases keep the magic typed.
-magic_arguments: Callable[[], _Decorator] = _magic_arguments.magic_arguments
+magic_arguments: Callable[..., _Decorator] = _magic_arguments.magic_arguments
 argument: Callable[..., _Decorator] = _magic_arguments.argument
 named_line_magic: Callable[[str], _Decorator] = cast(Any, line_magic)
 
@@ -90,7 +90,7 @@ class MercuryMagics(Magics):
         self.settings = Mercury(parent=shell)
         shell.configurables.append(self.settings)
 
-    @magic_arguments()
+    @magic_arguments(name=f"%{MAGIC_NAME}")  # IPython prefixes one "%": the usage reads %%mercury
     @argument("--model", metavar="M", help="model, in litellm naming (scripted/<name> for tests)")
     @argument("--fallback", metavar="M2", action="append", default=None,
               help="a fallback model; repeat for more")
@@ -123,16 +123,27 @@ class MercuryMagics(Magics):
     @named_line_magic(MAGIC_NAME)
     def mercury_line(self, line: str) -> Any:
         """``%mercury tasks`` lists the work ledger; ``%mercury show ID`` shows one task;
-        ``%mercury continue [ID]`` resumes a paused task (the latest of this workspace)."""
-        from mercury_nb.kernel.ledger_magics import line_command
+        ``%mercury continue [ID]`` resumes a paused task (the latest of this workspace);
+        ``%mercury --help`` prints the help of both magics."""
+        from mercury_nb.kernel.ledger_magics import LINE_USAGE, line_command
 
+        if asks_for_help(line):
+            print(f"{help_text()}\n{LINE_USAGE}")
+            return None
         return line_command(self, line)
+
+    def parse_flags(self, line: str) -> argparse.Namespace:
+        """The flags of a ``%%mercury`` line (``UsageError`` / ``ValueError`` when bad)."""
+        return parse_line(line)
 
     # --- steps -------------------------------------------------------------------------
     def _parse(self, line: str, cell: str) -> CellRequest | None:
+        if asks_for_help(line):
+            print(help_text())
+            return None
         try:
             args = parse_line(line)
-        except SystemExit:  # argparse printed help (IPython's parser has no -h, but be safe)
+        except SystemExit:  # argparse exited (IPython's parser raises UsageError instead)
             return None
         except ValueError as exc:  # unbalanced quotes
             raise UsageError(f"{exc}\n{usage()}") from None
@@ -171,7 +182,7 @@ class MercuryMagics(Magics):
 
     def _launch(self, plan: PlannedRun, *, wait: bool) -> Any:
         from mercury_nb.kernel import scheduling
-        from mercury_nb.ui.live import make_view
+        from mercury_nb.ui.views import make_view
 
         config = plan.config
         loop = scheduling.running_loop()
@@ -180,7 +191,7 @@ class MercuryMagics(Magics):
             print("--wait needs top-level await (%autoawait asyncio); running in the background.")
         attached = loop is None or waiting
         view = make_view(self.shell, max_updates_per_s=config.ui_max_updates_per_s,
-                         attached=attached)
+                         attached=attached, model=config.model)
         task_id = plan.task_id
         sink = guarded_sink(view)
 
@@ -214,8 +225,21 @@ def parse_line(line: str) -> argparse.Namespace:
 def usage() -> str:
     """The one-line usage of ``%%mercury``."""
     raw = _parser().format_usage()
-    words = " ".join(raw.replace("::", " ").split())  # IPython's help formatter adds "::"
-    return "usage: " + words.replace(f"%{MAGIC_NAME}", f"%%{MAGIC_NAME}", 1)
+    return "usage: " + " ".join(raw.replace("::", " ").split())  # IPython's formatter adds "::"
+
+
+def help_text() -> str:
+    """What ``%%mercury --help`` prints: the usage, what the magic does, every flag."""
+    raw: str = _parser().format_help()  # "::\n\n  %%mercury [...]\n   [...]\n\n<doc>..."
+    synopsis, _, rest = raw.removeprefix("::").strip("\n").partition("\n\n")
+    first, *more = (line.strip() for line in synopsis.splitlines())
+    indent = " " * len(f"usage: %%{MAGIC_NAME} ")
+    return "\n".join([f"usage: {first}", *(indent + line for line in more), "", rest])
+
+
+def asks_for_help(line: str) -> bool:
+    """Whether a ``%%mercury`` argument line has ``-h`` or ``--help``."""
+    return any(token in ("-h", "--help") for token in line.split())
 
 
 def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
@@ -241,8 +265,7 @@ def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
 
 def wants_wait(line: str) -> bool:
     """Whether a ``%%mercury`` argument line asks for ``--wait`` (help or errors: no)."""
-    tokens = line.split()
-    if "-h" in tokens or "--help" in tokens:
+    if asks_for_help(line):
         return False
     try:
         args = parse_line(line)
@@ -259,6 +282,7 @@ def register(shell: Any) -> None:
     unregister(shell)
     shell.register_magics(MercuryMagics)
     shell.input_transformers_post.append(WaitCellTransformer(shell, MAGIC_NAME, wants_wait))
+    shell.input_transformers_post.append(HelpCellTransformer(MAGIC_NAME, asks_for_help))
     magics = shell.magics_manager.registry.get(MercuryMagics.__name__)
     settings = getattr(magics, "settings", None)
     recover_at_load(settings.base_values() if isinstance(settings, Mercury) else {})
@@ -267,7 +291,8 @@ def register(shell: Any) -> None:
 def unregister(shell: Any) -> None:
     """Undo :func:`register`."""
     shell.input_transformers_post[:] = [
-        t for t in shell.input_transformers_post if not isinstance(t, WaitCellTransformer)
+        t for t in shell.input_transformers_post
+        if not isinstance(t, WaitCellTransformer | HelpCellTransformer)
     ]
     shell.configurables[:] = [c for c in shell.configurables if not isinstance(c, Mercury)]
     magics = shell.magics_manager.magics

@@ -1,9 +1,12 @@
-"""The ``--wait`` input transformer: turns a waiting ``%%mercury`` cell into a top-level await.
+"""The ``%%mercury`` input transformers: ``--wait`` cells become a top-level await, and a
+``--help`` cell with no body shows the help.
 
 IPython rewrites a cell magic cell into ``get_ipython().run_cell_magic(name, line, body)``
 and does not await what the magic returns. This post transformer prefixes that call with
 ``await`` when the line asks to wait, so the cell itself awaits the task (see
-:mod:`mercury_nb.kernel.scheduling` for why this beats the alternatives).
+:mod:`mercury_nb.kernel.scheduling` for why this beats the alternatives). IPython also
+refuses a cell magic with an empty body before the magic runs, so a lone
+``%%mercury --help`` cell is turned into the line magic ``%mercury --help``, which prints it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,12 @@ def can_await_cells(shell: Any) -> bool:
 
 def magic_line_of(source: str, magic_name: str) -> str | None:
     """The argument line if ``source`` is exactly one call of cell magic ``magic_name``."""
+    found = magic_call_of(source, magic_name)
+    return None if found is None else found[0]
+
+
+def magic_call_of(source: str, magic_name: str) -> tuple[str, str] | None:
+    """``(line, body)`` if ``source`` is exactly one call of cell magic ``magic_name``."""
     try:
         tree = ast.parse(source)
     except SyntaxError:
@@ -41,8 +50,8 @@ def magic_line_of(source: str, magic_name: str) -> str | None:
     texts = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
     if len(texts) != 3:
         return None
-    name, line, _body = texts
-    return line if name == magic_name else None
+    name, line, body = texts
+    return (line, body) if name == magic_name else None
 
 
 class WaitCellTransformer:
@@ -65,3 +74,21 @@ class WaitCellTransformer:
         if line is None or not self.wants_wait(line):
             return lines
         return ["await " + source.lstrip()]
+
+
+class HelpCellTransformer:
+    """Post input transformer: a ``magic_name`` cell whose line ``asks_for_help`` and whose
+    body is empty runs the line magic of the same name with that line instead."""
+
+    def __init__(self, magic_name: str, asks_for_help: Callable[[str], bool]) -> None:
+        self.magic_name = magic_name
+        self.asks_for_help = asks_for_help
+
+    def __call__(self, lines: list[str]) -> list[str]:
+        source = "".join(lines)
+        if "run_cell_magic" not in source:
+            return lines
+        found = magic_call_of(source, self.magic_name)
+        if found is None or found[1].strip() or not self.asks_for_help(found[0]):
+            return lines
+        return [f"get_ipython().run_line_magic({self.magic_name!r}, {found[0]!r})\n"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from mercury_nb.ledger.records import EventRecord, TaskRecord
@@ -26,8 +27,12 @@ def clip(text: str | None, limit: int) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
-def tasks_table(records: Sequence[TaskRecord], now: float) -> str:
-    """id, status, age, task, banner (first line): one row per task, newest first."""
+def tasks_table(records: Sequence[TaskRecord], now: float, width: int | None = None) -> str:
+    """id, status, age, task, banner (first line): one row per task, newest first.
+
+    With ``width``, a longer row wraps on word boundaries (never inside a word) onto lines
+    indented to the task column; a front end that breaks long lines anywhere (JupyterLab's
+    output area does) then never splits a word."""
     if not records:
         return NO_TASKS
     rows = [("id", "status", "age", "task", "banner")]
@@ -42,7 +47,22 @@ def tasks_table(records: Sequence[TaskRecord], now: float) -> str:
         + "  " + row[4]
         for row in rows
     ]
+    if width is not None:
+        indent = " " * (sum(widths[:3]) + 2 * 3)
+        lines = [wrapped for line in lines for wrapped in wrap_row(line, width, indent)]
     return "\n".join(line.rstrip() for line in lines)
+
+
+def wrap_row(line: str, width: int, indent: str) -> list[str]:
+    """``line`` cut into lines of at most ``width`` at spaces (column gaps kept); a single
+    word longer than a line stays whole."""
+    if len(line) <= width:
+        return [line]
+    wrapper = textwrap.TextWrapper(
+        width=width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False,
+        replace_whitespace=False, drop_whitespace=True,
+    )
+    return wrapper.wrap(line)
 
 
 def _change_line(change: dict[str, object]) -> str:

@@ -6,6 +6,9 @@
   task is claimed in the ledger first, so two processes never run it twice. It resumes from
   its last checkpoint (conversation, counters, start snapshot) under the checkpoint's
   settings, with the API key of the current environment and any explicit flags on top.
+* A task that may change files (any but a ``--chat`` question) is refused while another task
+  whose owning process is alive runs in the same workspace (:mod:`~mercury_nb.contract.
+  shared_workspace`): the refusal names it and how to stop it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from mercury_nb.agent.events import EventSink
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.shared_workspace import RunningTask, WorkspaceBusy, decide_start
 from mercury_nb.ledger.access import LedgerHandle
+from mercury_nb.ledger.owner import is_alive
 from mercury_nb.ledger.recorder import TaskRecorder
 from mercury_nb.ledger.records import AmbiguousTaskId, TaskRecord
 from mercury_nb.ledger.texts import (
@@ -116,7 +121,7 @@ class PlannedRun:
 
                 return await resume_task(self.checkpoint, config, on_event=sink,
                                          ask_user=ask_user, registry=registry, model=model)
-            from mercury_nb.agent.loop import run_task
+            from mercury_nb.agent.task import run_task
 
             return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
                                   ask_user=ask_user, registry=registry, model=model)
@@ -139,7 +144,27 @@ def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
         if paused is not None:
             return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True,
                            kind="paused-duplicate")
+        busy = _workspace_busy(handle, workspace_of(config), config)
+        if busy is not None:
+            return busy
     return PlannedRun(task_id or uuid.uuid4().hex[:12], text, config, handle)
+
+
+def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
+                    resuming: str | None = None) -> Refusal | None:
+    """A refusal when a live task (not ``resuming``) runs in ``workspace`` and the new one
+    may change files; None otherwise (an unreadable ledger never stops a task)."""
+    try:
+        records = [r for r in handle.ledger.find(workspace=workspace, status="running")
+                   if r.id != resuming]
+    except sqlite3.Error:
+        return None
+    running = [RunningTask(r.id, r.task, is_alive(r.owner_pid, r.owner_token)) for r in records]
+    decision = decide_start(config.mode, running)
+    if not isinstance(decision, WorkspaceBusy):
+        return None
+    record = next(r for r in records if r.id == decision.running.task_id)
+    return Refusal(decision.message, record, kind="workspace-busy")
 
 
 def plan_continue(
@@ -182,6 +207,9 @@ def plan_continue(
     except ValueError as error:  # pydantic's ValidationError is a ValueError
         return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record,
                        kind="bad-settings")
+    busy = _workspace_busy(handle, record.workspace, resumed, resuming=record.id)
+    if busy is not None:
+        return busy
     if not ledger.claim(record.id, RESUMABLE):
         return Refusal(ALREADY_CLAIMED.format(task_id=record.id), record,
                        kind="already-claimed")

@@ -101,6 +101,11 @@ class LoopbackServer:
 
     # --- script -----------------------------------------------------------------------
 
+    def record_get(self, path: str) -> None:
+        """Keep the path of a GET request in :attr:`get_requests`."""
+        with self._lock:
+            self.get_requests.append(path)
+
     def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
         """Record a request and hand out its model's next turn (and its number), or None."""
         model = str(body.get("model"))

@@ -12,22 +12,18 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.tools import processes
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
-
-ON_OUTPUT_KEY = "on_output"
-"""``ToolContext.extra`` key of an optional ``callable(str)`` fed every piece of output."""
-
-ON_COMMAND_KEY = "on_command"
-"""``ToolContext.extra`` key of an optional ``callable(started: bool, command: str)``, told
-when a command starts and when it has finished (any exit, a timeout or a stop): the stall
-watchdog counts a running command as progress."""
+from mercury_nb.tools.processes import CommandProcesses, KillReport
 
 _READ_CHUNK = 65536
 _DRAIN_GRACE_S = 2.0
 """How long output is still read after the command exits (background children may hold it)."""
 _REAP_GRACE_S = 5.0
 _EXIT_POLL_S = 0.1
+_OBSERVE_EVERY = 5
+"""Polls between two records of the command's descendants (see ``processes``)."""
 _COMMAND_ENV = {"PAGER": "cat", "GIT_PAGER": "cat", "PYTHONUNBUFFERED": "1"}
 
 
@@ -100,26 +96,22 @@ async def _pump(
         _notify(on_output, rest)
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    """SIGKILL the command's whole process group (it leads its own session)."""
-    if hasattr(os, "killpg"):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-    else:  # pragma: no cover - Windows
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-
-
-async def _wait_for_exit(proc: asyncio.subprocess.Process) -> int:
-    """The exit code as soon as the shell exits.
+async def _wait_for_exit(
+    proc: asyncio.subprocess.Process, tracked: CommandProcesses | None = None
+) -> int:
+    """The exit code as soon as the shell exits; meanwhile ``tracked`` records its descendants.
 
     ``Process.wait()`` also waits until every holder of the output pipe has closed it (on
     Python 3.11), so a backgrounded child would hold it up; the returncode is polled instead.
     """
     waiter = asyncio.ensure_future(proc.wait())
+    polls = 0
     try:
         while proc.returncode is None:
             await asyncio.wait({waiter}, timeout=_EXIT_POLL_S)
+            polls += 1
+            if tracked is not None and polls % _OBSERVE_EVERY == 1:
+                tracked.observe()
         return proc.returncode
     finally:
         waiter.cancel()
@@ -143,7 +135,7 @@ async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     command = args.command
     if not command.strip():
         raise ToolError("command is empty")
-    on_command = ctx.extra.get(ON_COMMAND_KEY)
+    on_command = ctx.on_command  # the stall watchdog counts a running command as progress
     _notify(on_command, True, command)
     try:
         return await _run_shell(command, args, ctx)
@@ -156,32 +148,41 @@ async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> To
     timeout = effective_timeout(
         args.timeout_s, config.command_timeout_s, config.max_command_timeout_s
     )
-    on_output = ctx.extra.get(ON_OUTPUT_KEY)
+    on_output = ctx.on_output
     buffer = HeadTailBuffer(config.command_output_head_chars, config.command_output_tail_chars)
-    proc = await asyncio.create_subprocess_shell(
-        command,
-        cwd=workspace_of(ctx).root,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-        env={**os.environ, **_COMMAND_ENV},
-    )
+    tracked = processes.register(ctx.process_scope)
+    try:
+        proc = await asyncio.create_subprocess_shell(
+            command,
+            cwd=workspace_of(ctx).root,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+            env=tracked.environment({**os.environ, **_COMMAND_ENV}),
+        )
+    except BaseException:
+        processes.forget(tracked)
+        raise
+    tracked.attach(proc.pid)
     assert proc.stdout is not None
     pump = asyncio.create_task(_pump(proc.stdout, buffer, on_output))
     exit_code: int | None = None
     timed_out = False
+    killed = KillReport()
     try:
         try:
             async with asyncio.timeout(timeout):
-                exit_code = await _wait_for_exit(proc)
+                exit_code = await _wait_for_exit(proc, tracked)
         except TimeoutError:
             timed_out = True
-            _kill_group(proc)
+            killed = await asyncio.to_thread(processes.kill_tree, tracked)
             await asyncio.wait({asyncio.ensure_future(_wait_for_exit(proc))}, timeout=_REAP_GRACE_S)
         await asyncio.wait({pump}, timeout=_DRAIN_GRACE_S)
     except asyncio.CancelledError:
-        _kill_group(proc)  # the user pressed Stop: nothing the command started survives
+        # the user pressed Stop: nothing the command started survives (killed here, at once,
+        # not in a thread a second cancellation could abandon)
+        processes.kill_tree(tracked)
         pump.cancel()
         with contextlib.suppress(BaseException):
             await asyncio.wait({asyncio.ensure_future(_wait_for_exit(proc))}, timeout=_REAP_GRACE_S)
@@ -190,13 +191,21 @@ async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> To
         output_cut_short = not pump.done()
         pump.cancel()
         _close_pipes(proc)
+    running: tuple[int, ...] = ()
+    if not timed_out:
+        running = await asyncio.to_thread(processes.leftovers, tracked)
+        if not running:
+            processes.forget(tracked)
     lines = [buffer.render().rstrip("\n") or "(no output)"]
     if output_cut_short and not timed_out:
         lines.append("[output after exit not captured: a background process still holds it open]")
-    if timed_out:
+    if running:
         lines.append(
-            f"timed out after {timeout:g}s — the command and everything it started were killed"
+            f"[{len(running)} background process{'es' if len(running) > 1 else ''} it started "
+            f"still running (pids {', '.join(map(str, running))}): killed when the task ends]"
         )
+    if timed_out:
+        lines.append(f"timed out after {timeout:g}s — {killed.describe()}")
         lines.append("exit code: none")
     else:
         assert exit_code is not None

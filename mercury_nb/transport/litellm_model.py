@@ -46,6 +46,9 @@ GENUINE_PROVIDER_ENDINGS = frozenset(
 every other one, known errors included (``other``, ``network_error``, ``ERROR``,
 ``MALFORMED_FUNCTION_CALL``, ``FINISH_REASON_UNSPECIFIED``...), to ``stop``."""
 
+NOT_TRACKED = object()
+"""The provider's finish reason when the stream object does not track it at all."""
+
 _PREFIX = re.compile(r"^(?:litellm\.\w+:\s*|\w+(?:Error|Exception):\s*)+")
 
 
@@ -120,8 +123,7 @@ class LiteLLMModel:
                     if not emitted:
                         raise self.provider_error(error) from None
                     raise
-                provider_reason = getattr(response, "received_finish_reason", None)
-                for chunk in stream_chunks(raw, provider_reason):
+                for chunk in stream_chunks(raw, provider_finish_reason(response)):
                     emitted = True
                     yield chunk
         finally:
@@ -145,20 +147,34 @@ class LiteLLMModel:
         )
 
 
-def honest_finish_reason(reported: str, provider_reason: object) -> str:
+def provider_finish_reason(response: Any) -> object:
+    """The finish reason the provider itself sent so far, as litellm's stream wrapper recorded
+    it (None: none yet), or :data:`NOT_TRACKED` when the stream does not record it."""
+    if not hasattr(response, "received_finish_reason"):
+        return NOT_TRACKED
+    received = getattr(response, "received_finish_reason", None)
+    return received or getattr(response, "intermittent_finish_reason", None) or None
+
+
+def honest_finish_reason(reported: str, provider_reason: object) -> str | None:
     """The finish reason to pass on: litellm's, unless litellm papered over the provider's.
 
-    ``length`` is kept (truncation is never mistaken for success). Otherwise, when the
-    provider's own reason is known and not a genuine ending, the provider's reason is passed
-    on as received, so it classifies as interrupted instead of a fake ``stop``."""
-    if reported == "length" or not isinstance(provider_reason, str) or not provider_reason:
+    ``length`` is kept (truncation is never mistaken for success). When the provider sent no
+    finish reason at all (``provider_reason`` None or empty), None is passed on whatever
+    litellm filled in — litellm invents ``stop`` for a 200 stream that ended with no chunk
+    and no finish reason — so the stream classifies as interrupted. When the provider's own
+    reason is known and not a genuine ending, it is passed on as received, so it classifies
+    as interrupted instead of a fake ``stop``. :data:`NOT_TRACKED`: litellm's is trusted."""
+    if reported == "length" or provider_reason is NOT_TRACKED:
         return reported
+    if not isinstance(provider_reason, str) or not provider_reason.strip():
+        return None
     if provider_reason.strip().lower().replace("-", "_") in GENUINE_PROVIDER_ENDINGS:
         return reported
     return provider_reason
 
 
-def stream_chunks(raw: Any, provider_reason: object = None) -> Iterator[StreamChunk]:
+def stream_chunks(raw: Any, provider_reason: object = NOT_TRACKED) -> Iterator[StreamChunk]:
     """Our chunks for one litellm streaming chunk: text, tool-call pieces, finish, usage.
 
     A chunk without a finish reason yields no :class:`FinishChunk`; one with a finish reason

@@ -18,7 +18,14 @@ from mercury_nb.agent.events import (
 )
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
-from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_label
+from mercury_nb.ui.status import (
+    SEPARATOR,
+    StatusView,
+    fold,
+    start_text,
+    status_line,
+    tool_label,
+)
 
 
 def final_text(outcome: TaskOutcome) -> str:
@@ -37,7 +44,7 @@ def event_line(view: StatusView, event: AgentEvent) -> str | None:
     """
     match event:
         case TaskStarted(model=model):
-            return f"mercury{SEPARATOR}{model}{SEPARATOR}working on it…"
+            return f"mercury{SEPARATOR}{start_text(model)}"
         case ToolStarted(name=name, summary=summary):
             budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
             return f"{budget}{SEPARATOR}{tool_label(name, summary)}"
@@ -74,9 +81,10 @@ class PlainView:
         attached: bool,
         stream: TextIO | None = None,
         clock: Callable[[], float] = time.monotonic,
+        model: str = "",
     ) -> None:
         self.attached = attached
-        self.view = StatusView()
+        self.view = StatusView(model=model)
         self._clock = clock
         self._stream = stream
         self._error: str | None = None

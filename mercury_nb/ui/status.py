@@ -27,6 +27,9 @@ NOTICES_KEPT = 5
 
 SEPARATOR = " · "
 
+STARTING = "working on it…"
+"""What every view says before the first step, after the model's name."""
+
 
 @dataclass(frozen=True)
 class StatusView:
@@ -45,8 +48,9 @@ class StatusView:
     tool_failures: int = 0
     notices: tuple[str, ...] = ()
     tail: str = ""
-    pulse: str | None = None
-    """The stall watchdog's pulse, until the next sign of progress."""
+    pulse: Pulse | None = None
+    """The stall watchdog's pulse, until the next sign of progress (its seconds are redrawn
+    for the time a status line is drawn at)."""
     started_at: float | None = None
     finished_at: float | None = None
     outcome: TaskOutcome | None = None
@@ -88,8 +92,8 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             )
         case Notice(text=text):
             return replace(view, notices=(*view.notices, text)[-NOTICES_KEPT:])
-        case Pulse(text=text):
-            return replace(view, pulse=text)
+        case Pulse():
+            return replace(view, pulse=event)
         case TurnEnded():
             return view
         case TaskFinished(outcome=outcome):
@@ -121,14 +125,21 @@ def _steps(count: int) -> str:
     return f"{count} step" if count == 1 else f"{count} steps"
 
 
+def start_text(model: str) -> str:
+    """``<model> · working on it…``: the start of a task, the same in every view and cell."""
+    return f"{model}{SEPARATOR}{STARTING}" if model else STARTING
+
+
 def status_line(view: StatusView, now: float) -> str:
-    """One line: ``step 3/75 · run_command · 12s`` while running (the tool or ``thinking``
-    gives way to the stall watchdog's pulse while it shows), the status once finished."""
+    """One line: ``step 3/75 · run_command · 12s`` while running; while the stall watchdog's
+    pulse shows, ``step 3/75 · <pulse, its seconds as of now>`` instead; the status once
+    finished."""
     elapsed = f"{elapsed_s(view, now)}s"
     if view.outcome is not None:
         return SEPARATOR.join((view.outcome.status, _steps(view.outcome.steps), elapsed))
     if view.step == 0:
-        parts = ["starting", view.model, elapsed] if view.model else ["starting", elapsed]
-        return SEPARATOR.join(parts)
+        return SEPARATOR.join((start_text(view.model), elapsed))
     budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
-    return SEPARATOR.join((budget, view.pulse or view.tool or "thinking", elapsed))
+    if view.pulse is not None:  # the pulse carries the growing count: one number, not two
+        return SEPARATOR.join((budget, view.pulse.text_at(now)))
+    return SEPARATOR.join((budget, view.tool or "thinking", elapsed))

@@ -1,4 +1,10 @@
-"""The ipywidgets view: status line, Stop button, notices and the escaped HTML verdict banner."""
+"""The ipywidgets view: status line, Stop button, notices, the sanitized answer and the banner.
+
+While the task runs the status line is redrawn every :data:`TICK_S` on the kernel's loop, so
+the elapsed time and a stall pulse's seconds keep growing. When it ends the ticking stops,
+the Stop button and the live notices (progress such as "Checking my work…") go away, and the
+verdict takes their place: the answer as sanitized Markdown, then the escaped banner.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from IPython import display as ipython_display
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
+from mercury_nb.ui.markdown import markdown_html
 from mercury_nb.ui.plain import final_text
 from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_detail
 
@@ -52,16 +59,17 @@ def change_html(change: FileChange) -> str:
 
 
 def banner_html(outcome: TaskOutcome) -> str:
-    """The final verdict as HTML: the answer, the banner, per-file previews. Nothing unescaped."""
+    """The final verdict as HTML: the answer (Markdown, sanitized), the banner and per-file
+    previews (escaped). Nothing from the model or the disk reaches the page unsanitized."""
     colour = _STATUS_COLOURS.get(outcome.status, "#616161")
     parts = [f'<div class="mercury-outcome mercury-{_esc(outcome.status)}">']
     if outcome.answer and outcome.answer.strip():
         parts.append(
-            '<div class="mercury-answer" style="white-space:pre-wrap;margin-bottom:6px">'
-            f"{_esc(outcome.answer.strip())}</div>"
+            '<div class="mercury-answer" style="margin-bottom:6px;line-height:1.5">'
+            f"{markdown_html(outcome.answer.strip())}</div>"
         )
     parts.append(
-        '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;'
+        '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;line-height:1.5;'
         f'border-left:4px solid {colour};padding:4px 8px">{_esc(outcome.banner)}</div>'
     )
     parts.extend(change_html(change) for change in outcome.changes)
@@ -76,7 +84,10 @@ def status_html(view: StatusView, now: float) -> str:
     detail = tool_detail(view.tool, view.tool_summary) if view.tool and not view.pulse else ""
     if detail:
         text += f"{SEPARATOR}{detail}"
-    return f'<span style="font-family:monospace">mercury{SEPARATOR}{_esc(text)}</span>'
+    return (
+        '<div style="font-family:monospace;white-space:nowrap;overflow:hidden;'
+        f'text-overflow:ellipsis">mercury{SEPARATOR}{_esc(text)}</div>'
+    )
 
 
 def notices_html(view: StatusView) -> str:
@@ -87,9 +98,18 @@ def tail_html(view: StatusView) -> str:
     if not view.tail:
         return ""
     return (
-        '<div style="color:#777;white-space:pre-wrap;font-family:monospace;'
+        '<div style="color:#777;white-space:pre-wrap;font-family:monospace;line-height:1.4;'
         f'max-height:4.5em;overflow:hidden">…{_esc(view.tail)}</div>'
     )
+
+
+def _show(widget: widgets.HTML, value: str) -> None:
+    """Set an HTML widget's value; an empty one takes no room (display: none)."""
+    if widget.value != value:
+        widget.value = value
+    display_value = None if value else "none"
+    if widget.layout.display != display_value:
+        widget.layout.display = display_value
 
 
 class WidgetView:
@@ -108,21 +128,26 @@ class WidgetView:
         attached: bool,
         clock: Callable[[], float] = time.monotonic,
         show: bool = True,
+        model: str = "",
     ) -> None:
         self.attached = attached
-        self.view = StatusView()
+        self.view = StatusView(model=model)  # the model is known at once: one start line
         self._clock = clock
         self._stop: Callable[[], None] | None = None
         self._stop_requested = False
         self._ticker: asyncio.TimerHandle | None = None
-        self.status = widgets.HTML(value=status_html(self.view, clock()))
+        self._live = True
+        self.status = widgets.HTML(value=status_html(self.view, clock()),
+                                   layout=widgets.Layout(flex="1 1 auto", min_width="0",
+                                                         overflow="hidden"))
         self.stop_button = widgets.Button(
-            description="Stop", button_style="danger", icon="stop", tooltip="Stop this task"
+            description="Stop", button_style="danger", icon="stop", tooltip="Stop this task",
+            layout=widgets.Layout(flex="0 0 auto"),
         )
         self.stop_button.on_click(self._on_stop_click)
-        self.tail = widgets.HTML()
-        self.notices = widgets.HTML()
-        self.banner = widgets.HTML()
+        self.tail = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.notices = widgets.HTML(layout=widgets.Layout(display="none"))
+        self.banner = widgets.HTML(layout=widgets.Layout(display="none"))
         self.errors = widgets.Output()
         self.box = widgets.VBox(
             [widgets.HBox([self.status, self.stop_button]), self.tail, self.notices,
@@ -142,6 +167,8 @@ class WidgetView:
             self._finish(event.outcome)
         else:
             self._renderer.request()
+            if self._ticker is None and self._live:  # built before a loop ran: tick from now
+                self._schedule_tick()
 
     def bind_stop(self, stop: Callable[[], None]) -> None:
         self._stop = stop
@@ -150,7 +177,7 @@ class WidgetView:
 
     def show_error(self, text: str) -> None:
         self.errors.append_stderr(text if text.endswith("\n") else text + "\n")
-        self._disable_stop()
+        self._end_live()
 
     async def ask(
         self, question: str, options: list[str], recommended: str, timeout_s: float
@@ -162,30 +189,24 @@ class WidgetView:
 
     def close(self) -> None:
         self._renderer.cancel()
-        self._cancel_tick()
-        self._disable_stop()
+        self._end_live()
 
     # --- internals ---------------------------------------------------------------------
     def _finish(self, outcome: TaskOutcome) -> None:
-        self._cancel_tick()
-        self._disable_stop()
-        if self._stop_requested:
-            self.stop_button.description = "Stopped"
+        self._end_live()
         self._renderer.final()
         if self.attached:
             display({"text/plain": final_text(outcome), "text/html": banner_html(outcome)},
                     raw=True)
         else:
-            self.banner.value = banner_html(outcome)
+            _show(self.banner, banner_html(outcome))
 
     def _render(self, now: float) -> None:
-        self.status.value = status_html(self.view, now)
-        tail = "" if self.view.finished else tail_html(self.view)
-        if self.tail.value != tail:
-            self.tail.value = tail
-        notices = notices_html(self.view)
-        if self.notices.value != notices:
-            self.notices.value = notices
+        status = status_html(self.view, now)
+        if self.status.value != status:
+            self.status.value = status
+        _show(self.tail, "" if self.view.finished else tail_html(self.view))
+        _show(self.notices, "" if self.view.finished else notices_html(self.view))
 
     def _on_stop_click(self, _button: widgets.Button) -> None:
         self.stop_button.disabled = True
@@ -194,8 +215,13 @@ class WidgetView:
         if self._stop is not None:
             self._stop()
 
-    def _disable_stop(self) -> None:
+    def _end_live(self) -> None:
+        """The task is over: no more ticks, no Stop button, no live notices."""
+        self._live = False
+        self._cancel_tick()
         self.stop_button.disabled = True
+        self.stop_button.layout.display = "none"
+        _show(self.notices, "")
 
     def _schedule_tick(self) -> None:
         try:
@@ -206,7 +232,7 @@ class WidgetView:
 
     def _tick(self) -> None:
         self._ticker = None
-        if self.view.finished:
+        if not self._live:
             return
         self._renderer.request()
         self._schedule_tick()

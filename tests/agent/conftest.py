@@ -1,5 +1,6 @@
 """Runs each loop test against the in-process scripted model and over real HTTP (litellm ->
-loopback server), so the contract is pinned at both levels."""
+loopback server, and the openai SDK -> loopback server), so the contract is pinned at every
+level."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def _body_of(request: Any) -> dict[str, Any]:
     }
 
 
-@pytest.fixture(params=["scripted", "http"])
+@pytest.fixture(params=["scripted", "http", "http-openai"])
 def backend(
     request: pytest.FixtureRequest, scripted_model: Any, loopback_server: Any
 ) -> Callable[[Sequence[ScriptStep]], Backend]:
@@ -49,10 +50,16 @@ def backend(
             model = scripted_model(turns)
             return Backend(kind, model, lambda: [_body_of(r) for r in model.requests])
         from mercury_nb.transport.litellm_model import LiteLLMModel
+        from mercury_nb.transport.openai_model import OpenAIModel
 
         server = loopback_server(turns)
-        http_model = LiteLLMModel("openai/mercury-test", api_base=server.url, api_key="sk-test",
-                                  timeout_s=30)
+        http_model: ChatModel
+        if kind == "http-openai":  # the openai-SDK transport OpenAI-compatible models use
+            http_model = OpenAIModel("openai/mercury-test", "mercury-test", server.url,
+                                     "sk-test", 30)
+        else:
+            http_model = LiteLLMModel("openai/mercury-test", api_base=server.url,
+                                      api_key="sk-test", timeout_s=30)
         return Backend(kind, http_model, lambda: list(server.requests))
 
     return make

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
 from mercury_nb.agent.memory import tools_tokens
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens
 from mercury_nb.testing import LoopbackServer, Turn, call

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
+SHOTS = Path(tempfile.gettempdir()) / "mercury-panel-screenshots"
 XSS = "<img src=x onerror=window.__pwned=1><script>window.__pwned=2</script>"
 XSS_FILE = "<img src=x onerror=window.__pwned=1>.txt"
 
@@ -36,8 +38,11 @@ def detail(page: Any, status: str, timeout: float = 30_000) -> Any:
 
 
 def shoot(page: Any, name: str) -> None:
-    DOCS.mkdir(exist_ok=True)
-    page.locator("#mercury-panel").screenshot(path=str(DOCS / name))
+    """Screenshot the panel; into docs/ with MERCURY_UPDATE_SCREENSHOTS=1 (so a plain test
+    run leaves the tracked images alone), else next to the lab's temporary files."""
+    folder = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
+    folder.mkdir(exist_ok=True)
+    page.locator("#mercury-panel").screenshot(path=str(folder / name))
 
 
 def test_panel_opens_from_the_sidebar_and_the_palette(page: Any) -> None:
@@ -147,3 +152,53 @@ def test_markup_in_task_answer_file_name_and_output_renders_as_text(page: Any) -
     assert XSS in page.locator(".jp-mercury-row", has_text="Make trouble").inner_text()
     assert page.locator("#mercury-panel img, #mercury-panel script").count() == 0
     assert page.evaluate("window.__pwned") is None
+
+
+def open_in_editor(page: Any, lab: Lab, name: str) -> Any:
+    page.goto(f"{lab.base_url}lab/tree/{name}?reset&token={lab.token}")
+    editor = page.locator(".jp-FileEditor .cm-content")
+    editor.wait_for()
+    return editor
+
+
+def wait_finished(lab: Lab, task_id: str) -> dict[str, Any]:
+    deadline = time.monotonic() + 30
+    while True:
+        found: dict[str, Any] = lab.api(f"tasks/{task_id}")
+        if found["task"]["status"] != "running":
+            return found
+        assert time.monotonic() < deadline, "task still running"
+        time.sleep(0.1)
+
+
+def test_an_open_document_changed_by_a_task_is_reloaded_when_clean(page: Any, lab: Lab) -> None:
+    (lab.root / "clean.md").write_text("# before\n")
+    editor = open_in_editor(page, lab, "clean.md")
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('before')")
+    started = lab.api("tasks", {"task": "Rewrite clean.md.",
+                                "model": "scripted/panel-reload-clean"})
+    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('from the task')", timeout=10_000)
+    assert "before" not in editor.inner_text()
+
+
+def test_an_open_document_with_unsaved_edits_asks_before_reloading(page: Any, lab: Lab) -> None:
+    (lab.root / "dirty.md").write_text("# before\n")
+    editor = open_in_editor(page, lab, "dirty.md")
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('before')")
+    editor.click()
+    page.keyboard.press("End")
+    page.keyboard.type(" my edit")
+    started = lab.api("tasks", {"task": "Rewrite dirty.md.",
+                                "model": "scripted/panel-reload-dirty"})
+    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    dialog = page.locator(".jp-Dialog", has_text="File changed by a mercury task")
+    dialog.wait_for(timeout=10_000)
+    assert "my edit" in editor.inner_text()  # nothing overwritten while asking
+    dialog.locator("button", has_text="Reload from disk").click()
+    page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
+                           "?.textContent.includes('from the task')", timeout=10_000)
+    assert "my edit" not in editor.inner_text()

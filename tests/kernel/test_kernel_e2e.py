@@ -165,7 +165,7 @@ def test_text_mode_in_a_real_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert printed(cells[BG_CHECK]) == "returned at once: True True\ncompleted True\n"
     bg_banner = printed(cells[BG_BANNER]).strip()
     (shown,) = [o.data["text/plain"] for o in cells[BG].outputs if o.output_type == "display_data"]
-    assert shown.startswith("mercury · starting")
+    assert shown.startswith("mercury · scripted/bg · working on it… · ")  # the same start line
     assert facts["bg_text"].endswith(bg_banner) and facts["bg_renders"] >= 1
     assert bg_banner not in printed(cells[BG_CHECK])
 

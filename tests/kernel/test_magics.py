@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import shlex
 import sys
 import uuid
@@ -210,7 +211,7 @@ async def test_background_exception_is_surfaced_in_the_magics_cell(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom from the agent")
 
-    monkeypatch.setattr("mercury_nb.agent.loop.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
     ip.run_cell_magic("mercury", f"--workdir {shlex.quote(str(tmp_path))}", "Anything.")
     record = scheduling.latest()
     assert record is not None
@@ -225,7 +226,7 @@ def test_wait_exception_is_the_cells_error(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom while waiting")
 
-    monkeypatch.setattr("mercury_nb.agent.loop.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
     result = ip.run_cell(f"%%mercury --wait --workdir {shlex.quote(str(tmp_path))}\nAnything.")
     assert isinstance(result.error_in_exec, RuntimeError)
     assert str(result.error_in_exec) == "boom while waiting"
@@ -292,7 +293,7 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
         on_event(TaskFinished(done))
         return done
 
-    monkeypatch.setattr("mercury_nb.agent.loop.run_task", recording_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_task", recording_run_task)
     return seen
 
 
@@ -386,3 +387,44 @@ def test_a_failing_view_reports_once_and_never_breaks_the_agent_loop() -> None:
         sink(TaskStarted("t", "x", "m", 1))  # must not raise into the loop
     assert view.events == 1
     assert len(view.errors) == 1 and "KeyError: 'view bug'" in view.errors[0]
+
+
+# --- help, usage and the README synopsis --------------------------------------------------
+def magic_flags() -> set[str]:
+    parser = MercuryMagics.mercury.parser  # type: ignore[attr-defined]
+    return {flag for action in parser._actions for flag in action.option_strings}
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        pytest.param("%%mercury --help", id="help-alone"),
+        pytest.param("%%mercury -h\n", id="short-flag"),
+        pytest.param("%%mercury --model scripted/x --help\nsome task", id="with-a-body"),
+        pytest.param("%mercury --help", id="line-magic"),
+    ],
+)
+def test_help_prints_the_magics_help_and_starts_nothing(
+    ip: InteractiveShell, cell: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = ip.run_cell(cell)
+    assert result.success, result.error_in_exec or result.error_before_exec
+    out = capsys.readouterr().out
+    assert out.startswith("usage: %%mercury [--model M]")
+    assert "Run the cell body as a task for the mercury agent." in out
+    assert all(flag in out for flag in magic_flags())
+    assert scheduling.running() == ()
+
+
+def test_the_inspector_usage_line_reads_the_cell_magic(ip: InteractiveShell) -> None:
+    text = ip.object_inspect_text("%%mercury")
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    usage_lines = [line.strip() for line in plain.splitlines() if "[--model M]" in line]
+    assert usage_lines and all(line.startswith("%%mercury [") for line in usage_lines)
+
+
+def test_the_readme_synopsis_lists_every_flag_the_magic_accepts() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    [synopsis] = re.findall(r"^`(%%mercury \[.*)`$", readme, flags=re.MULTILINE)
+    listed = set(re.findall(r"--[a-z][a-z-]*", synopsis))
+    assert listed == magic_flags() | {"--help"}

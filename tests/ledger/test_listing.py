@@ -67,3 +67,17 @@ def test_the_detail_shows_everything_known() -> None:
                  "  ✓ pytest → exit 0", "  +10s turn · text-stop · FinishWith",
                  "  +20s provider-switch: ⚠ a: 503 — switching to b"):
         assert part in detail, part
+
+
+def test_a_wide_table_wraps_on_word_boundaries_under_the_task_column() -> None:
+    long_banner = "I've paused for now — my replies kept hitting the output-token limit again"
+    rows = [record(banner=long_banner), record(id="ffff00001111", task="a " * 30)]
+    flat = tasks_table(rows, now=1160.0)
+    wrapped = tasks_table(rows, now=1160.0, width=60)
+    lines = wrapped.splitlines()
+    assert max(len(line) for line in lines) <= 60
+    assert wrapped.split() == flat.split()  # every word whole, in order
+    indent = flat.splitlines()[0].index("task")
+    continued = [line for line in lines if line.startswith(" ")]
+    assert continued and all(line[:indent].isspace() and line[indent] != " "
+                             for line in continued)

@@ -52,6 +52,14 @@ def hostile() -> list[Turn]:
     ]
 
 
+def rewrite(path: str, content: str) -> list[Turn]:
+    """Overwrite ``path`` (a prose file: the read-back is the evidence) and say so."""
+    return [
+        Turn(tool_calls=(call("write_file", path=path, content=content),)),
+        Turn(text=f"Rewrote {path}."),
+    ]
+
+
 def register_all(prefix: str = "panel") -> None:
     """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli`` (fresh
     scripts; each plays once, so a lab session gives each test its own)."""
@@ -60,6 +68,8 @@ def register_all(prefix: str = "panel") -> None:
     register_scripted_model(f"{prefix}-pause", pausing())
     register_scripted_model(f"{prefix}-xss", hostile())
     register_scripted_model(f"{prefix}-cli", verified("test_cli_made.py"))
+    register_scripted_model(f"{prefix}-reload-clean", rewrite("clean.md", "# from the task\n"))
+    register_scripted_model(f"{prefix}-reload-dirty", rewrite("dirty.md", "# from the task\n"))
 
 
 def cli_main(argv: list[str]) -> int:

@@ -287,10 +287,13 @@ async def test_consumer_stopping_early_closes_the_stream(
                      id="error-normalised-to-tool-calls"),
         pytest.param("content_filter", "OTHER", "OTHER", id="gemini-other"),
         pytest.param("length", "pause_turn", "length", id="length-kept"),
-        pytest.param("stop", None, "stop", id="no-provider-reason-known"),
+        pytest.param("stop", None, None, id="provider-sent-none-litellm-invented-stop"),
+        pytest.param("tool_calls", "", None, id="provider-sent-empty"),
+        pytest.param("stop", litellm_model.NOT_TRACKED, "stop", id="not-tracked-trusted"),
+        pytest.param("length", None, "length", id="length-kept-without-provider-reason"),
     ],
 )  # fmt: skip
-def test_honest_finish_reason(reported: str, provider: str | None, passed_on: str) -> None:
+def test_honest_finish_reason(reported: str, provider: object, passed_on: str | None) -> None:
     assert litellm_model.honest_finish_reason(reported, provider) == passed_on
 
 
@@ -298,3 +301,4 @@ def test_usage_chunks_are_mapped() -> None:
     usage = SimpleNamespace(prompt_tokens=12, completion_tokens=3)
     raw = SimpleNamespace(choices=[], usage=usage)
     assert list(litellm_model.stream_chunks(raw)) == [UsageChunk(12, 3)]
+

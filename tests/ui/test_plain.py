@@ -101,11 +101,12 @@ def test_detached_view_updates_its_display_handle(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr("IPython.display.display", fake_display)
     now = [0.0]
     view = PlainView(max_updates_per_s=10, attached=False, clock=lambda: now[0])
-    assert shown == [({"text/plain": "mercury · starting · 0s"}, {"raw": True, "display_id": True})]
+    assert shown == [({"text/plain": "mercury · working on it… · 0s"},
+                      {"raw": True, "display_id": True})]
     view.on_event(TaskStarted("t1", "x", "m", 5))
     now[0] = 0.01
     view.on_event(Notice("held back by the throttle"))
-    assert handle.updates == ["mercury · starting · m · 0s"]
+    assert handle.updates == ["mercury · m · working on it… · 0s"]
     now[0] = 3.0
     view.on_event(TaskFinished(outcome()))
     assert handle.updates[-1] == (
@@ -119,4 +120,4 @@ def test_detached_view_updates_its_display_handle(monkeypatch: pytest.MonkeyPatc
 
 def test_status_block_of_a_running_task() -> None:
     view = fold(fold(StatusView(), TaskStarted("t", "x", "m", 9), 0.0), Notice("n1"), 0.5)
-    assert status_block(view, 2.0) == "mercury · starting · m · 2s\nn1"
+    assert status_block(view, 2.0) == "mercury · m · working on it… · 2s\nn1"

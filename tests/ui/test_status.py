@@ -47,8 +47,8 @@ STARTED = (100.0, TaskStarted("t1", "build", "gpt-x", 75))
 @pytest.mark.parametrize(
     ("timed", "now", "line"),
     [
-        pytest.param([], 5.0, "starting · 0s", id="nothing-yet"),
-        pytest.param([STARTED], 101.5, "starting · gpt-x · 1s", id="started-names-model"),
+        pytest.param([], 5.0, "working on it… · 0s", id="nothing-yet"),
+        pytest.param([STARTED], 101.5, "gpt-x · working on it… · 1s", id="started-names-model"),
         pytest.param([STARTED, (101.0, StepStarted(1, 75, "gpt-x"))], 102.0,
                      "step 1/75 · thinking · 2s", id="step-without-tool-is-thinking"),
         pytest.param([STARTED, (101.0, StepStarted(3, 75, "gpt-x")),

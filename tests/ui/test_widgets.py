@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import html.parser as html_parser
 from typing import Any
 
 import pytest
@@ -100,7 +101,7 @@ def test_fast_stream_is_throttled_and_the_end_always_renders() -> None:
         clock.now += 0.0001
         view.on_event(TextDelta("tok "))
     assert view._renderer.renders == 1  # only the first update got through
-    assert "starting" in view.status.value  # the widget still shows the first state
+    assert "working on it…" in view.status.value  # the widget still shows the first state
     view.on_event(TaskFinished(outcome()))
     assert view._renderer.renders == 2
     assert "completed · 2 steps" in view.status.value
@@ -181,3 +182,120 @@ async def test_ask_widget_times_out_to_none() -> None:
     from mercury_nb.ui.ask_widget import ask_in_box
 
     assert await ask_in_box(w.VBox(), "q", ["a", "b"], "a", 0) is None
+
+
+# --- the end of a task, the answer, the live seconds, the start line ----------------------
+CHECKING = "Checking my work before I call it done — running the build/tests now…"
+
+
+@pytest.mark.parametrize("attached", [pytest.param(False, id="background"),
+                                      pytest.param(True, id="wait")])
+def test_the_end_removes_the_checking_line_and_the_stop_button(
+    attached: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(widgets_module, "display", lambda obj, **kw: None)
+    clock = FakeClock()
+    view = make_view(attached=attached, clock=clock)
+    view.on_event(TaskStarted("t1", "build", "m", 75))
+    clock.now += 1
+    view.on_event(Notice(CHECKING))
+    assert CHECKING in view.notices.value
+    assert view.stop_button.layout.display != "none"
+    view.on_event(TaskFinished(outcome()))
+    assert view.notices.value == ""
+    assert view.stop_button.layout.display == "none" and view.stop_button.disabled
+
+
+def test_a_task_that_ends_without_an_outcome_also_loses_its_stop_button() -> None:
+    clock = FakeClock()
+    view = make_view(clock=clock)
+    clock.now += 1
+    view.on_event(Notice(CHECKING))
+    assert CHECKING in view.notices.value
+    view.show_error("Stopped — the task was cancelled before it could report an outcome.")
+    view.close()
+    assert view.stop_button.layout.display == "none" and view.notices.value == ""
+
+
+class TagCollector(html_parser.HTMLParser):
+    """Every tag and attribute a browser would build from an HTML string."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[str] = []
+        self.attributes: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        self.attributes.extend(attrs)
+
+
+def parsed(html: str) -> TagCollector:
+    collector = TagCollector()
+    collector.feed(html)
+    return collector
+
+
+HOSTILE_ANSWER = (
+    "**Done.** The fix is in `app.py`:\n\n- one\n- two\n\n"
+    "<img src=x onerror=alert(1)> <script>alert(2)</script>\n\n"
+    '<a href="javascript:alert(3)">click</a> [docs](javascript:alert(4)) '
+    "[site](https://example.org) ![pixel](https://example.org/p.png)\n\n"
+    "```\n<b>code</b>\n```"
+)
+
+
+def test_a_chat_answer_renders_as_markdown_and_hostile_html_comes_out_inert() -> None:
+    rendered = banner_html(outcome(answer=HOSTILE_ANSWER))
+    answer = rendered.split('<div class="mercury-answer"', 1)[1].split(">", 1)[1]
+    answer = answer.split('<div class="mercury-banner"')[0]  # what the model wrote
+    found = parsed(answer)
+    assert "<strong>Done.</strong>" in answer and "<code>app.py</code>" in answer
+    assert "**" not in answer and "<li>one</li>" in answer
+    assert not {"img", "script", "iframe", "style"} & set(found.tags)
+    assert not [name for name, _ in found.attributes if name.startswith("on") or name == "style"]
+    hrefs = [value for name, value in found.attributes if name == "href"]
+    assert hrefs == ["https://example.org"]
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in answer  # shown as text, never run
+    assert "&lt;b&gt;code&lt;/b&gt;" in answer
+
+
+async def test_the_pulse_seconds_keep_growing_until_the_task_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mercury_nb.agent.events import Pulse
+    from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.contract.recovery import stall_watchdog as wd
+
+    monkeypatch.setattr(widgets_module, "TICK_S", 0.001)
+    clock = FakeClock(now=100.0)
+    view = make_view(clock=clock)
+    view.on_event(StepStarted(1, 75, "m"))
+    view.on_event(ToolStarted(1, "run_command", "run_command: sleep 120"))
+    state = wd.start_watchdog(100_000.0)  # the watchdog's clock: the same seconds, in ms
+    state, _ = wd.step_watchdog(state, wd.CommandStarted(100_000.0, "sleep 120"),
+                                MercuryConfig())
+    clock.now = 104.0
+    view.on_event(Pulse("Still working — running sleep 120 · 4 s", watch=state))
+    assert "Still working — running sleep 120 · 4 s" in view.status.value
+    clock.now = 154.2
+    for _ in range(1000):  # bounded poll: the kernel-loop timer redraws the line
+        if "running sleep 120 · 54 s" in view.status.value:
+            break
+        await asyncio.sleep(0.001)
+    assert "Still working — running sleep 120 · 54 s" in view.status.value
+    view.on_event(TaskFinished(outcome()))
+    renders = view._renderer.renders
+    clock.now = 999.0
+    await asyncio.sleep(0.02)
+    assert view._renderer.renders == renders and view._ticker is None  # ticking stopped
+
+
+def test_the_start_line_is_the_same_from_the_first_frame() -> None:
+    clock = FakeClock()
+    view = WidgetView(max_updates_per_s=10, attached=False, clock=clock, show=False,
+                      model="scripted/demo")
+    first = view.status.value
+    view.on_event(TaskStarted("t1", "build", "scripted/demo", 75))
+    assert first == view.status.value
+    assert "mercury · scripted/demo · working on it… · 0s" in first

@@ -11,9 +11,17 @@ The chain is walked from the current provider, wrapping around, skipping provide
 failed since the last success (:func:`record_success` makes them eligible again) and, for
 the rest of the task, providers that refused the credentials or the model (401, 403, 404).
 
-A failure after output (text streamed or a tool completed) keeps the partial turn: the
-decision says ``resume_partial`` and carries the continuation message, and retries of such
-a failure use the shorter continuation backoff.
+A stream cut before any tool call of the turn completed is retried cleanly: the same
+request again (the agent discards the partial text, which is never part of an answer).
+A failure after a tool call of the turn completed (``streamed_output``) keeps the turn's
+completed calls: the decision says ``resume_partial`` and carries the continuation
+message, and retries of such a failure use the shorter continuation backoff. Even then the
+cut reply's text is dropped and the model writes its reply again in full, so a delivered
+answer is never a fragment and never misses its start.
+
+A complete reply with neither text nor a tool call (:data:`EMPTY_REPLY_KIND`) is a failed
+step like an interrupted stream: retried, then the next provider; when the chain is used up
+on it, the task pauses naming it (:data:`EMPTY_REPLIES_PAUSE`).
 """
 
 from __future__ import annotations
@@ -30,6 +38,16 @@ FailureClass = Literal["transient", "non-retryable"]
 
 DOOM_LOOP_KIND = "doom-loop"
 """``ProviderFailure.kind`` for an attempt aborted by the doom-loop detector."""
+
+EMPTY_REPLY_KIND = "empty-reply"
+"""``ProviderFailure.kind`` for a complete reply with no text (or only whitespace) and no
+tool call: a transient failure of the provider, never an answer and never narration."""
+EMPTY_REPLY_MESSAGE = "the model answered with nothing (no text and no tool call)"
+EMPTY_REPLIES_PAUSE = (
+    "every model I could try answered with nothing — no text and no tool call "
+    "(last: {provider})"
+)
+"""The reason of the honest pause when the chain was used up on empty replies."""
 
 NON_RETRYABLE_STATUSES = frozenset({400, 401, 403, 404, 422})
 PERMANENT_STATUSES = frozenset({401, 403, 404})
@@ -57,9 +75,9 @@ LEDGER_LINES = 8
 SWITCH_NOTICE = "⚠ {provider}: {reason} — switching to {next} and continuing."
 ALL_FAILED_HEADER = "All LLM providers failed. Last error: {reason}"
 CONTINUE_FROM_PARTIAL = (
-    "[SYSTEM: CONTINUE FROM PARTIAL] The provider failed in the middle of your previous "
-    "reply. Everything above is kept: the partial text and every completed tool call are "
-    "already done — do NOT redo them. Continue exactly where it stopped."
+    "[SYSTEM: CONTINUE FROM PARTIAL] The provider failed in the middle of this turn. Every "
+    "tool call above completed and its result is shown — do NOT redo them. Carry on from "
+    "there; your cut reply was discarded, so write any reply in full."
 )
 
 

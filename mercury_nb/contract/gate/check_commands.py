@@ -21,7 +21,23 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_HELP_FLAGS = _words("--help -h --version")
+_HELP_FLAGS = _words("--help -h --version -V --help-all")
+_LISTING_FLAGS = {  # flags with which a check lists, prints or plans instead of running
+    "pytest": _words(
+        "--collect-only --co --fixtures --funcargs --fixtures-per-test --markers --setup-plan"
+    ),
+    "py.test": _words("--collect-only --co --fixtures --fixtures-per-test --markers"),
+    "tox": _words("-l --listenvs -a --listenvs-all --showconfig --notest"),
+    "nox": _words("-l --list --list-sessions"),
+    "jest": _words("--listTests --showConfig"),
+    "vitest": _words("--list"),
+    "mocha": _words("--dry-run"),
+    "go": _words("-list -n"),
+    "tsc": _words("--listFiles --listFilesOnly --showConfig"),
+    "mvn": _words("--dry-run"),
+    "gradle": _words("-m --dry-run --tasks tasks"),
+    "gradlew": _words("-m --dry-run tasks"),
+}
 _PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(\.exe)?|py")
 _PYTHON_VALUE_OPTIONS = _words("-X -W -Q")
 _ALWAYS = _words(
@@ -39,7 +55,7 @@ _SUBCOMMANDS = {
 }
 _ANY_GOAL = _words("mvn mvnw gradle gradlew")
 _MAKE = _words("make gmake")
-_MAKE_DRY_RUN = _words("-n --dry-run --just-print --recon -q --question")
+_MAKE_DRY_RUN = _words("-n --dry-run --just-print --recon -q --question -p --print-data-base")
 _ENV_MANAGER = _words("-n --name -p --prefix --cwd")
 _RUNNERS = {  # two-word launchers -> their options that take a value
     ("uv", "run"): _words(
@@ -83,7 +99,7 @@ def _skip_options(words: tuple[str, ...], takes_value: frozenset[str]) -> tuple[
     return words[index:]
 
 
-def _unwrap(words: tuple[str, ...]) -> tuple[str, ...]:
+def unwrap(words: tuple[str, ...]) -> tuple[str, ...]:
     """Strip assignments and launchers (``env``, ``timeout 60``, ``uv run`` ...) to
     reach the program that really runs."""
     while True:
@@ -121,6 +137,18 @@ def _package_manager_kind(program: str, args: tuple[str, ...]) -> CheckKind | No
     return None
 
 
+def python_module(program: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """``python [opts] -m MODULE ARGS`` -> ``(MODULE, ARGS)``; anything else unchanged."""
+    if not _PYTHON.fullmatch(program):
+        return program, args
+    index = 0
+    while index < len(args) and args[index].startswith("-") and args[index] != "-m":
+        index += 2 if args[index] in _PYTHON_VALUE_OPTIONS else 1
+    if index + 1 < len(args) and args[index] == "-m":
+        return args[index + 1], args[index + 2 :]
+    return program, args
+
+
 def _python_kind(args: tuple[str, ...]) -> CheckKind | None:
     index = 0
     while index < len(args) and args[index].startswith("-") and args[index] != "-m":
@@ -133,10 +161,24 @@ def _python_kind(args: tuple[str, ...]) -> CheckKind | None:
     return None
 
 
+def listing_flag(program: str, args: tuple[str, ...]) -> str | None:
+    """The flag with which ``program args`` only lists, prints or plans (``--help``,
+    ``--version``, ``pytest --collect-only``, ``make -n`` ...), else None."""
+    listing = _HELP_FLAGS | _LISTING_FLAGS.get(program, frozenset())
+    if program in _MAKE:
+        listing |= _MAKE_DRY_RUN
+    return next((arg for arg in args if arg in listing), None)
+
+
 def _program_kind(program: str, args: tuple[str, ...]) -> CheckKind | None:
-    """The kind of check ``program args`` is, or None when it is no check."""
-    if any(arg in _HELP_FLAGS for arg in args):
+    """The kind of check ``program args`` is, or None when it is no check (or a dry run)."""
+    if listing_flag(program, args) is not None:
         return None
+    return program_check_kind(program, args)
+
+
+def program_check_kind(program: str, args: tuple[str, ...]) -> CheckKind | None:
+    """The kind of check ``program`` is whatever its flags, or None when it is no check."""
     sub = _first_argument(args)
     if _PYTHON.fullmatch(program):
         return _python_kind(args)
@@ -154,7 +196,7 @@ def _program_kind(program: str, args: tuple[str, ...]) -> CheckKind | None:
     if program in _SUBCOMMANDS:
         return CheckKind.CHECK if sub in _SUBCOMMANDS[program] else None
     if program in _MAKE:
-        return None if _MAKE_DRY_RUN & set(args) else CheckKind.CHECK
+        return CheckKind.CHECK
     if program in _ANY_GOAL:
         return CheckKind.CHECK if sub is not None else None
     if program in {"jupyter", "jupyter-nbconvert", "nbconvert"}:
@@ -183,7 +225,7 @@ def check_kinds(command: str, _depth: int = 0) -> frozenset[CheckKind]:
     """
     kinds: set[CheckKind] = set()
     for words in gating_commands(command):
-        unwrapped = _unwrap(words)
+        unwrapped = unwrap(words)
         if not unwrapped:
             continue
         program = posixpath.basename(unwrapped[0])
@@ -211,3 +253,4 @@ def executes_notebooks(command: str) -> bool:
 def touches_notebooks(paths: Iterable[str]) -> bool:
     """True when any changed path is a notebook."""
     return any(path.lower().endswith(".ipynb") for path in paths)
+

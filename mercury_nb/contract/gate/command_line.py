@@ -147,23 +147,58 @@ def simple_commands(tokens: tuple[Token, ...]) -> tuple[SimpleCommand, ...]:
     return tuple(found)
 
 
+def parse_commands(command: str) -> tuple[SimpleCommand, ...]:
+    """The simple commands of ``command`` in order; none when it cannot be parsed."""
+    try:
+        return simple_commands(lex(command))
+    except ValueError:
+        return ()
+
+
+def conditional_flags(command: str) -> tuple[bool, ...]:
+    """For each of :func:`parse_commands`, whether it runs only when an earlier command
+    failed: it is on the right-hand side of ``||`` (``true || pytest`` never runs pytest).
+    ``a || b && c`` is ``(a || b) && c``: only ``b`` is conditional; a pipeline after
+    ``||`` is conditional as a whole. Inside parentheses the grouping is not tracked, so
+    everything after the first ``||`` is conditional."""
+    try:
+        tokens = lex(command)
+    except ValueError:
+        return ()
+    grouped = any(t.operator and t.text in "()" for t in tokens)
+    commands = simple_commands(tokens)
+    flags: list[bool] = []
+    seen_or = False
+    for index in range(len(commands)):
+        previous = commands[index - 1].followed_by if index > 0 else None
+        seen_or = seen_or or previous == "||"
+        if grouped:
+            flags.append(seen_or)
+        elif previous == "||":
+            flags.append(True)
+        elif previous in {"|", "|&"}:
+            flags.append(flags[-1])
+        else:
+            flags.append(False)
+    return tuple(flags)
+
+
 def gating_commands(command: str) -> tuple[tuple[str, ...], ...]:
     """The simple commands whose failure makes the whole line fail.
 
     A command counts when only ``&&`` follows it up to the end of the line: in
     ``cd x && pytest`` both count; in ``pytest | tail``, ``pytest || true`` or
     ``pytest; echo done`` the exit status is someone else's, so ``pytest`` does not.
-    A command negated with ``!`` never counts. An unparsable line has none.
+    A command negated with ``!`` never counts, nor one on the right-hand side of ``||``
+    (it may never run). An unparsable line has none.
     """
-    try:
-        commands = simple_commands(lex(command))
-    except ValueError:
-        return ()
+    commands = parse_commands(command)
+    conditional = conditional_flags(command)
     gating: list[tuple[str, ...]] = []
     for index, simple in enumerate(commands):
         rest = commands[index:]
         chained = all(c.followed_by == "&&" for c in rest[:-1]) and rest[-1].followed_by == "end"
-        if chained and simple.words[0] != "!":
+        if chained and not conditional[index] and simple.words[0] != "!":
             gating.append(simple.words)
     return tuple(gating)
 

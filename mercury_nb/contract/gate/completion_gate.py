@@ -31,6 +31,7 @@ from mercury_nb.contract.gate.verification import (
     EvidenceVerdict,
     NoCheck,
     ReadBack,
+    UncountedCheck,
     Verified,
     touches_notebooks,
 )
@@ -139,6 +140,23 @@ _PROMPT_TAIL = " Changed: {paths}."
 _LISTED_PATHS = 10
 
 
+_UNCOUNTED = (
+    " Your run `{run}` did not count as evidence: {why}. Run `{check}` on its own so that its"
+    " exit code is the evidence."
+)
+
+
+def uncounted_note(uncounted: UncountedCheck | None) -> str:
+    """Why the model's last check did not count and how to run it so that it does."""
+    if uncounted is None:
+        return ""
+    if uncounted.why == "listing":
+        check = " ".join(w for w in uncounted.check.split() if w != uncounted.detail)
+    else:
+        check = uncounted.check
+    return _UNCOUNTED.format(run=uncounted.run, why=uncounted.explanation(), check=check)
+
+
 def _reason(evidence: EvidenceVerdict) -> str:
     match evidence:
         case NoCheck():
@@ -168,7 +186,9 @@ def verification_prompt(evidence: EvidenceVerdict, changed_paths: tuple[str, ...
     if len(changed_paths) > _LISTED_PATHS:
         listed += f" and {len(changed_paths) - _LISTED_PATHS} more"
     body = _PROMPT_NOTEBOOKS if touches_notebooks(changed_paths) else _PROMPT_CODE
-    return _PROMPT_HEAD.format(reason=_reason(evidence)) + body + _PROMPT_TAIL.format(paths=listed)
+    uncounted = evidence.uncounted if isinstance(evidence, NoCheck | CheckStale) else None
+    head = _PROMPT_HEAD.format(reason=_reason(evidence)) + uncounted_note(uncounted)
+    return head + body + _PROMPT_TAIL.format(paths=listed)
 
 
 def decide_completion(

@@ -13,6 +13,7 @@ from mercury_nb.contract.gate.check_commands import (
     is_verification_command,
     touches_notebooks,
 )
+from mercury_nb.contract.gate.uncounted_checks import UncountedCheck, uncounted_check
 
 __all__ = [
     "CheckFailed",
@@ -23,6 +24,7 @@ __all__ = [
     "EvidenceVerdict",
     "NoCheck",
     "ReadBack",
+    "UncountedCheck",
     "Verified",
     "check_kinds",
     "executes_notebooks",
@@ -77,7 +79,10 @@ Evidence = Verified | ReadBack
 
 @dataclass(frozen=True)
 class NoCheck:
-    """No verification check ran at all."""
+    """No verification check ran at all. ``uncounted``: the newest run after the last
+    change that ran a check in a way that does not count (piped, masked, a dry run...)."""
+
+    uncounted: UncountedCheck | None = None
 
 
 @dataclass(frozen=True)
@@ -89,9 +94,10 @@ class CheckFailed:
 
 @dataclass(frozen=True)
 class CheckStale:
-    """The newest check ran before the latest change."""
+    """The newest check ran before the latest change (``uncounted`` as in :class:`NoCheck`)."""
 
     check: CheckRecord
+    uncounted: UncountedCheck | None = None
 
 
 EvidenceVerdict = Verified | NoCheck | CheckFailed | CheckStale
@@ -133,6 +139,23 @@ def judge_evidence(
         if failed:
             return CheckFailed(max(failed, key=lambda r: r.seq))
         return Verified(max(after, key=lambda r: r.seq))
+    uncounted = _newest_uncounted(records, last_mutation_seq)
     if checks:
-        return CheckStale(max(checks, key=lambda r: r.seq))
-    return NoCheck()
+        return CheckStale(max(checks, key=lambda r: r.seq), uncounted)
+    return NoCheck(uncounted)
+
+
+def _newest_uncounted(
+    records: Sequence[CheckRecord], last_mutation_seq: int | None
+) -> UncountedCheck | None:
+    """The newest command since the last change that ran a check which did not count (it
+    may be that change itself: a check whose exit code is not seen may also write files)."""
+    for record in sorted(records, key=lambda r: r.seq, reverse=True):
+        if record.kind != "command":
+            continue
+        if last_mutation_seq is not None and record.seq < last_mutation_seq:
+            break
+        found = uncounted_check(record.command)
+        if found is not None:
+            return found
+    return None

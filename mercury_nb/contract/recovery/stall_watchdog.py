@@ -7,10 +7,10 @@ What it does, exactly (this docstring is the one description of its behaviour):
   starting or a command finishing (``Activity``, ``CommandStarted``, ``CommandFinished``).
   Every activity resets both thresholds and re-arms the pulse.
 * Soft threshold (``config.stall_soft_ms``, default 3 min): the first ``Tick`` at or past it
-  returns ``Pulse`` with ``Still working — <activity> · Ns silent`` (N = whole seconds of
+  returns ``Pulse`` with ``Still working — <activity> · N s silent`` (N = whole seconds of
   silence). It fires once per silent window; later ticks in the same window are ``Quiet``.
 * While a command is running, the running command counts as progress: the pulse reads
-  ``Still working — running <cmd> · Ns`` (N = whole seconds the command has run, ``<cmd>``
+  ``Still working — running <cmd> · N s`` (N = whole seconds the command has run, ``<cmd>``
   shortened to one line of at most 48 characters), and the hard threshold never fires. A
   command that prints nothing beyond its own timeout is ended by that timeout, elsewhere;
   its ``CommandFinished`` then starts a fresh silent window.
@@ -206,11 +206,12 @@ def pulse_of(state: WatchdogState, now_ms: float) -> Pulse:
 
 
 def pulse_text(state: WatchdogState, now_ms: float) -> str:
-    """The live pulse line for ``now_ms``; a widget may redraw it between decisions."""
+    """The live pulse line for ``now_ms``; a view redraws it between decisions from the state
+    the pulse was decided in (the seconds keep growing while nothing happens)."""
     if state.commands:
         oldest = state.commands[0]
         ran_s = int(max(0.0, now_ms - oldest.started_ms) // 1000)
-        return f"Still working — running {shorten(oldest.command)} · {ran_s}s"
+        return f"Still working — running {shorten(oldest.command)} · {ran_s} s"
     start = now_ms if state.window_start_ms is None else state.window_start_ms
     silent_s = int(max(0.0, now_ms - start) // 1000)
-    return f"Still working — {state.activity} · {silent_s}s silent"
+    return f"Still working — {state.activity} · {silent_s} s silent"

@@ -99,6 +99,17 @@ class StreamAssembly:
         )
 
 
+def is_empty_reply(reply: StepReply) -> bool:
+    """A complete reply with no tool call and no visible text (nothing, or only whitespace):
+    the model answered nothing. It is a failed step, never an answer (see agent/step.py)."""
+    return reply.complete and not reply.tool_calls and not reply.text.strip()
+
+
+def produced_nothing(reply: StepReply) -> bool:
+    """An unfinished reply that streamed neither text nor a tool call."""
+    return not reply.complete and not reply.tool_calls and not reply.text
+
+
 def _describe(error: BaseException) -> str:
     text = str(error).strip()
     return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -26,6 +26,7 @@ from mercury_nb.contract.gate.verification import (
     NoCheck,
     ReadBack,
     Verified,
+    judge_evidence,
 )
 
 EXECUTE = MercuryConfig(mode="execute")
@@ -237,3 +238,39 @@ def test_non_code_paths(path: str, non_code: bool) -> None:
 def test_mixed_changes_need_a_check() -> None:
     _, decision = decide(FRESH, ("README.md", "src/app.py"), NoCheck())
     assert isinstance(decision, ForceVerification)
+
+
+@pytest.mark.parametrize(
+    ("run", "told"),
+    [
+        pytest.param(
+            "pytest -q 2>&1 | tail -5",
+            "Your run `pytest -q 2>&1 | tail -5` did not count as evidence: it was piped into "
+            "`tail`, so the exit code was `tail`'s. Run `pytest -q` on its own so that its exit "
+            "code is the evidence.",
+            id="piped",
+        ),
+        pytest.param(
+            "pytest --collect-only",
+            "Your run `pytest --collect-only` did not count as evidence: `--collect-only` only "
+            "lists or prints, nothing was checked. Run `pytest` on its own",
+            id="collect-only",
+        ),
+        pytest.param(
+            "true || pytest",
+            "it was on the right-hand side of `||`, so it may never have run. Run `pytest` on",
+            id="right-of-or",
+        ),
+    ],
+)
+def test_the_forced_round_says_why_a_run_did_not_count(run: str, told: str) -> None:
+    records = [CheckRecord(command=run, exit_code=0, seq=2)]
+    evidence = judge_evidence(records, last_mutation_seq=1)
+    prompt = verification_prompt(evidence, ("calc.py",))
+    assert told in prompt
+    stale = judge_evidence([CheckRecord("pytest", 0, 0), *records], last_mutation_seq=1)
+    assert told in verification_prompt(stale, ("calc.py",))
+
+
+def test_the_forced_round_says_nothing_extra_without_such_a_run() -> None:
+    assert "did not count" not in verification_prompt(NoCheck(), ("calc.py",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mercury_nb.contract.gate.uncounted_checks import uncounted_check
 from mercury_nb.contract.gate.verification import (
     CheckFailed,
     CheckRecord,
@@ -11,6 +12,7 @@ from mercury_nb.contract.gate.verification import (
     EvidenceVerdict,
     NoCheck,
     ReadBack,
+    UncountedCheck,
     Verified,
     executes_notebooks,
     is_verification_command,
@@ -87,6 +89,10 @@ CHECKS = [
     'bash -c "cd app && pytest"',
     "sh -lc 'make test'",
     "pytest > log.txt 2>&1",
+    "true && pytest",
+    "false || echo x; pytest",
+    "command -v pytest || pip install pytest && pytest -q",
+    "make -j4 test",
 ]
 
 NOT_CHECKS = [
@@ -125,6 +131,37 @@ NOT_CHECKS = [
     "bash run_tests.sh",
     "pytest 'unclosed",
     "",
+    # a check on the right-hand side of || may never run
+    "true || pytest",
+    "true || python -m pytest -q",
+    "ls || make test",
+    "true || pytest | tee log",
+    "(true || (pytest && ruff check))",
+    # dry-run, listing and help flags run nothing
+    "pytest --collect-only",
+    "pytest --co -q",
+    "python -m pytest --co",
+    "pytest --fixtures",
+    "pytest --markers",
+    "pytest --setup-plan",
+    "pytest -V",
+    "mypy --version",
+    "ruff check --help",
+    "make --dry-run",
+    "make --just-print test",
+    "make -n test",
+    "make --recon",
+    "make -q test",
+    "tox -l",
+    "tox --notest",
+    "nox --list",
+    "npx jest --listTests",
+    "vitest --list",
+    "go test -list . ./...",
+    "go build -n ./...",
+    "tsc --listFilesOnly",
+    "gradle tasks",
+    "./gradlew -m build",
 ]
 
 
@@ -226,7 +263,9 @@ NPM_FAIL_4 = run("npm test", 1, 4)
             id="same-command-modulo-spaces",
         ),
         pytest.param(
-            [run("pytest | tail", 0, 4)], 3, NoCheck(), id="piped-exit-code-is-not-evidence"
+            [run("pytest | tail", 0, 4)], 3,
+            NoCheck(UncountedCheck("piped", "pytest", "pytest | tail", "tail")),
+            id="piped-exit-code-is-not-evidence",
         ),
         pytest.param(
             [run("echo tests passed", 0, 4)], 3, NoCheck(), id="output-text-is-not-evidence"
@@ -278,3 +317,31 @@ def test_verified_refuses_a_failed_check(check: CheckRecord) -> None:
 def test_read_back_needs_a_path() -> None:
     with pytest.raises(ValueError, match="at least one"):
         ReadBack(())
+
+
+UNCOUNTED = [
+    pytest.param("pytest -q 2>&1 | tail -5", "piped", "pytest -q", "tail", id="piped-into-tail"),
+    pytest.param("pytest | tee log", "piped", "pytest", "tee", id="piped-into-tee"),
+    pytest.param("pytest || true", "masked", "pytest", "true", id="or-true"),
+    pytest.param("pytest; echo done", "followed", "pytest", "echo", id="followed-by-echo"),
+    pytest.param("pytest &", "background", "pytest", "", id="background"),
+    pytest.param("true || pytest", "or-branch", "pytest", "", id="right-of-or"),
+    pytest.param("! pytest", "negated", "pytest", "", id="negated"),
+    pytest.param("pytest --collect-only", "listing", "pytest --collect-only", "--collect-only",
+                 id="collect-only"),
+    pytest.param("make -n test", "listing", "make -n test", "-n", id="make-dry-run"),
+    pytest.param("cd app && pytest --co", "listing", "pytest --co", "--co", id="after-cd"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("command", "why", "check", "detail"), UNCOUNTED)
+def test_why_a_check_did_not_count(command: str, why: str, check: str, detail: str) -> None:
+    assert uncounted_check(command) == UncountedCheck(why, check, command, detail)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [pytest.param(c, id=c) for c in ("pytest -q", "echo hi | tail", "ls; cat x", "")],
+)
+def test_counted_checks_and_non_checks_have_no_uncounted_reason(command: str) -> None:
+    assert uncounted_check(command) is None

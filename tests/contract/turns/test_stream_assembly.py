@@ -2,7 +2,11 @@
 
 import pytest
 
-from mercury_nb.contract.turns.stream_assembly import StreamAssembly
+from mercury_nb.contract.turns.stream_assembly import (
+    StreamAssembly,
+    is_empty_reply,
+    produced_nothing,
+)
 from mercury_nb.contract.turns.stream_ending import StreamEnding
 
 
@@ -69,3 +73,26 @@ def test_endings(assembly: StreamAssembly, error: Exception | None, expected: St
     reply = assembly.reply(error=error)
     assert reply.ending is expected
     assert (reply.error is not None) == (error is not None)
+
+
+EMPTY_TABLE = [
+    pytest.param(StreamAssembly().add_finish("stop"), True, False, id="nothing-then-stop"),
+    pytest.param(StreamAssembly().add_text(" \n\t").add_finish("stop"), True, False,
+                 id="whitespace-then-stop"),
+    pytest.param(StreamAssembly().add_text("4").add_finish("stop"), False, False, id="answer"),
+    pytest.param(StreamAssembly().add_tool_delta(0, "c", "list_dir", "{}")
+                 .add_finish("tool_calls"), False, False, id="tool-call-no-text"),
+    pytest.param(StreamAssembly().add_finish(None), False, True, id="no-finish-reason"),
+    pytest.param(StreamAssembly(), False, True, id="no-chunk-at-all"),
+    pytest.param(StreamAssembly().add_text("The "), False, False, id="cut-after-text"),
+    pytest.param(StreamAssembly().add_finish("length"), False, True, id="empty-truncated"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("assembly", "empty", "nothing"), EMPTY_TABLE)
+def test_empty_replies_and_streams_that_produced_nothing(
+    assembly: StreamAssembly, empty: bool, nothing: bool
+) -> None:
+    reply = assembly.reply()
+    assert is_empty_reply(reply) is empty
+    assert produced_nothing(reply) is nothing

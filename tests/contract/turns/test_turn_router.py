@@ -25,7 +25,12 @@ from mercury_nb.contract.escalation.guard_texts import (
     guard_round_notice,
     wake_up_directive,
 )
-from mercury_nb.contract.escalation.provider_policy import CONTINUE_FROM_PARTIAL, DOOM_LOOP_KIND
+from mercury_nb.contract.escalation.provider_policy import (
+    CONTINUE_FROM_PARTIAL,
+    DOOM_LOOP_KIND,
+    EMPTY_REPLIES_PAUSE,
+    EMPTY_REPLY_KIND,
+)
 from mercury_nb.contract.gate.verification import CheckRecord, Verified
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
@@ -319,3 +324,19 @@ def test_every_provider_failing_carries_the_ledger() -> None:
     assert decision.ending.last_error == "HTTP 500: c is down"
     assert [(p.name, p.reason) for p in decision.ending.providers] == [
         ("a", "HTTP 503: overloaded"), ("b", "HTTP 503: overloaded"), ("c", "HTTP 500: c is down")]
+
+
+@pytest.mark.parametrize(
+    ("kind", "ending_type"),
+    [
+        pytest.param(EMPTY_REPLY_KIND, Paused, id="empty-replies-pause-naming-it"),
+        pytest.param("interrupted", ProviderFailure, id="other-failures-fail"),
+    ],
+)
+def test_a_chain_used_up_on_empty_replies_pauses(kind: str, ending_type: type) -> None:
+    state, config = start(QUESTION, chain=("x",), retry_attempts=0)
+    _, decision = decide_after_turn(state, trouble("nothing", None, kind=kind), config)
+    assert isinstance(decision, FinishWith)
+    assert isinstance(decision.ending, ending_type)
+    if ending_type is Paused:
+        assert decision.ending == Paused(EMPTY_REPLIES_PAUSE.format(provider="x"))

@@ -54,7 +54,7 @@ from mercury_nb.contract.turns.router_state import (
     TurnFacts,
     user,
 )
-from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.contract.vocabulary import TurnVerdict
 
 LOOP_PAUSE_REASON = "I got stuck in a loop on every model I could try (last: {description})"
 """The reason of the honest pause when a doom loop used up the provider chain."""
@@ -161,14 +161,18 @@ def route_trouble(
         case pp.SwitchProvider(notice=notice, continuation=note):
             return state, RetryStep(_retry_directive(state, trouble, facts.doom, note), notice)
         case pp.AllProvidersFailed(message=message):
-            return state, FinishWith(_all_failed(state, facts.doom, message))
+            return state, FinishWith(_all_failed(state, facts.doom, message, trouble))
         case _ as unreachable:
             assert_never(unreachable)
 
 
-def _all_failed(state: RouterState, doom: DoomLoop | None, message: str) -> Ending:
+def _all_failed(
+    state: RouterState, doom: DoomLoop | None, message: str, trouble: ProviderTrouble
+) -> Ending:
     if doom is not None:
         return Paused(LOOP_PAUSE_REASON.format(description=doom.description))
+    if trouble.kind == pp.EMPTY_REPLY_KIND:
+        return Paused(pp.EMPTY_REPLIES_PAUSE.format(provider=trouble.provider))
     attempts = tuple(ProviderAttempt(n, r) for n, r in state.providers.ledger.items())
     return ProviderFailure(last_error=state.providers.last_error or message, providers=attempts)
 

@@ -1,0 +1,72 @@
+/**
+ * Pieces shared by the list and the detail: status colours and chip, ages, the pulse line.
+ */
+import React from 'react';
+
+import { Status } from './api';
+
+/** The cell widget's colours (mercury_nb/ui/widgets.py), plus blue for running. */
+export const STATUS_COLOURS: { [status in Status]: string } = {
+  running: '#1565c0',
+  completed: '#2e7d32',
+  paused: '#b26a00',
+  failed: '#c62828',
+  aborted: '#616161'
+};
+
+export interface ILivePulse {
+  step: number | null;
+  tool: string | null;
+  started: number;
+  lastAt: number;
+}
+
+export function age(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) {
+    return `${s}s`;
+  }
+  if (s < 3600) {
+    return `${Math.floor(s / 60)}m`;
+  }
+  if (s < 86400) {
+    return `${Math.floor(s / 3600)}h`;
+  }
+  return `${Math.floor(s / 86400)}d`;
+}
+
+export function shortPath(path: string): string {
+  const parts = path.split('/').filter(p => p.length > 0);
+  return parts.length <= 2 ? path : '…/' + parts.slice(-2).join('/');
+}
+
+export function StatusChip(props: { status: Status }): JSX.Element {
+  return (
+    <span
+      className="jp-mercury-chip"
+      data-status={props.status}
+      style={{ background: STATUS_COLOURS[props.status] ?? '#616161' }}
+    >
+      {props.status}
+    </span>
+  );
+}
+
+export function pulseLine(pulse: ILivePulse | undefined, now: number): string {
+  if (!pulse) {
+    return 'working…';
+  }
+  const parts: string[] = [];
+  if (pulse.step !== null) {
+    parts.push(`step ${pulse.step}`);
+  }
+  if (pulse.tool) {
+    parts.push(pulse.tool);
+  }
+  parts.push(age(now - pulse.started));
+  const silent = Math.round(now - pulse.lastAt);
+  if (silent >= 3) {
+    parts.push(`${silent} s silent`);
+  }
+  return parts.join(' · ');
+}

@@ -1,0 +1,182 @@
+/**
+ * One task's detail: banner, blocker, answer, diffs, evidence, providers, usage, events.
+ * Every value is a React text node (escaped), never HTML.
+ */
+import React from 'react';
+
+import { IFileChange, IRunEvent, ITaskDetail } from './api';
+import { STATUS_COLOURS, StatusChip } from './common';
+
+function ChangeItem(props: { change: IFileChange }): JSX.Element {
+  const { change } = props;
+  const counts =
+    change.measured === false
+      ? `${change.kind}, not diffed`
+      : `+${change.added} −${change.removed}` +
+        (change.kind !== 'modified' ? ` (${change.kind})` : '');
+  return (
+    <details className="jp-mercury-change">
+      <summary>
+        <span className="jp-mercury-change-path">{change.path}</span>{' '}
+        <span className="jp-mercury-change-counts">{counts}</span>
+      </summary>
+      <pre className="jp-mercury-diff">{change.diff || change.preview || ''}</pre>
+    </details>
+  );
+}
+
+function money(usd: number | null): string {
+  return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
+}
+
+export function Detail(props: {
+  detail: ITaskDetail;
+  pulse: string;
+  onStop: (id: string) => void;
+  onContinue: (id: string) => void;
+  onClose: () => void;
+  busy: boolean;
+}): JSX.Element {
+  const { detail } = props;
+  const task = detail.task;
+  const colour = STATUS_COLOURS[task.status] ?? '#616161';
+  return (
+    <div className="jp-mercury-detail" data-task-id={task.id} data-status={task.status}>
+      <div className="jp-mercury-detail-head">
+        <button className="jp-mercury-back jp-Button" onClick={props.onClose}>
+          ← tasks
+        </button>
+        <StatusChip status={task.status} />
+        <span className="jp-mercury-id">{task.id}</span>
+      </div>
+      <div className="jp-mercury-task-text">{task.task}</div>
+      <div className="jp-mercury-meta">
+        {task.workspace} · {task.models.join(' → ')} · {task.steps} step(s)
+      </div>
+      {task.status === 'running' && <div className="jp-mercury-pulse">{props.pulse}</div>}
+      <div className="jp-mercury-actions">
+        {task.status === 'running' && (
+          <button
+            className="jp-mercury-stop jp-Button jp-mod-styled jp-mod-warn"
+            disabled={props.busy}
+            onClick={() => props.onStop(task.id)}
+          >
+            Stop
+          </button>
+        )}
+        {(task.status === 'paused' ||
+          task.status === 'failed' ||
+          task.status === 'aborted') && (
+          <button
+            className="jp-mercury-continue jp-Button jp-mod-styled jp-mod-accept"
+            disabled={props.busy}
+            onClick={() => props.onContinue(task.id)}
+          >
+            Continue
+          </button>
+        )}
+      </div>
+      {task.banner && (
+        <div className="jp-mercury-banner" style={{ borderLeftColor: colour }}>
+          {task.banner}
+        </div>
+      )}
+      {task.blocker && (
+        <div className="jp-mercury-blocker">
+          <strong>Blocker: </strong>
+          {task.blocker}
+        </div>
+      )}
+      {detail.answer && (
+        <section>
+          <h3>Answer</h3>
+          <div className="jp-mercury-answer">{detail.answer}</div>
+        </section>
+      )}
+      {detail.changes.length > 0 && (
+        <section>
+          <h3>Changed files</h3>
+          {detail.changes.map(change => (
+            <ChangeItem key={change.path} change={change} />
+          ))}
+        </section>
+      )}
+      {detail.evidence.length > 0 && (
+        <section>
+          <h3>Evidence</h3>
+          <ul className="jp-mercury-evidence">
+            {detail.evidence.map((item, index) => (
+              <li key={index}>
+                <span>{item.exit_code === 0 ? '✓' : '✗'}</span>{' '}
+                <code>{item.command}</code>{' '}
+                <span>
+                  exit {item.exit_code === null ? '?' : item.exit_code} · step {item.step}
+                  {item.timed_out ? ' · timed out' : ''}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {Object.keys(detail.providers).length > 0 && (
+        <section>
+          <h3>Providers</h3>
+          <ul className="jp-mercury-providers">
+            {Object.entries(detail.providers).map(([name, error]) => (
+              <li key={name}>
+                <code>{name}</code>: {error}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section>
+        <h3>Tokens and cost</h3>
+        {Object.keys(detail.usage).length === 0 ? (
+          <div className="jp-mercury-muted">no token usage recorded</div>
+        ) : (
+          <ul className="jp-mercury-usage">
+            {Object.entries(detail.usage).map(([model, counts]) => {
+              const cost = detail.costs.find(c => c.model === model);
+              const input = counts.prompt_tokens ?? counts.input_tokens ?? 0;
+              const output = counts.completion_tokens ?? counts.output_tokens ?? 0;
+              return (
+                <li key={model}>
+                  <code>{model}</code>: {input} in · {output} out · est.{' '}
+                  {money(cost ? cost.usd : null)}
+                  {cost && cost.reason ? ` (${cost.reason})` : ''}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+      <section>
+        <h3>Events</h3>
+        <ol className="jp-mercury-events">
+          {detail.events.map((event, index) => (
+            <li key={event.id ?? `e${index}`} data-kind={event.kind}>
+              <span className="jp-mercury-event-time">
+                {new Date(event.at * 1000).toLocaleTimeString()}
+              </span>{' '}
+              <span className="jp-mercury-event-kind">{event.kind}</span>{' '}
+              <span>{eventText(event)}</span>
+            </li>
+          ))}
+        </ol>
+      </section>
+    </div>
+  );
+}
+
+function eventText(event: IRunEvent): string {
+  const data = event.data || {};
+  const parts: string[] = [];
+  for (const key of ['text', 'verdict', 'decision', 'tool', 'summary', 'command']) {
+    const value = data[key];
+    if (typeof value === 'string' && value.length > 0) {
+      parts.push(value);
+    }
+  }
+  return parts.join(' · ');
+}

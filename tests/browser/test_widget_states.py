@@ -1,0 +1,226 @@
+"""Every state of the ``%%mercury`` cell widget in a real JupyterLab, in Debian's chromium.
+
+One notebook drives scripted models (offline) through each state; each state is checked on
+the text the browser shows and photographed to ``docs/widget-<state>.png``:
+running, pulse (its seconds growing), aborted (Stop), completed, paused, failed, ask_user,
+plus a chat answer rendered as Markdown with hostile HTML left inert.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from widget_fixtures import WidgetLab, widget_browser, widget_lab
+
+pytestmark = [pytest.mark.slow, pytest.mark.kernel]
+__all__ = ["widget_browser", "widget_lab"]  # fixtures, imported for pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+STATE_TIMEOUT_S = 60.0
+
+SETUP = '''\
+%env MERCURY_STALL_SOFT_MS=1500
+%env MERCURY_MAX_AUTO_CONTINUATIONS=0
+%env MERCURY_RETRY_ATTEMPTS=0
+import tempfile
+from pathlib import Path
+from mercury_nb.testing import HttpError, Turn, call, register_scripted_model
+
+def fresh():
+    return Path(tempfile.mkdtemp(prefix="mercury-browser-"))
+
+GREET = 'def greet(name):\\n    return f"Hello, {name}!"\\n'
+TEST = ('from greet import greet\\n\\n\\ndef test_greet():\\n'
+        '    assert greet("Ada") == "Hello, Ada!"\\n')
+ANSWER = (
+    "**greet()** returns a greeting, for example `greet('Ada')`:\\n\\n"
+    "- it takes one `name`\\n- it returns `Hello, <name>!`\\n\\n"
+    "<img src=x onerror=\\"window.__mercury_xss = 1\\"> <script>window.__mercury_xss = 2</script>"
+)
+register_scripted_model("slow", [Turn(tool_calls=(call("run_command", command="sleep 60"),)),
+                                 Turn(text="Slept.")])
+register_scripted_model("build", [
+    Turn(tool_calls=(call("create_file", path="greet.py", content=GREET),
+                     call("create_file", path="test_greet.py", content=TEST))),
+    Turn(text="Added greet() and its test."),
+    Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
+    Turn(text="greet() is in **greet.py** and its test passes."),
+])
+register_scripted_model("chat", [Turn(text=ANSWER)])
+register_scripted_model("busy", [
+    Turn(tool_calls=(call("write_file", path="a.txt", content="a\\n"),)),
+    Turn(tool_calls=(call("write_file", path="b.txt", content="b\\n"),)),
+    Turn(text="Wrote both."),
+])
+register_scripted_model("down", [Turn(fault=HttpError(401, message="invalid API key"))])
+register_scripted_model("asks", [
+    Turn(tool_calls=(call("ask_user", question="Rewrite the parser or patch it?",
+                          options=["rewrite", "patch"], recommended="patch"),)),
+    Turn(text="Patching it, as you chose."),
+])
+print("ready")
+'''
+
+CELLS = {
+    "load": "%load_ext mercury_nb",
+    "setup": SETUP,
+    "slow": "%%mercury --model scripted/slow --workdir {fresh()}\nWait for a minute.",
+    "build": "%%mercury --model scripted/build --workdir {fresh()}\n"
+             "Write greet(name) in greet.py with a test, and make the test pass.",
+    "chat": "%%mercury --model scripted/chat --chat --workdir {fresh()}\nWhat does greet() return?",
+    "busy": "%%mercury --model scripted/busy --max-steps 1 --workdir {fresh()}\n"
+            "Write a.txt and b.txt.",
+    "down": "%%mercury --model scripted/down --workdir {fresh()}\nBuild the todo app.",
+    "asks": "%%mercury --model scripted/asks --chat --workdir {fresh()}\nFix the parser.",
+}
+ORDER = list(CELLS)
+
+
+class Notebook:
+    """The test notebook open in JupyterLab: run a cell, read a cell, photograph a cell."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+
+    def cell(self, name: str) -> Any:
+        return self.page.locator(".jp-Notebook .jp-Cell").nth(ORDER.index(name))
+
+    def output(self, name: str) -> Any:
+        return self.cell(name).locator(".jp-Cell-outputArea")
+
+    def run(self, name: str) -> None:
+        self.page.evaluate(
+            """async (index) => {
+                const panel = window.jupyterapp.shell.currentWidget;
+                panel.content.activeCellIndex = index;
+                await window.jupyterapp.commands.execute('notebook:run-cell');
+            }""",
+            ORDER.index(name),
+        )
+
+    def text(self, name: str) -> str:
+        return str(self.output(name).inner_text())
+
+    def wait_for(self, name: str, ok: Callable[[str], bool], what: str) -> str:
+        deadline = time.monotonic() + STATE_TIMEOUT_S
+        while True:
+            text = self.text(name) if self.output(name).count() else ""
+            if ok(text):
+                return text
+            if time.monotonic() > deadline:
+                raise AssertionError(f"cell {name!r} never showed {what}; it shows:\n{text}")
+            self.page.wait_for_timeout(100)
+
+    def shoot(self, name: str, state: str) -> None:
+        DOCS.mkdir(exist_ok=True)
+        self.cell(name).scroll_into_view_if_needed()
+        self.cell(name).screenshot(path=str(DOCS / f"widget-{state}.png"))
+
+    def stop_visible(self, name: str) -> bool:
+        buttons = self.output(name).locator("button", has_text="Stop")
+        return bool(buttons.count()) and bool(buttons.first.is_visible())
+
+
+@pytest.fixture(scope="module")
+def notebook(widget_lab: WidgetLab, widget_browser: Any) -> Iterator[Notebook]:
+    widget_lab.write_notebook("widget-states.ipynb", list(CELLS.values()))
+    context = widget_browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(widget_lab.notebook_url("widget-states.ipynb"))
+    page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=60_000)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " return w && w.sessionContext && w.sessionContext.session"
+        " && w.sessionContext.session.kernel"
+        " && w.sessionContext.session.kernel.status === 'idle'; }",
+        timeout=90_000,
+    )
+    book = Notebook(page)
+    book.run("load")
+    book.run("setup")
+    book.wait_for("setup", lambda t: "ready" in t, "ready")
+    yield book
+    context.close()
+
+
+def seconds_of(text: str) -> int | None:
+    found = re.search(r"Still working — running sleep 60 · (\d+) s", text)
+    return int(found.group(1)) if found else None
+
+
+def test_running_pulse_and_stop(notebook: Notebook) -> None:
+    notebook.run("slow")
+    text = notebook.wait_for("slow", lambda t: "run_command" in t, "the running tool")
+    assert "step 1/75 · run_command" in text and "sleep 60" in text
+    assert notebook.stop_visible("slow")
+    notebook.shoot("slow", "running")
+
+    first = seconds_of(notebook.wait_for("slow", lambda t: seconds_of(t) is not None, "a pulse"))
+    assert first is not None
+    later = notebook.wait_for("slow", lambda t: (seconds_of(t) or 0) >= first + 2,
+                              "the pulse seconds growing")
+    assert "Still working — running sleep 60 · " in later
+    notebook.shoot("slow", "pulse")
+
+    notebook.output("slow").locator("button", has_text="Stop").click()
+    text = notebook.wait_for("slow", lambda t: "Stopped at your request" in t, "the abort")
+    assert "aborted" in text and "Still working" not in text
+    assert not notebook.stop_visible("slow")
+    notebook.shoot("slow", "aborted")
+
+
+def test_completed_hides_the_checking_line_and_stop(notebook: Notebook) -> None:
+    notebook.run("build")
+    text = notebook.wait_for("build", lambda t: "✓ Task complete" in t, "completion")
+    assert "completed · " in text and "✓ Verified: python -m pytest -q ✓" in text
+    assert "Checking my work" not in text
+    assert not notebook.stop_visible("build")
+    assert notebook.output("build").locator(".mercury-answer strong",
+                                            has_text="greet.py").count() == 1
+    notebook.shoot("build", "completed")
+
+
+def test_a_chat_answer_is_markdown_and_its_html_is_inert(notebook: Notebook) -> None:
+    notebook.run("chat")
+    text = notebook.wait_for("chat", lambda t: "Response delivered" in t, "the answer")
+    answer = notebook.output("chat").locator(".mercury-answer")
+    assert answer.locator("strong", has_text="greet()").count() == 1
+    assert answer.locator("li").count() == 2
+    assert "**" not in text
+    assert answer.locator("img, script").count() == 0
+    assert "<img src=x" in text  # shown as text
+    assert notebook.page.evaluate("() => window.__mercury_xss === undefined")
+    notebook.shoot("chat", "answer")
+
+
+def test_paused(notebook: Notebook) -> None:
+    notebook.run("busy")
+    text = notebook.wait_for("busy", lambda t: "I've paused for now" in t, "the pause")
+    assert "paused · " in text and 'Send "continue"' in text
+    assert not notebook.stop_visible("busy")
+    notebook.shoot("busy", "paused")
+
+
+def test_failed(notebook: Notebook) -> None:
+    notebook.run("down")
+    text = notebook.wait_for("down", lambda t: "failed · " in t, "the failure")
+    assert "invalid API key" in text
+    assert not notebook.stop_visible("down")
+    notebook.shoot("down", "failed")
+
+
+def test_ask_user(notebook: Notebook) -> None:
+    notebook.run("asks")
+    notebook.wait_for("asks", lambda t: "Rewrite the parser or patch it?" in t, "the question")
+    confirm = notebook.output("asks").locator("button", has_text="Confirm")
+    confirm.wait_for(state="visible", timeout=30_000)
+    assert notebook.output("asks").locator("input[type=radio]:checked").count() == 1
+    notebook.shoot("asks", "ask_user")
+    confirm.click()
+    text = notebook.wait_for("asks", lambda t: "Patching it" in t, "the answer after Confirm")
+    assert "completed · " in text
