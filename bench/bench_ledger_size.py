@@ -19,7 +19,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.access import close_all, open_ledger
 from mercury_nb.ledger.recorder import TaskRecorder
