@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path, PurePosixPath
 
 from mercury_nb.workspace.errors import WorkspaceError
+
+_BYTE_ESCAPE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+
+
+def _undecodable_name(shown: str, root: Path) -> str:
+    """``shown`` with ``\\xff``-style escapes turned back into the bytes they stand for,
+    when only that form names an existing file: list_dir shows a name that is not UTF-8
+    (``bad\\xffname.txt``) that way, and the model must be able to use it."""
+    if "\\x" not in shown:
+        return shown
+    raw = _BYTE_ESCAPE.sub(lambda m: chr(0xDC00 + int(m.group(1), 16)), shown)
+    if raw == shown or os.path.lexists(root / shown) or not os.path.lexists(root / raw):
+        return shown
+    return raw
 
 
 class Workspace:
@@ -36,7 +51,7 @@ class Workspace:
                 f"path escapes the workspace: {shown} (home-relative paths are not allowed; "
                 "use a path relative to the workspace)"
             )
-        given = Path(shown)
+        given = Path(_undecodable_name(shown, self.root))
         lexical = Path(os.path.normpath(given if given.is_absolute() else self.root / given))
         lexically_inside = self._inside(lexical)
         if not lexically_inside and not given.is_absolute():

@@ -136,6 +136,9 @@ async def test_a_non_utf8_name_never_breaks_list_dir(
     assert result.ok
     assert result.content == "file: bad\\xffname.txt\nfile: good.txt"
     result.content.encode("utf-8")
+    # the name as shown can be used
+    read = clean_result(await call(registry, ctx, "read_file", path="bad\\xffname.txt"), ctx)
+    assert (read.ok, read.content) == (True, "x\n")
 
 
 @pytest.mark.parametrize("length", [242, 250, 255])
