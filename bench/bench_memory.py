@@ -22,8 +22,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
 from mercury_nb.agent.memory import read_rss_mb
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import SUMMARY_INSTRUCTIONS, message_chars
 from mercury_nb.transport.protocol import (

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs mercury-nb with its test tools into .venv, (re)builds the JupyterLab panel when its
-# sources changed, then runs ruff, mypy and the whole test suite (unit, loop, HTTP-level,
-# kernel, server extension, browser tests in Debian's chromium, and the tutorial notebooks).
+# sources changed, then runs ruff, lint-imports, mypy and the whole test suite (unit, loop,
+# HTTP-level, kernel, server extension, browser tests in Debian's chromium, and the tutorial
+# notebooks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -17,6 +18,8 @@ echo "== labextension (rebuilt when labextension/ changed)"
 bash scripts/build_labextension.sh
 echo "== ruff"
 .venv/bin/ruff check mercury_nb tests bench
+echo "== lint-imports (layers, no import cycles, testing independent)"
+.venv/bin/lint-imports
 echo "== mypy (strict on mercury_nb.contract)"
 .venv/bin/mypy
 .venv/bin/mypy --strict mercury_nb/contract

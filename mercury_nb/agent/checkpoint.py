@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.config import MercuryConfig
@@ -12,13 +12,18 @@ from mercury_nb.contract.recovery.continuation import StepBudgetState, Truncatio
 from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.workspace.snapshot import Snapshot
 
-if TYPE_CHECKING:
-    from mercury_nb.agent.loop import AgentLoop
+
+class CheckpointedLoop(Protocol):
+    """What a checkpoint is taken from: the session, the router state and the start snapshot."""
+
+    session: TaskSession
+    state: RouterState | None
+    snapshot: Snapshot
 
 CHECKPOINT_VERSION = 1
 
 
-def checkpoint_of(loop: AgentLoop) -> dict[str, Any]:
+def checkpoint_of(loop: CheckpointedLoop) -> dict[str, Any]:
     """Everything needed to resume ``loop``'s task later, as JSON-ready data (no secrets:
     the config is stored without its API key)."""
     session = loop.session

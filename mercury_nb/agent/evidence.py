@@ -7,7 +7,7 @@ import json
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
@@ -24,8 +24,27 @@ from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.notebook_check import execute_notebook
 
 if TYPE_CHECKING:
-    from mercury_nb.agent.loop import AgentLoop
+    from mercury_nb.agent.events import EventSink
+    from mercury_nb.agent.session import TaskSession
     from mercury_nb.agent.watchdog_runner import AttemptStalled
+    from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.tools.base import ToolContext
+    from mercury_nb.workspace.snapshot import Snapshot
+
+
+class MeasuredLoop(Protocol):
+    """What gathering a turn's facts uses of the loop: the session, the start snapshot, the
+    workspace (through the tool context), the config and the sink."""
+
+    session: TaskSession
+    snapshot: Snapshot
+    ctx: ToolContext
+
+    @property
+    def on_event(self) -> EventSink: ...
+
+    @property
+    def config(self) -> MercuryConfig: ...
 
 
 @dataclass(frozen=True)
@@ -118,7 +137,7 @@ def check_records(session: TaskSession) -> list[CheckRecord]:
     ]
 
 
-async def gather_turn_facts(loop: AgentLoop, report: TurnReport) -> TurnFacts:
+async def gather_turn_facts(loop: MeasuredLoop, report: TurnReport) -> TurnFacts:
     session = loop.session
     reply = report.reply
     text = reply.text if reply else ""
@@ -163,7 +182,7 @@ def _read_back(root: Path, report: ChangeReport) -> bool:
     return True
 
 
-async def _run_changed_notebooks(loop: AgentLoop, report: ChangeReport) -> None:
+async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> None:
     """Execute changed notebooks unless one already ran after the last change."""
     session = loop.session
     last = session.last_mutation_seq

@@ -13,27 +13,23 @@ from mercury_nb.agent.events import (
     EventSink,
     Notice,
     StepStarted,
-    TaskFinished,
-    TaskStarted,
     TurnEnded,
 )
 from mercury_nb.agent.evidence import TurnReport, gather_turn_facts, stalled_turn
-from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.memory import MemoryGovernor
-from mercury_nb.agent.prompts import assistant_message, system_message, user_message
+from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.tool_runner import run_tool_calls
 from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Aborted, Ending, Failed
+from mercury_nb.contract.endings import Ending
 from mercury_nb.contract.escalation.doom_loop import (
     DoomLoop,
     DoomState,
     observe_step,
     reset_for_new_turn,
 )
-from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -47,17 +43,12 @@ from mercury_nb.contract.turns.stream_ending import StreamEnding
 from mercury_nb.contract.turns.turn_router import decide_after_turn
 from mercury_nb.contract.turns.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
 from mercury_nb.tools.base import ToolContext, ToolResult
-from mercury_nb.tools.commands import PROCESS_SCOPE_KEY
-from mercury_nb.tools.processes import kill_scope
-from mercury_nb.tools.registry import ToolRegistry, default_registry
-from mercury_nb.transport.factory import SETUP_FAILED
+from mercury_nb.tools.registry import ToolRegistry
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
-from mercury_nb.workspace.changes import measure_changes
-from mercury_nb.workspace.confinement import Workspace
-from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
+from mercury_nb.workspace.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from mercury_nb.tools.ask_user import AskHandler
+    pass
 
 TURN_ENDS = (TurnVerdict.TEXT_STOP, TurnVerdict.STEPS_EXHAUSTED)
 """Verdicts after which the next turn is a new one (the doom detector's in-turn runs reset);
@@ -87,7 +78,7 @@ class AgentLoop:
         self.watch = StallWatch(self.config, self.on_event)
         self.memory = MemoryGovernor(self.config)
         # run_command reports to this task's watch (a copy: a resumed loop has its own)
-        self.ctx = replace(self.ctx, extra={**self.ctx.extra, **self.watch.tool_extras()})
+        self.ctx = replace(self.ctx, **self.watch.tool_callbacks())
 
     @property
     def config(self) -> MercuryConfig:
@@ -221,119 +212,3 @@ class AgentLoop:
 def _keeps_going(reply: StepReply, steps_used: int, max_steps: int) -> bool:
     complete = reply.ending is StreamEnding.COMPLETE
     return complete and bool(reply.tool_calls) and steps_used < max_steps
-
-
-async def run_task(
-    task: str,
-    config: MercuryConfig | None = None,
-    *,
-    model: ChatModel | None = None,
-    on_event: EventSink | None = None,
-    task_id: str | None = None,
-    registry: ToolRegistry | None = None,
-    ask_user: AskHandler | None = None,
-) -> TaskOutcome:
-    """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
-    keeping every file already written.
-
-    ``model`` replaces the configured chain with that one model. ``ask_user`` answers the
-    ask_user tool (the kernel passes one that shows a widget); without it the run is headless.
-    """
-    config = config or MercuryConfig.load()
-    if model is not None and config.model_chain != (model.name,):
-        config = config.with_changes(model=model.name, fallbacks=())
-    sink: EventSink = on_event or (lambda event: None)
-    session = TaskSession.start(task.strip(), config, task_id)
-    root = Workspace(config.workdir)
-    session.messages = [system_message(str(root.root), config.mode), user_message(session.task)]
-    snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
-    try:
-        models = [model] if model is not None else _resolve_chain(config)
-    except (LookupError, ValueError) as error:
-        report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
-        sink(TaskFinished(outcome))
-        return outcome
-    return await run_session(session, snapshot, models, sink=sink, registry=registry,
-                             ask_user=ask_user)
-
-
-async def run_session(
-    session: TaskSession,
-    snapshot: Snapshot,
-    models: Sequence[ChatModel],
-    *,
-    sink: EventSink,
-    registry: ToolRegistry | None = None,
-    ask_user: AskHandler | None = None,
-    state: RouterState | None = None,
-) -> TaskOutcome:
-    """Announce, run and finish ``session``: a new one from :func:`run_task`, or one restored
-    from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
-    as ``aborted``; the change summary is measured against ``snapshot``."""
-    config = session.config
-    root = Workspace(config.workdir)
-    sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
-    tools = registry or default_registry()
-    extras = _tool_extras(sink, ask_user, task_id=session.task_id, models=models, registry=tools)
-    extras[PROCESS_SCOPE_KEY] = session.task_id
-    loop = AgentLoop(
-        session=session,
-        models=models,
-        registry=tools,
-        ctx=ToolContext(root=root, config=config, extra=extras),
-        on_event=sink,
-        snapshot=snapshot,
-        state=state,
-    )
-    try:
-        ending: Ending = await loop.run()
-    except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if current is not None:
-            current.uncancel()  # the cancellation is handled: finish the outcome below
-        ending = Aborted(by="stop")
-        session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
-    finally:
-        _end_task_processes(session.task_id, sink)
-    report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-    outcome = build_outcome(session, ending, report)
-    if loop.state is not None and loop.state.providers.ledger:
-        outcome = outcome.model_copy(update={"providers": dict(loop.state.providers.ledger)})
-    sink(TaskFinished(outcome))
-    return outcome
-
-
-def _end_task_processes(task_id: str, sink: EventSink) -> None:
-    """The task ended: kill whatever its commands left running, and say what that was."""
-    report = kill_scope(task_id)
-    if report.killed or report.survived:
-        sink(Notice(f"Background processes the task's commands left running: {report.describe()}"))
-
-
-def _tool_extras(
-    sink: EventSink,
-    ask_user: AskHandler | None,
-    *,
-    task_id: str | None = None,
-    models: Sequence[ChatModel] = (),
-    registry: ToolRegistry | None = None,
-) -> dict[str, object]:
-    """What tools find in ``ToolContext.extra``: a notice callback, the ask_user handler, and
-    under ``PARENT_AGENT_KEY`` what delegate_task needs to run a sub-agent (this task's id,
-    models, tools and event sink; given only when all three are)."""
-    from mercury_nb.tools.ask_user import ASK_HANDLER_KEY
-    from mercury_nb.tools.delegate import PARENT_AGENT_KEY, ParentAgent
-
-    extras: dict[str, object] = {"notice": lambda text: sink(Notice(str(text)))}
-    if ask_user is not None:
-        extras[ASK_HANDLER_KEY] = ask_user
-    if task_id is not None and models and registry is not None:
-        extras[PARENT_AGENT_KEY] = ParentAgent(task_id, tuple(models), registry, sink)
-    return extras
-
-
-def _resolve_chain(config: MercuryConfig) -> list[ChatModel]:
-    from mercury_nb.transport.factory import resolve_model
-
-    return [resolve_model(name, config) for name in config.model_chain]

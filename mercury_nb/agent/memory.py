@@ -27,7 +27,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from mercury_nb.agent.events import Notice, ignore_events
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
@@ -51,7 +51,25 @@ from mercury_nb.contract.recovery.memory_governor import (
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
 
 if TYPE_CHECKING:
-    from mercury_nb.agent.loop import AgentLoop
+    from mercury_nb.agent.events import EventSink
+    from mercury_nb.agent.session import TaskSession
+    from mercury_nb.agent.watchdog_runner import StallWatch
+
+
+class GovernedLoop(Protocol):
+    """What the governor uses of the loop: the sent list, the serving model, the watch and
+    the sink (the agent loop has them)."""
+
+    session: TaskSession
+
+    @property
+    def on_event(self) -> EventSink: ...
+
+    @property
+    def model(self) -> ChatModel: ...
+
+    @property
+    def watch(self) -> StallWatch: ...
 
 STATM = Path("/proc/self/statm")
 NO_BUDGET = sys.maxsize
@@ -149,7 +167,7 @@ class MemoryGovernor:
     state: GovernorState = field(default_factory=GovernorState)
 
     async def relieve(
-        self, loop: AgentLoop, tools: tuple[dict[str, Any], ...], output_reserve: int
+        self, loop: GovernedLoop, tools: tuple[dict[str, Any], ...], output_reserve: int
     ) -> str | None:
         """Compact or summarize ``loop.session.messages`` until the governor sees no
         pressure. Returns None to go on, or the governor's pause text."""
@@ -182,7 +200,7 @@ class MemoryGovernor:
             rss_mb=rss,
         )
 
-    def _compact(self, loop: AgentLoop, reason: PressureReason) -> None:
+    def _compact(self, loop: GovernedLoop, reason: PressureReason) -> None:
         messages = loop.session.messages
         result = compact_messages(messages, self.config)
         messages[:] = list(result.messages)  # the list that is sent, not a copy
@@ -194,7 +212,7 @@ class MemoryGovernor:
                 before=result.chars_before, after=result.chars_after,
             )))
 
-    async def _summarize(self, loop: AgentLoop, budget: int, output_reserve: int) -> bool:
+    async def _summarize(self, loop: GovernedLoop, budget: int, output_reserve: int) -> bool:
         """Replace older turns by the current model's summary; False when it cannot."""
         messages = loop.session.messages
         transcript_chars = min(120_000, max(8_000, budget * CHARS_PER_TOKEN // 2))

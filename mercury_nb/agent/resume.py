@@ -3,7 +3,7 @@
 The restored task keeps its id, its conversation (with the user's "continue" appended), its
 step count and tool log, its continuation and truncation counters, and the snapshot taken
 when it first started, so the change summary after the resume covers the whole task. It
-gets a fresh step budget and runs through the same :func:`~mercury_nb.agent.loop.run_session`
+gets a fresh step budget and runs through the same :func:`~mercury_nb.agent.task.run_session`
 as a new task.
 """
 
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from mercury_nb.agent.checkpoint import restore_router_state, restore_session, restore_snapshot
 from mercury_nb.agent.events import EventSink, TaskFinished, ignore_events
 from mercury_nb.agent.finish import build_outcome
-from mercury_nb.agent.loop import _resolve_chain, run_session
 from mercury_nb.agent.prompts import RESUMED_MESSAGE, user_message
+from mercury_nb.agent.task import resolve_chain, run_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Failed
 from mercury_nb.contract.outcome import TaskOutcome
@@ -63,7 +63,7 @@ async def resume_task(
     snapshot = restore_snapshot(data)
     state = restore_router_state(data, session.task, config)
     try:
-        models = [model] if model is not None else _resolve_chain(config)
+        models = [model] if model is not None else resolve_chain(config)
     except (LookupError, ValueError) as error:
         report = await asyncio.to_thread(measure_changes, snapshot, Path(config.workdir))
         outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)

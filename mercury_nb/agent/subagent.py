@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -29,20 +30,19 @@ from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.endings import Ending
-from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.subagent_supervisor import (
     ReportToParent,
     ResumeSub,
+    SubagentRun,
     SubOutcome,
     SupervisorState,
     supervise,
 )
-from mercury_nb.tools.ask_user import ASK_HANDLER_KEY
 from mercury_nb.tools.base import Tool, ToolContext
-from mercury_nb.tools.commands import PROCESS_SCOPE_KEY
-from mercury_nb.tools.delegate import DELEGATE_TOOL_NAME, DELEGATED_COUNT_KEY, ParentAgent
+from mercury_nb.tools.delegate import DELEGATE_TOOL_NAME
 from mercury_nb.tools.function_tool import workspace_of
 from mercury_nb.tools.registry import ToolRegistry
+from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.snapshot import take_snapshot
 
@@ -51,21 +51,25 @@ TASK_EXCERPT_CHARS = 80
 
 
 @dataclass(frozen=True)
-class SubagentRun:
-    """A supervised sub-agent's end: its outcome (changes measured from its own start) and
-    the supervisor's report (status, why, automatic resumes used)."""
+class SubagentLauncher:
+    """The sub-agent runner the parent loop injects into its tool context (delegate_task
+    calls it): the parent's task id (sub-agents are ``<id>.<n>``), its model chain, its tools
+    (a sub-agent gets them without delegate_task) and its event sink (a sub-agent's progress
+    arrives there as prefixed Notice lines)."""
 
-    sub_id: str
-    outcome: TaskOutcome
-    report: ReportToParent
+    task_id: str
+    models: Sequence[ChatModel]
+    registry: ToolRegistry
+    on_event: EventSink
+
+    async def __call__(self, task: str, ctx: ToolContext) -> SubagentRun:
+        return await run_subagent(task, self, ctx)
 
 
-def next_sub_id(parent_id: str, extra: dict[str, object]) -> str:
+def next_sub_id(parent_id: str, ctx: ToolContext) -> str:
     """``<parent>.<n>``, counting the sub-agents of this task from 1."""
-    count = extra.get(DELEGATED_COUNT_KEY, 0)
-    number = (count if isinstance(count, int) else 0) + 1
-    extra[DELEGATED_COUNT_KEY] = number
-    return f"{parent_id}.{number}"
+    ctx.delegated += 1
+    return f"{parent_id}.{ctx.delegated}"
 
 
 def subagent_registry(registry: ToolRegistry) -> ToolRegistry:
@@ -100,28 +104,26 @@ def _finished_line(run: SubagentRun) -> str:
     return f"[{run.sub_id}] {report.status} — {report.why}"
 
 
-async def run_subagent(task: str, parent: ParentAgent, ctx: ToolContext) -> SubagentRun:
+async def run_subagent(task: str, parent: SubagentLauncher, ctx: ToolContext) -> SubagentRun:
     """Run ``task`` as a sub-agent of ``parent`` until the supervisor reports to the parent.
 
     A sub-agent has one step budget at a time: no automatic in-loop continuations, so a
     spent budget pauses it and the supervisor decides (up to ``subagent_max_resumes``)."""
     config = ctx.config.with_changes(max_auto_continuations=0)
     root = workspace_of(ctx)
-    sub_id = next_sub_id(parent.task_id, ctx.extra)
+    sub_id = next_sub_id(parent.task_id, ctx)
     sink = subagent_sink(sub_id, parent.on_event)
     session = TaskSession.start(task, config, sub_id)
     session.messages = [system_message(str(root.root), config.mode), user_message(task)]
     snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
-    extras: dict[str, object] = {"notice": lambda text: sink(Notice(str(text)))}
-    if ASK_HANDLER_KEY in ctx.extra:
-        extras[ASK_HANDLER_KEY] = ctx.extra[ASK_HANDLER_KEY]
-    if PROCESS_SCOPE_KEY in ctx.extra:  # what its commands leave running ends with the parent
-        extras[PROCESS_SCOPE_KEY] = ctx.extra[PROCESS_SCOPE_KEY]
     loop = AgentLoop(
         session=session,
         models=parent.models,
         registry=subagent_registry(parent.registry),
-        ctx=ToolContext(root=root, config=config, extra=extras),
+        ctx=ToolContext(root=root, config=config, notice=lambda text: sink(Notice(str(text))),
+                        ask_handler=ctx.ask_handler,
+                        # what its commands leave running ends with the parent task
+                        process_scope=ctx.process_scope),
         on_event=sink,
         snapshot=snapshot,
     )

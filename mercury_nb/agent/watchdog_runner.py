@@ -9,7 +9,7 @@ what it decides, and this docstring is the one description of that:
   ``time.monotonic`` (in milliseconds) while it lasts; nothing ticks between watches.
 * Stream chunks (:meth:`StallWatch.on_chunk`) and command output are ``Activity``; a
   ``run_command`` starting and finishing are ``CommandStarted`` / ``CommandFinished``
-  (reported through ``ToolContext.extra``, see :meth:`StallWatch.tool_extras`). Every other
+  (reported through ``ToolContext.on_command``, see :meth:`StallWatch.tool_callbacks`). Every other
   tool counts as a running command while it runs: the agent's own tools are bounded by their
   own timeouts, so a tool is never cut as a stall (a command that prints nothing beyond its
   timeout is ended by that timeout).
@@ -30,7 +30,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import assert_never
+from typing import Any, assert_never
 
 from mercury_nb.agent.events import (
     AgentEvent,
@@ -43,7 +43,6 @@ from mercury_nb.agent.events import (
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery import stall_watchdog as wd
 from mercury_nb.contract.turns.stream_assembly import StreamAssembly
-from mercury_nb.tools.commands import ON_COMMAND_KEY, ON_OUTPUT_KEY
 
 COMMAND_TOOL = "run_command"
 """The tool that reports its own start and finish (with the real command line)."""
@@ -101,9 +100,9 @@ class StallWatch:
         now = self._now_ms()
         self._observe(wd.CommandStarted(now, command) if started else wd.CommandFinished(now))
 
-    def tool_extras(self) -> dict[str, object]:
-        """What run_command finds in ``ToolContext.extra`` to report to this watch."""
-        return {ON_OUTPUT_KEY: self.on_output, ON_COMMAND_KEY: self.on_command}
+    def tool_callbacks(self) -> dict[str, Any]:
+        """The ``ToolContext`` fields through which run_command reports to this watch."""
+        return {"on_output": self.on_output, "on_command": self.on_command}
 
     def tool_sink(self, sink: EventSink) -> EventSink:
         """``sink``, also telling the watch when a tool other than run_command runs."""

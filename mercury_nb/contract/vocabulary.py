@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Literal
 
 NoticeKind = Literal[
@@ -21,3 +22,14 @@ DecisionKind = Literal["finish", "next-turn", "retry-step", "guard-round"]
 
 ToolChoice = Literal["auto", "required", "none"]
 """``tool_choice`` of a model request: the router decides it, the transport sends it."""
+
+
+class TurnVerdict(StrEnum):
+    """Why the loop stopped asking the model, and so which recovery path applies (decided by
+    :func:`~mercury_nb.contract.turns.turn_verdict.classify_turn_end`)."""
+
+    TEXT_STOP = "text-stop"
+    STEPS_EXHAUSTED = "steps-exhausted"
+    INTERRUPTED = "interrupted"
+    TRUNCATED = "truncated"
+    ABORTED = "aborted"

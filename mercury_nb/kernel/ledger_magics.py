@@ -11,7 +11,7 @@ from __future__ import annotations
 import shlex
 import time
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from IPython.core.error import UsageError
 
@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     import argparse
 
     from mercury_nb.contract.config import MercuryConfig
-    from mercury_nb.kernel.magics import MercuryMagics
     from mercury_nb.ledger.access import LedgerHandle
     from mercury_nb.runs import PlannedRun
 
@@ -29,6 +28,16 @@ LINE_USAGE = (
 )
 TASKS_SHOWN = 50
 """Most tasks ``%mercury tasks`` lists (the most recently updated)."""
+
+
+class MagicsHost(Protocol):
+    """What the line magic uses of :class:`~mercury_nb.kernel.magics.MercuryMagics`."""
+
+    def parse_flags(self, line: str) -> argparse.Namespace: ...
+
+    def _config(self, args: argparse.Namespace) -> MercuryConfig: ...
+
+    def _launch(self, plan: PlannedRun, *, wait: bool) -> Any: ...
 
 
 class NothingToWait:
@@ -85,7 +94,7 @@ def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names}
 
 
-def line_command(magics: MercuryMagics, line: str) -> Any:
+def line_command(magics: MagicsHost, line: str) -> Any:
     """``%mercury tasks``, ``%mercury show ID`` or ``%mercury continue [ID] [flags]``."""
     try:
         words = shlex.split(line)
@@ -113,21 +122,19 @@ def line_command(magics: MercuryMagics, line: str) -> Any:
             raise UsageError(f"unknown %mercury command {command!r}\n{LINE_USAGE}")
 
 
-def _settings_handle(magics: MercuryMagics) -> LedgerHandle | None:
-    config = magics._config(_flags(""))
+def _settings_handle(magics: MagicsHost) -> LedgerHandle | None:
+    config = magics._config(_flags(magics, ""))
     return ledger_for(config)
 
 
-def _flags(line: str) -> argparse.Namespace:
-    from mercury_nb.kernel.magics import parse_line
-
+def _flags(magics: MagicsHost, line: str) -> argparse.Namespace:
     try:
-        return parse_line(line)
+        return magics.parse_flags(line)
     except (UsageError, ValueError, SystemExit) as error:
         raise UsageError(f"{error}\n{LINE_USAGE}") from None
 
 
-def _show_tasks(magics: MercuryMagics) -> None:
+def _show_tasks(magics: MagicsHost) -> None:
     from mercury_nb.ledger.listing import tasks_table
 
     handle = _settings_handle(magics)
@@ -135,7 +142,7 @@ def _show_tasks(magics: MercuryMagics) -> None:
         print(tasks_table(handle.ledger.list_tasks(TASKS_SHOWN), time.time()))
 
 
-def _show_one(magics: MercuryMagics, task_id: str) -> None:
+def _show_one(magics: MagicsHost, task_id: str) -> None:
     from mercury_nb.ledger.listing import task_detail
     from mercury_nb.ledger.records import AmbiguousTaskId
     from mercury_nb.ledger.texts import UNKNOWN_TASK
@@ -152,22 +159,22 @@ def _show_one(magics: MercuryMagics, task_id: str) -> None:
     print(task_detail(record, handle.ledger.events(record.id), time.time()))
 
 
-def _stop(magics: MercuryMagics, task_id: str) -> None:
+def _stop(magics: MagicsHost, task_id: str) -> None:
     """``%mercury stop ID``: a stop request the owning process honours within a second.
     A task that is not running (or unknown) is a usage error naming why."""
     from mercury_nb.runs import request_stop
 
-    config = magics._config(_flags(""))
+    config = magics._config(_flags(magics, ""))
     reply = request_stop(task_id, home=config.home)
     if reply.kind != "requested":
         raise UsageError(reply.message)
     print(reply.message)
 
 
-def _continue(magics: MercuryMagics, task_id: str | None, flags: list[str]) -> Any:
+def _continue(magics: MagicsHost, task_id: str | None, flags: list[str]) -> Any:
     from mercury_nb.runs.planning import Refusal, plan_continue
 
-    args = _flags(" ".join(shlex.quote(flag) for flag in flags))
+    args = _flags(magics, " ".join(shlex.quote(flag) for flag in flags))
     config = magics._config(args)
     plan = plan_continue(ledger_for(config), task_id, config, overrides_of(args))
     if isinstance(plan, Refusal):

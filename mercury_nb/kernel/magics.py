@@ -128,6 +128,10 @@ class MercuryMagics(Magics):
 
         return line_command(self, line)
 
+    def parse_flags(self, line: str) -> argparse.Namespace:
+        """The flags of a ``%%mercury`` line (``UsageError`` / ``ValueError`` when bad)."""
+        return parse_line(line)
+
     # --- steps -------------------------------------------------------------------------
     def _parse(self, line: str, cell: str) -> CellRequest | None:
         try:
@@ -171,7 +175,7 @@ class MercuryMagics(Magics):
 
     def _launch(self, plan: PlannedRun, *, wait: bool) -> Any:
         from mercury_nb.kernel import scheduling
-        from mercury_nb.ui.live import make_view
+        from mercury_nb.ui.views import make_view
 
         config = plan.config
         loop = scheduling.running_loop()

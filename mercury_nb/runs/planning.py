@@ -121,7 +121,7 @@ class PlannedRun:
 
                 return await resume_task(self.checkpoint, config, on_event=sink,
                                          ask_user=ask_user, registry=registry, model=model)
-            from mercury_nb.agent.loop import run_task
+            from mercury_nb.agent.task import run_task
 
             return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
                                   ask_user=ask_user, registry=registry, model=model)

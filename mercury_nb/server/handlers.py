@@ -210,7 +210,7 @@ class ModelsHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def get(self) -> None:
-        from mercury_nb.testing.scripted_model import registered_names
+        from mercury_nb.transport.model_registry import registered_names
 
         cfg = runs.plan({})
         models = list(dict.fromkeys([*cfg.model_chain, *registered_names()]))

@@ -6,16 +6,18 @@ import contextlib
 import json
 import socket
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mercury_nb.testing.script import (
     DropMidStream,
     HttpError,
     MalformedChunk,
     NoFinish,
+    ScriptStep,
     Stall,
     Turn,
     content_chunks,
@@ -30,8 +32,15 @@ from mercury_nb.testing.wire_format import (
     usage_of,
 )
 
-if TYPE_CHECKING:
-    from mercury_nb.testing.loopback_server import LoopbackServer
+
+class ScriptHost(Protocol):
+    """What the HTTP side uses of the loopback server: its script, errors and stop signal."""
+
+    errors: list[str]
+    stopping: threading.Event
+
+    def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
+        ...
 
 CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 EXHAUSTED_STATUS = 400
@@ -41,7 +50,7 @@ EXHAUSTED_STATUS = 400
 class LoopbackHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
-    loopback: LoopbackServer
+    loopback: ScriptHost
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Record instead of printing a traceback to stderr (a test's or a cell's output)."""

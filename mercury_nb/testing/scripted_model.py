@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 
@@ -21,6 +20,12 @@ from mercury_nb.testing.script import (
     fault_position,
     resolve_turn,
 )
+from mercury_nb.transport.model_registry import (
+    SCRIPTED_PREFIX,
+    lookup_scripted,
+    register_model,
+    unregister_model,
+)
 from mercury_nb.transport.protocol import (
     FinishChunk,
     ModelRequest,
@@ -28,8 +33,6 @@ from mercury_nb.transport.protocol import (
     StreamChunk,
 )
 from mercury_nb.transport.provider_errors import kind_for_status
-
-SCRIPTED_PREFIX = "scripted/"
 
 
 class ScriptExhausted(AssertionError):
@@ -134,10 +137,6 @@ def scripted(turns: Sequence[ScriptStep], name: str = "scripted/test") -> Iterat
 
 # --- registry: lets notebooks and the CLI pick a scripted model by name ---------------
 
-_registry: dict[str, ScriptedModel] = {}
-_registry_lock = threading.Lock()
-
-
 def _key(name: str) -> str:
     key = name.removeprefix(SCRIPTED_PREFIX)
     if not key:
@@ -157,37 +156,22 @@ def register_scripted_model(
         model = model_or_turns
     else:
         model = ScriptedModel(model_or_turns, name=SCRIPTED_PREFIX + key)
-    with _registry_lock:
-        _registry[key] = model
+    register_model(SCRIPTED_PREFIX + key, model)  # the one registry, in transport
     return model
 
 
 def get_scripted_model(name: str) -> ScriptedModel:
     """The model registered as ``name`` (with or without the ``scripted/`` prefix)."""
-    key = _key(name)
-    with _registry_lock:
-        model = _registry.get(key)
-        known = sorted(_registry)
-    if model is None:
-        listed = ", ".join(SCRIPTED_PREFIX + k for k in known) or "none"
-        raise LookupError(
-            f"no scripted model named {SCRIPTED_PREFIX + key!r} is registered "
-            f"(registered: {listed}); use mercury_nb.testing.register_scripted_model()"
-        )
+    model = lookup_scripted(SCRIPTED_PREFIX + _key(name))
+    if not isinstance(model, ScriptedModel):
+        raise LookupError(f"{name!r} is registered, but not as a scripted model")
     return model
 
 
 def unregister_scripted_model(name: str) -> None:
     """Forget a registered scripted model (no error if it was not registered)."""
-    with _registry_lock:
-        _registry.pop(_key(name), None)
+    unregister_model(SCRIPTED_PREFIX + _key(name))
 
 
 def is_scripted_name(name: str) -> bool:
     return name.startswith(SCRIPTED_PREFIX)
-
-
-def registered_names() -> list[str]:
-    """The names of the registered scripted models (``scripted/<name>``), sorted."""
-    with _registry_lock:
-        return [SCRIPTED_PREFIX + key for key in sorted(_registry)]

@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 
 from pydantic import BaseModel, Field, model_validator
 
-from mercury_nb.tools.base import ToolContext, ToolResult
+from mercury_nb.tools.base import AskHandler, ToolContext, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool
 
-AskHandler = Callable[[str, list[str], str, float], Awaitable[str | None]]
-"""``(question, options, recommended, timeout_s) -> chosen option`` (None: no answer in time).
-The kernel installs one that shows a widget; without one, the run is headless."""
-
-ASK_HANDLER_KEY = "ask_user"
-ASKED_KEY = "ask_user.asked"
+__all__ = ["ASK_USER_TOOL", "AskHandler", "AskUserArgs", "ask_user"]
 
 
 class AskUserArgs(BaseModel):
@@ -31,7 +25,7 @@ class AskUserArgs(BaseModel):
 
 
 async def ask_user(args: AskUserArgs, ctx: ToolContext) -> ToolResult:
-    previous = ctx.extra.get(ASKED_KEY)
+    previous = ctx.asked
     if previous is not None:
         return ToolResult(
             ok=True,
@@ -42,7 +36,7 @@ async def ask_user(args: AskUserArgs, ctx: ToolContext) -> ToolResult:
         )
     config = ctx.config
     timeout = 0.0 if config.auto_yes else config.ask_user_timeout_s
-    handler: AskHandler | None = ctx.extra.get(ASK_HANDLER_KEY)
+    handler = ctx.ask_handler
     answer: str | None = None
     if handler is not None and not config.auto_yes:
         answer = await handler(args.question, list(args.options), args.recommended, timeout)
@@ -57,9 +51,9 @@ async def ask_user(args: AskUserArgs, ctx: ToolContext) -> ToolResult:
         )
     else:
         content = f"The user chose: {answer}. Go on and build it now without asking again."
-    ctx.extra[ASKED_KEY] = answer
-    notify = ctx.extra.get("notice")
-    if callable(notify):
+    ctx.asked = answer
+    notify = ctx.notice
+    if notify is not None:
         notify(content.split(". Go on")[0] + ".")
     return ToolResult(ok=True, content=content)
 

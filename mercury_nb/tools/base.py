@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
+from mercury_nb.workspace.confinement import Workspace
+
+AskHandler = Callable[[str, list[str], str, float], Awaitable[str | None]]
+"""``(question, options, recommended, timeout_s) -> chosen option`` (None: no answer in time).
+The kernel installs one that shows a widget; without one, the run is headless."""
+
+
+class SubagentRunner(Protocol):
+    """Runs a delegated sub-task as a supervised sub-agent (the agent layer injects one)."""
+
+    async def __call__(self, task: str, ctx: ToolContext) -> SubagentRun: ...
 
 
 @dataclass(frozen=True)
@@ -25,11 +38,28 @@ class ToolResult:
 
 @dataclass
 class ToolContext:
-    """What every tool call gets: the confined workspace root and the config."""
+    """What every tool call gets: the confined workspace root, the config, the callbacks the
+    loop injects, and the little per-task state tools keep."""
 
-    root: Any  # mercury_nb.workspace.confinement.Workspace
+    root: Workspace
     config: MercuryConfig
-    extra: dict[str, Any] = field(default_factory=dict)
+    notice: Callable[[str], None] | None = None
+    """Shows a user-facing line (a Notice)."""
+    ask_handler: AskHandler | None = None
+    """Answers ask_user (None: headless)."""
+    subagents: SubagentRunner | None = None
+    """Runs delegate_task's sub-agents (None: no delegation here)."""
+    on_output: Callable[[str], None] | None = None
+    """Fed every piece of run_command's output (the stall watchdog)."""
+    on_command: Callable[[bool, str], None] | None = None
+    """Told when a command starts (True) and when it has finished, however it ended."""
+    asked: str | None = None
+    """ask_user's answer once it was asked (it is asked at most once per task)."""
+    delegated: int = 0
+    """Sub-agents started in this task (they are numbered ``<task>.<n>``)."""
+    process_scope: str | None = None
+    """The task run_command's processes belong to: what a command leaves running is killed
+    when that task ends (``tools.processes.kill_scope``); None: at process exit."""
 
 
 class Tool(Protocol):

@@ -17,19 +17,6 @@ from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
 from mercury_nb.tools.processes import CommandProcesses, KillReport
 
-ON_OUTPUT_KEY = "on_output"
-"""``ToolContext.extra`` key of an optional ``callable(str)`` fed every piece of output."""
-
-ON_COMMAND_KEY = "on_command"
-"""``ToolContext.extra`` key of an optional ``callable(started: bool, command: str)``, told
-when a command starts and when it has finished (any exit, a timeout or a stop): the stall
-watchdog counts a running command as progress."""
-
-PROCESS_SCOPE_KEY = "process_scope"
-"""``ToolContext.extra`` key of the scope (the task id) a command's processes belong to:
-whatever a command leaves running is killed when that task ends
-(:func:`mercury_nb.tools.processes.kill_scope`), or at process exit without a scope."""
-
 _READ_CHUNK = 65536
 _DRAIN_GRACE_S = 2.0
 """How long output is still read after the command exits (background children may hold it)."""
@@ -148,7 +135,7 @@ async def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     command = args.command
     if not command.strip():
         raise ToolError("command is empty")
-    on_command = ctx.extra.get(ON_COMMAND_KEY)
+    on_command = ctx.on_command  # the stall watchdog counts a running command as progress
     _notify(on_command, True, command)
     try:
         return await _run_shell(command, args, ctx)
@@ -161,9 +148,9 @@ async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> To
     timeout = effective_timeout(
         args.timeout_s, config.command_timeout_s, config.max_command_timeout_s
     )
-    on_output = ctx.extra.get(ON_OUTPUT_KEY)
+    on_output = ctx.on_output
     buffer = HeadTailBuffer(config.command_output_head_chars, config.command_output_tail_chars)
-    tracked = processes.register(ctx.extra.get(PROCESS_SCOPE_KEY))
+    tracked = processes.register(ctx.process_scope)
     try:
         proc = await asyncio.create_subprocess_shell(
             command,

@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from pydantic import BaseModel, Field
 
 from mercury_nb.contract.banners import NO_CHANGES, change_summary_lines, evidence_line
 from mercury_nb.contract.endings import NoChangesCompletion, VerifiedCompletion
+from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool
 
-if TYPE_CHECKING:
-    from mercury_nb.agent.events import EventSink
-    from mercury_nb.agent.subagent import SubagentRun
-    from mercury_nb.tools.registry import ToolRegistry
-    from mercury_nb.transport.protocol import ChatModel
-
 DELEGATE_TOOL_NAME = "delegate_task"
-
-PARENT_AGENT_KEY = "parent_agent"
-"""``ToolContext.extra`` key of the :class:`ParentAgent` the loop puts there for delegate_task."""
-
-DELEGATED_COUNT_KEY = "delegate_task.count"
-"""``ToolContext.extra`` key counting the sub-agents started in this task (for their ids)."""
 
 ANSWER_CHARS = 2000
 """Characters of a completed sub-agent's answer quoted to the parent."""
@@ -40,18 +25,6 @@ CHECK_ADVICE = (
 )
 
 
-@dataclass(frozen=True)
-class ParentAgent:
-    """What the parent loop lends delegate_task: its task id (sub-agents are ``<id>.<n>``),
-    its model chain, its tools (a sub-agent gets them without delegate_task) and its event
-    sink (a sub-agent's progress arrives there as prefixed Notice lines)."""
-
-    task_id: str
-    models: Sequence[ChatModel]
-    registry: ToolRegistry
-    on_event: EventSink
-
-
 class DelegateTaskArgs(BaseModel):
     task: str = Field(
         min_length=1,
@@ -63,16 +36,13 @@ class DelegateTaskArgs(BaseModel):
 
 
 async def delegate_task(args: DelegateTaskArgs, ctx: ToolContext) -> ToolResult:
-    parent = ctx.extra.get(PARENT_AGENT_KEY)
-    if not isinstance(parent, ParentAgent):
+    runner = ctx.subagents
+    if runner is None:
         raise ToolError("delegate_task is not available here: no parent agent to supervise it")
     task = args.task.strip()
     if not task:
         raise ToolError("delegate_task needs a task: say what the sub-agent should do")
-    from mercury_nb.agent.subagent import run_subagent
-
-    run = await run_subagent(task, parent, ctx)
-    return delegate_result(run)
+    return delegate_result(await runner(task, ctx))
 
 
 def delegate_result(run: SubagentRun) -> ToolResult:

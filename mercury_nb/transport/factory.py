@@ -1,4 +1,5 @@
-"""Resolves a model name to a ChatModel: scripted, the openai SDK, or litellm (routing.py)."""
+"""Resolves a model name to a ChatModel: a registered in-process model (``scripted/``), the
+openai SDK, or litellm (routing.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from mercury_nb.contract.setup.routing import (
     ScriptedRoute,
     route_model,
 )
+from mercury_nb.transport.model_registry import lookup_scripted
 from mercury_nb.transport.protocol import ChatModel
 
 SETUP_FAILED = "the model could not be set up: {error}"
@@ -49,10 +51,8 @@ def resolve_model(name: str, config: MercuryConfig) -> ChatModel:
     if problem is not None:  # the whole chain is named, as the CLI names it
         raise MissingApiKey(problem)
     match route:
-        case ScriptedRoute():
-            from mercury_nb.testing.scripted_model import get_scripted_model
-
-            return get_scripted_model(name)
+        case ScriptedRoute():  # registered by mercury_nb.testing (never imported from here)
+            return lookup_scripted(name)
         case OpenAIRoute():
             return openai_model(route, config)
         case LiteLLMRoute():

@@ -1,4 +1,4 @@
-"""The live-view seam: the RunView protocol, the throttled renderer, widgets-or-text."""
+"""The live-view seam: the RunView protocol, the throttled renderer, which kind of view."""
 
 from __future__ import annotations
 
@@ -54,17 +54,6 @@ def kind_for_shell(shell: Any, environ: Mapping[str, str] | None = None) -> View
         has_kernel=getattr(shell, "kernel", None) is not None,
         environ=os.environ if environ is None else environ,
     )
-
-
-def make_view(shell: Any, *, max_updates_per_s: float, attached: bool) -> RunView:
-    """Build and display the view for one task in the current cell."""
-    if kind_for_shell(shell) == "widget":
-        from mercury_nb.ui.widgets import WidgetView  # ipywidgets only when needed
-
-        return WidgetView(max_updates_per_s=max_updates_per_s, attached=attached)
-    from mercury_nb.ui.plain import PlainView
-
-    return PlainView(max_updates_per_s=max_updates_per_s, attached=attached)
 
 
 class ThrottledRenderer:

@@ -12,7 +12,7 @@ from mercury_nb.agent.checkpoint import (
     restore_snapshot,
 )
 from mercury_nb.agent.events import AgentEvent, TurnEnded
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import GUARD_ROUND_NOTICE
 from mercury_nb.testing import DropMidStream, LoopbackServer, NoFinish, Stall, Turn, call

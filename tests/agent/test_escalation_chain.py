@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.banners import RESUME_HINT, TASK_COMPLETE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import DropMidStream, HttpError, LoopbackServer, Turn, call

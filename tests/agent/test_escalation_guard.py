@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.banners import TASK_COMPLETE, WORK_NOT_STARTED
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import (

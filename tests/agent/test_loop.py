@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice, TaskFinished, ToolStarted
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.banners import STEP_BUDGET_PAUSE, TASK_COMPLETE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call

@@ -12,8 +12,8 @@ import pytest
 
 from mercury_nb.agent import memory
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
 from mercury_nb.agent.prompts import system_message, user_message
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens, usable_budget

@@ -7,7 +7,7 @@ from typing import Any
 
 import nbformat
 
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import DropMidStream, HttpError, Turn, call
 

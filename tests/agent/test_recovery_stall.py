@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice, Pulse, StepStarted, TaskFinished
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Stall, Turn, call
 from mercury_nb.transport.litellm_model import LiteLLMModel
@@ -49,7 +49,7 @@ async def test_stalled_loopback_stream_is_aborted_and_the_retry_completes(
     assert stall_notices == [f"{STALLED}waiting for openai/mercury-test)"]
     assert outcome.providers == {"openai/mercury-test": f"stalled: {stall_notices[0]}"}
     # the soft threshold pulsed once in the silent window, before the hard one cut it
-    cut = events.index(Notice(stall_notices[0]))
+    cut = events.index(Notice(stall_notices[0], "stall"))
     assert pulses(events[:cut]) == ["Still working — waiting for openai/mercury-test · 0s silent"]
     # the retry re-sent the same step: nothing was streamed before the stall
     assert server.requests[1]["messages"] == server.requests[0]["messages"]

@@ -11,7 +11,6 @@ import pytest
 from mercury_nb.agent.events import AgentEvent, Notice, Pulse, ToolFinished, ToolStarted
 from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch, tick_interval_s
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.tools.commands import ON_COMMAND_KEY, ON_OUTPUT_KEY
 
 
 class FakeClock:
@@ -119,19 +118,19 @@ async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
     assert sink.of(Notice) == []
 
 
-async def test_run_command_reports_itself_through_the_tool_extras() -> None:
+async def test_run_command_reports_itself_through_the_tool_callbacks() -> None:
     watch, clock, sink = watch_with()
-    extras = watch.tool_extras()
+    extras = watch.tool_callbacks()
     forward = watch.tool_sink(sink)
     async with watch.tools():
         forward(ToolStarted(step=1, name="run_command", summary="run_command: make"))
-        extras[ON_COMMAND_KEY](True, "make")  # type: ignore[operator]
+        extras["on_command"](True, "make")
         clock.now += 1.0
-        extras[ON_OUTPUT_KEY]("compiling\n")  # type: ignore[operator]
+        extras["on_output"]("compiling\n")
         assert [c.command for c in watch.state.commands] == ["make"]
         assert watch.state.window_start_ms == clock.now * 1000
         clock.now += 2.0
-        extras[ON_COMMAND_KEY](False, "make")  # type: ignore[operator]
+        extras["on_command"](False, "make")
         forward(ToolFinished(step=1, name="run_command", ok=True, summary="run_command: make"))
     assert watch.state.commands == ()
     assert watch.state.window_start_ms == clock.now * 1000

@@ -8,8 +8,8 @@ from typing import Any
 
 from mercury_nb.agent.checkpoint import config_of
 from mercury_nb.agent.events import AgentEvent, TaskFinished, TaskStarted, TurnEnded
-from mercury_nb.agent.loop import run_task
 from mercury_nb.agent.resume import resume_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 

@@ -23,13 +23,15 @@ from mercury_nb.agent.events import (
     ToolStarted,
     TurnEnded,
 )
-from mercury_nb.agent.loop import run_task
 from mercury_nb.agent.subagent import next_sub_id, subagent_registry, subagent_sink
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.banners import STEP_BUDGET_PAUSE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
+from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.registry import default_registry
 from mercury_nb.transport.protocol import ModelRequest
+from mercury_nb.workspace.confinement import Workspace
 
 CALC = "def add(a, b):\n    return a + b\n"
 TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
@@ -278,8 +280,8 @@ async def test_sub_agent_step_allowance(tmp_path: Path, scripted_model, kwargs, 
 
 
 def test_sub_ids_count_per_task() -> None:
-    extra: dict[str, object] = {}
-    assert [next_sub_id("abc", extra) for _ in range(3)] == ["abc.1", "abc.2", "abc.3"]
+    ctx = ToolContext(root=Workspace(Path.cwd()), config=MercuryConfig())
+    assert [next_sub_id("abc", ctx) for _ in range(3)] == ["abc.1", "abc.2", "abc.3"]
 
 
 def test_a_sub_agent_gets_every_tool_but_delegate_task() -> None:

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 from mercury_nb.testing.orphans import (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 

@@ -18,7 +18,7 @@ from mercury_nb.agent.events import (
     ToolStarted,
     TurnEnded,
 )
-from mercury_nb.agent.loop import run_task
+from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.vocabulary import NoticeKind
 from mercury_nb.ledger.access import open_ledger

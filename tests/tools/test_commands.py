@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mercury_nb.tools.base import ToolContext, ToolResult
-from mercury_nb.tools.commands import ON_OUTPUT_KEY, HeadTailBuffer, effective_timeout
+from mercury_nb.tools.commands import HeadTailBuffer, effective_timeout
 from mercury_nb.tools.registry import ToolRegistry
 
 PY = shlex.quote(sys.executable)
@@ -107,7 +107,7 @@ async def test_cancellation_kills_the_child_and_propagates(
         if "\n" in "".join(chunks):
             pid_seen.set()
 
-    watched = ToolContext(root=ctx.root, config=ctx.config, extra={ON_OUTPUT_KEY: on_output})
+    watched = ToolContext(root=ctx.root, config=ctx.config, on_output=on_output)
     task = asyncio.create_task(run(registry, watched, "sleep 30 & echo $!; wait", timeout_s=60))
     await pid_seen.wait()
     pid = int("".join(chunks).split()[0])
@@ -120,7 +120,7 @@ async def test_cancellation_kills_the_child_and_propagates(
 
 async def test_output_is_streamed_to_the_observer(registry: ToolRegistry, ctx: ToolContext) -> None:
     seen: list[str] = []
-    watched = ToolContext(root=ctx.root, config=ctx.config, extra={ON_OUTPUT_KEY: seen.append})
+    watched = ToolContext(root=ctx.root, config=ctx.config, on_output=seen.append)
     await run(registry, watched, "echo one; echo two")
     assert "".join(seen) == "one\ntwo\n"
 
@@ -131,7 +131,7 @@ async def test_broken_observer_does_not_break_the_command(
     def explode(_text: str) -> None:
         raise RuntimeError("observer bug")
 
-    watched = ToolContext(root=ctx.root, config=ctx.config, extra={ON_OUTPUT_KEY: explode})
+    watched = ToolContext(root=ctx.root, config=ctx.config, on_output=explode)
     assert (await run(registry, watched, "echo fine")).ok
 
 

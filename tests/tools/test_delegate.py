@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.subagent import SubagentRun
 from mercury_nb.contract.endings import (
     Blocker,
     Ending,
@@ -21,7 +20,11 @@ from mercury_nb.contract.endings import (
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
-from mercury_nb.contract.recovery.subagent_supervisor import ReportToParent, why_not_done
+from mercury_nb.contract.recovery.subagent_supervisor import (
+    ReportToParent,
+    SubagentRun,
+    why_not_done,
+)
 from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.delegate import (
     ANSWER_CHARS,
@@ -86,9 +89,9 @@ async def test_refusals_go_back_to_the_model(
 async def test_a_blank_task_is_refused_before_anything_runs(
     registry: ToolRegistry, ctx: ToolContext
 ) -> None:
-    from mercury_nb.tools.delegate import PARENT_AGENT_KEY, ParentAgent
+    from mercury_nb.agent.subagent import SubagentLauncher
 
-    ctx.extra[PARENT_AGENT_KEY] = ParentAgent("p", (), registry, lambda event: None)
+    ctx.subagents = SubagentLauncher("p", (), registry, lambda event: None)
     result = await registry.execute("delegate_task", {"task": " \t"}, ctx)
     assert result.content == "Error: delegate_task needs a task: say what the sub-agent should do"
 

@@ -22,7 +22,6 @@ from mercury_nb.testing.orphans import (
 )
 from mercury_nb.tools import processes
 from mercury_nb.tools.base import ToolContext, ToolResult
-from mercury_nb.tools.commands import PROCESS_SCOPE_KEY
 from mercury_nb.tools.registry import ToolRegistry
 
 
@@ -33,7 +32,7 @@ async def run(
 
 
 def scoped(ctx: ToolContext, scope: str) -> ToolContext:
-    return ToolContext(root=ctx.root, config=ctx.config, extra={PROCESS_SCOPE_KEY: scope})
+    return ToolContext(root=ctx.root, config=ctx.config, process_scope=scope)
 
 
 async def test_timeout_kills_an_orphaned_setsid_child_and_names_it(

@@ -35,7 +35,7 @@ from mercury_nb.contract.escalation.guard_texts import (
     guard_round_notice,
     wake_up_directive,
 )
-from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.contract.vocabulary import TurnVerdict
 
 FailedMutation = Blocker
 """A mutating tool call that failed, with the result text the model saw: the same type as

@@ -35,6 +35,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
+from mercury_nb.contract.outcome import TaskOutcome
 
 SUBAGENT_RESUME_NUDGE = (
     "[SYSTEM: RESUMED] This task paused — {why} — and the supervisor gave you a fresh step "
@@ -88,6 +89,16 @@ class ReportToParent:
 
 
 SupervisorDecision = ResumeSub | ReportToParent
+
+
+@dataclass(frozen=True)
+class SubagentRun:
+    """A supervised sub-agent's end: its outcome (changes measured from its own start) and
+    the supervisor's report (status, why, automatic resumes used)."""
+
+    sub_id: str
+    outcome: TaskOutcome
+    report: ReportToParent
 
 
 def is_budget_pause(ending: Ending) -> bool:

@@ -21,7 +21,6 @@ from mercury_nb.contract.endings import (
     VerifiedCompletion,
 )
 from mercury_nb.contract.escalation import provider_policy as pp
-from mercury_nb.contract.escalation.escalation_router import route_guard, route_trouble
 from mercury_nb.contract.gate.completion_gate import (
     Complete,
     CompleteNoChanges,
@@ -39,6 +38,7 @@ from mercury_nb.contract.recovery.continuation import (
     on_steps_exhausted,
     on_truncated,
 )
+from mercury_nb.contract.turns.escalation_router import route_guard, route_trouble
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,

@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import assert_never
 
 from mercury_nb.contract.turns.stream_ending import StreamEnding
+from mercury_nb.contract.vocabulary import TurnVerdict
 
-
-class TurnVerdict(StrEnum):
-    """Why the loop stopped asking the model, and so which recovery path applies."""
-
-    TEXT_STOP = "text-stop"
-    STEPS_EXHAUSTED = "steps-exhausted"
-    INTERRUPTED = "interrupted"
-    TRUNCATED = "truncated"
-    ABORTED = "aborted"
+__all__ = ["TurnObservation", "TurnVerdict", "classify_turn_end"]
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ from mercury_nb.contract.turns.router_state import (
     TurnFacts,
     user,
 )
-from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.contract.vocabulary import TurnVerdict
 
 LOOP_PAUSE_REASON = "I got stuck in a loop on every model I could try (last: {description})"
 """The reason of the honest pause when a doom loop used up the provider chain."""

@@ -1,0 +1,141 @@
+"""Starting a task: a new one from its text, or a restored session, through one AgentLoop.
+
+:func:`run_task` and :func:`run_session` build what the loop needs (the model chain, the
+typed tool context with its injected callbacks and sub-agent runner), announce the task,
+run the loop, and turn a cancellation (Stop, or a stop request from any process) into the
+``aborted`` ending with the change summary of what was written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from mercury_nb.agent.events import EventSink, Notice, TaskFinished, TaskStarted
+from mercury_nb.agent.finish import build_outcome
+from mercury_nb.agent.loop import AgentLoop
+from mercury_nb.agent.prompts import system_message, user_message
+from mercury_nb.agent.session import TaskSession
+from mercury_nb.agent.subagent import SubagentLauncher
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import Aborted, Ending, Failed
+from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.turns.router_state import RouterState
+from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.tools.base import AskHandler, ToolContext
+from mercury_nb.tools.processes import kill_scope
+from mercury_nb.tools.registry import ToolRegistry, default_registry
+from mercury_nb.transport.factory import SETUP_FAILED
+from mercury_nb.transport.protocol import ChatModel
+from mercury_nb.workspace.changes import measure_changes
+from mercury_nb.workspace.confinement import Workspace
+from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
+
+
+async def run_task(
+    task: str,
+    config: MercuryConfig | None = None,
+    *,
+    model: ChatModel | None = None,
+    on_event: EventSink | None = None,
+    task_id: str | None = None,
+    registry: ToolRegistry | None = None,
+    ask_user: AskHandler | None = None,
+) -> TaskOutcome:
+    """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
+    keeping every file already written.
+
+    ``model`` replaces the configured chain with that one model. ``ask_user`` answers the
+    ask_user tool (the kernel passes one that shows a widget); without it the run is headless.
+    """
+    config = config or MercuryConfig.load()
+    if model is not None and config.model_chain != (model.name,):
+        config = config.with_changes(model=model.name, fallbacks=())
+    sink: EventSink = on_event or (lambda event: None)
+    session = TaskSession.start(task.strip(), config, task_id)
+    root = Workspace(config.workdir)
+    session.messages = [system_message(str(root.root), config.mode), user_message(session.task)]
+    snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
+    try:
+        models = [model] if model is not None else resolve_chain(config)
+    except (LookupError, ValueError) as error:
+        report = await asyncio.to_thread(measure_changes, snapshot, root.root)
+        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
+        sink(TaskFinished(outcome))
+        return outcome
+    return await run_session(session, snapshot, models, sink=sink, registry=registry,
+                             ask_user=ask_user)
+
+
+async def run_session(
+    session: TaskSession,
+    snapshot: Snapshot,
+    models: Sequence[ChatModel],
+    *,
+    sink: EventSink,
+    registry: ToolRegistry | None = None,
+    ask_user: AskHandler | None = None,
+    state: RouterState | None = None,
+) -> TaskOutcome:
+    """Announce, run and finish ``session``: a new one from :func:`run_task`, or one restored
+    from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
+    as ``aborted``; the change summary is measured against ``snapshot``."""
+    config = session.config
+    root = Workspace(config.workdir)
+    sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
+    tools = registry or default_registry()
+    ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id, models=models,
+                       registry=tools)
+    loop = AgentLoop(
+        session=session,
+        models=models,
+        registry=tools,
+        ctx=ctx,
+        on_event=sink,
+        snapshot=snapshot,
+        state=state,
+    )
+    try:
+        ending: Ending = await loop.run()
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()  # the cancellation is handled: finish the outcome below
+        ending = Aborted(by="stop")
+        session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
+    finally:
+        _end_task_processes(session.task_id, sink)
+    report = await asyncio.to_thread(measure_changes, snapshot, root.root)
+    outcome = build_outcome(session, ending, report)
+    if loop.state is not None and loop.state.providers.ledger:
+        outcome = outcome.model_copy(update={"providers": dict(loop.state.providers.ledger)})
+    sink(TaskFinished(outcome))
+    return outcome
+
+
+def _end_task_processes(task_id: str, sink: EventSink) -> None:
+    """The task ended: kill whatever its commands left running, and say what that was."""
+    report = kill_scope(task_id)
+    if report.killed or report.survived:
+        sink(Notice(f"Background processes the task's commands left running: {report.describe()}"))
+
+
+def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
+                 ask_user: AskHandler | None, *, task_id: str,
+                 models: Sequence[ChatModel], registry: ToolRegistry) -> ToolContext:
+    """The typed context every tool call of this task gets: a notice callback, the ask_user
+    handler, and the injected runner delegate_task starts sub-agents with (this task's id,
+    models, tools and event sink)."""
+    return ToolContext(
+        root=root, config=config, notice=lambda text: sink(Notice(str(text))),
+        ask_handler=ask_user,
+        subagents=SubagentLauncher(task_id, tuple(models), registry, sink),
+        process_scope=task_id,  # what its commands leave running is killed when it ends
+    )
+
+
+def resolve_chain(config: MercuryConfig) -> list[ChatModel]:
+    """The configured model chain, resolved (raises ``LookupError`` / ``ValueError``)."""
+    from mercury_nb.transport.factory import resolve_model
+
+    return [resolve_model(name, config) for name in config.model_chain]
