@@ -113,6 +113,13 @@ async def run_session(
     return outcome
 
 
+def _end_task_processes(task_id: str, sink: EventSink) -> None:
+    """The task ended: kill whatever its commands left running, and say what that was."""
+    report = kill_scope(task_id)
+    if report.killed or report.survived:
+        sink(Notice(f"Background processes the task's commands left running: {report.describe()}"))
+
+
 def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
                  ask_user: AskHandler | None, *, task_id: str,
                  models: Sequence[ChatModel], registry: ToolRegistry) -> ToolContext:
@@ -125,13 +132,6 @@ def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
         subagents=SubagentLauncher(task_id, tuple(models), registry, sink),
         process_scope=task_id,
     )
-
-
-def _end_task_processes(task_id: str, sink: EventSink) -> None:
-    """The task ended: kill whatever its commands left running, and say what that was."""
-    report = kill_scope(task_id)
-    if report.killed or report.survived:
-        sink(Notice(f"Background processes the task's commands left running: {report.describe()}"))
 
 
 def resolve_chain(config: MercuryConfig) -> list[ChatModel]:
