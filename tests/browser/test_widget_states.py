@@ -8,7 +8,9 @@ plus a chat answer rendered as Markdown with hostile HTML left inert.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,6 +24,7 @@ __all__ = ["widget_lab"]  # a fixture, imported for pytest; `browser` is conftes
 # Playwright per session: a second sync Playwright cannot start while the first one runs)
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
+SHOTS = Path(tempfile.gettempdir()) / "mercury-widget-shots"
 STATE_TIMEOUT_S = 60.0
 
 SETUP = '''\
@@ -118,9 +121,12 @@ class Notebook:
             self.page.wait_for_timeout(100)
 
     def shoot(self, name: str, state: str) -> None:
-        DOCS.mkdir(exist_ok=True)
+        """Screenshot a cell; into docs/ with MERCURY_UPDATE_SCREENSHOTS=1 (so a plain test
+        run leaves the tracked images alone), else into a temporary folder."""
+        folder = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
+        folder.mkdir(parents=True, exist_ok=True)
         self.cell(name).scroll_into_view_if_needed()
-        self.cell(name).screenshot(path=str(DOCS / f"widget-{state}.png"))
+        self.cell(name).screenshot(path=str(folder / f"widget-{state}.png"))
 
     def stop_visible(self, name: str) -> bool:
         buttons = self.output(name).locator("button", has_text="Stop")
