@@ -5,9 +5,9 @@ The rules are the pure :mod:`mercury_nb.contract.recovery.memory_governor`'s (wh
 summarize, to pause) and :mod:`mercury_nb.contract.recovery.compaction`'s (how). Here:
 
 * The prompt is estimated from ``session.messages`` plus the offered tool schemas, against
-  the usable budget of the current model's context window: litellm's model info for a
-  litellm model it knows (:func:`litellm_context_window`, local data only), else
-  ``config.context_window``; with neither, there is no context budget.
+  the usable budget of the current model's context window
+  (:func:`mercury_nb.transport.context_window.context_window_of`); with none known there is
+  no context budget.
 * Kernel RSS comes from ``/proc/self/statm`` (else the peak from ``resource``), checked only
   when ``config.memory_limit_mb`` is set.
 * ``Compact`` replaces the contents of ``session.messages`` itself, so the next request
@@ -19,7 +19,6 @@ summarize, to pause) and :mod:`mercury_nb.contract.recovery.compaction`'s (how).
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import json
 import math
@@ -61,6 +60,7 @@ from mercury_nb.contract.recovery.memory_governor import (
     step_governor,
     usable_budget,
 )
+from mercury_nb.transport.context_window import context_window_of
 from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
 
 if TYPE_CHECKING:
@@ -93,9 +93,6 @@ NO_BUDGET = sys.maxsize
 SUMMARY_MAX_TOKENS = 4096
 """``max_tokens`` of the summary request (the summary asks for at most 600 words)."""
 
-SERVER_QUERIED_PROVIDERS = frozenset({"ollama", "ollama_chat", "huggingface"})
-"""Providers whose model info litellm fetches from a server: never asked (no network)."""
-
 COMPACTED_NOTICE = (
     "Compacted {count} older message{s} to head+tail to relieve {reason} pressure "
     "({before:,} → {after:,} chars)."
@@ -105,8 +102,6 @@ OVERFLOW_NOTICE = (
     "The provider said the request exceeds its {window}context: compacted the conversation "
     "({before:,} → {after:,} chars) and sending the same step again."
 )
-
-_windows: dict[str, int | None] = {}
 
 
 def read_rss_mb() -> float | None:
@@ -123,72 +118,6 @@ def read_rss_mb() -> float | None:
     except (ImportError, OSError):
         return None
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024
-
-
-def litellm_context_window(litellm: Any, name: str) -> int | None:
-    """Input tokens litellm's bundled model info gives for ``name``, or None when it does not
-    know the model. Providers whose info lives on a server are not asked."""
-    if name.split("/", 1)[0] in SERVER_QUERIED_PROVIDERS:
-        return None
-    try:
-        info = litellm.get_model_info(name)
-    except Exception:
-        return None
-    for key in ("max_input_tokens", "max_tokens"):
-        value = info.get(key) if hasattr(info, "get") else None
-        if isinstance(value, int) and value > 0:
-            return value
-    return None
-
-
-async def context_window_of(
-    model: ChatModel, config: MercuryConfig, learned: dict[str, int] | None = None
-) -> int | None:
-    """The context window to budget for, first found of: the window a provider's overflow
-    error named (``learned``), litellm's for a litellm model it knows (asked once per name,
-    off the event loop; for an openai-SDK model, read from litellm's bundled table without
-    importing litellm), ``config.context_window``, what the server behind the model's
-    ``api_base`` reports (llama.cpp ``/props``, vLLM ``/v1/models``), and for such a model
-    ``config.default_context_window``. None: unknown (no context budget)."""
-    if learned and model.name in learned:
-        return learned[model.name]
-    from mercury_nb.transport.litellm_model import LiteLLMModel
-    from mercury_nb.transport.openai_model import OpenAIModel
-
-    if isinstance(model, OpenAIModel) and model.catalog_names:
-        from mercury_nb.transport.model_info import bundled_context_window
-
-        if model.name not in _windows:
-            found = await asyncio.to_thread(bundled_context_window, *model.catalog_names)
-            _windows[model.name] = found
-        known = _windows[model.name]
-        if known is not None:
-            return known
-    elif isinstance(model, LiteLLMModel):
-        if model.name not in _windows:
-            try:
-                from mercury_nb.transport.litellm_loader import load_litellm
-
-                litellm = await load_litellm()
-                found = await asyncio.to_thread(litellm_context_window, litellm, model.name)
-            except Exception:
-                found = None
-            _windows[model.name] = found
-        known = _windows[model.name]
-        if known is not None:
-            return known
-    if config.context_window is not None:
-        return config.context_window
-    # an OpenAI-compatible server, whichever transport talks to it (litellm or the SDK)
-    api_base = getattr(model, "api_base", None) or getattr(model, "base_url", None)
-    if isinstance(api_base, str) and api_base:
-        from mercury_nb.transport.context_probe import probe_window
-
-        wire_name = getattr(model, "model", None)
-        probed = await probe_window(api_base, wire_name if isinstance(wire_name, str)
-                                    else model.name)
-        return probed if probed is not None else config.default_context_window
-    return None
 
 
 def tools_tokens(tools: tuple[dict[str, Any], ...]) -> int:

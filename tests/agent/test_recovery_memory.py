@@ -19,6 +19,7 @@ from mercury_nb.contract.recovery.compaction import SUMMARY_HEADER, SUMMARY_INST
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens, usable_budget
 from mercury_nb.testing import Turn, call
 from mercury_nb.tools.registry import default_registry
+from mercury_nb.transport import context_window
 from mercury_nb.transport.litellm_model import LiteLLMModel
 from mercury_nb.transport.protocol import ModelRequest
 
@@ -239,7 +240,7 @@ def test_litellm_context_window_reads_model_info(info: Any, expected: int | None
                 raise info
             return info
 
-    assert memory.litellm_context_window(FakeLitellm, "openai/some-model") == expected
+    assert context_window.litellm_context_window(FakeLitellm, "openai/some-model") == expected
 
 
 def test_litellm_context_window_never_asks_a_server_provider() -> None:
@@ -248,7 +249,7 @@ def test_litellm_context_window_never_asks_a_server_provider() -> None:
         def get_model_info(name: str) -> dict[str, Any]:
             raise AssertionError("asked litellm about a server-queried provider")
 
-    assert memory.litellm_context_window(Refuses, "ollama/llama3") is None
+    assert context_window.litellm_context_window(Refuses, "ollama/llama3") is None
 
 
 async def test_context_window_comes_from_litellm_when_it_knows_the_model(
@@ -257,10 +258,10 @@ async def test_context_window_comes_from_litellm_when_it_knows_the_model(
     config = cfg(tmp_path, context_window=50_000)
     known = LiteLLMModel("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1")
     unknown = LiteLLMModel("openai/mercury-unknown-model", api_base="http://127.0.0.1:9/v1")
-    assert await memory.context_window_of(known, config) == 128_000
-    assert await memory.context_window_of(unknown, config) == 50_000
-    assert await memory.context_window_of(scripted_model([]), config) == 50_000
-    assert await memory.context_window_of(scripted_model([]), cfg(tmp_path)) is None
+    assert await context_window.context_window_of(known, config) == 128_000
+    assert await context_window.context_window_of(unknown, config) == 50_000
+    assert await context_window.context_window_of(scripted_model([]), config) == 50_000
+    assert await context_window.context_window_of(scripted_model([]), cfg(tmp_path)) is None
 
 
 def test_rss_is_read_from_the_process() -> None:
