@@ -10,15 +10,12 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from mercury_nb.transport.chunks import openai_shaped_chunks
 from mercury_nb.transport.litellm_loader import load_litellm
 from mercury_nb.transport.protocol import (
-    FinishChunk,
     ModelRequest,
     ProviderError,
     StreamChunk,
-    TextChunk,
-    ToolCallChunk,
-    UsageChunk,
 )
 from mercury_nb.transport.provider_errors import (
     kind_for_exception,
@@ -179,31 +176,9 @@ def stream_chunks(raw: Any, provider_reason: object = NOT_TRACKED) -> Iterator[S
 
     A chunk without a finish reason yields no :class:`FinishChunk`; one with a finish reason
     yields it as received (see :func:`honest_finish_reason`)."""
-    choices = getattr(raw, "choices", None) or []
-    if choices:
-        choice = choices[0]
-        delta = getattr(choice, "delta", None)
-        text = getattr(delta, "content", None)
-        if text:
-            yield TextChunk(str(text))
-        for position, call in enumerate(getattr(delta, "tool_calls", None) or []):
-            function = getattr(call, "function", None)
-            index = getattr(call, "index", None)
-            yield ToolCallChunk(
-                index=int(index) if index is not None else position,
-                id=getattr(call, "id", None) or None,
-                name=getattr(function, "name", None) or None,
-                arguments=getattr(function, "arguments", None) or "",
-            )
-        reason = getattr(choice, "finish_reason", None)
-        if reason is not None:
-            yield FinishChunk(honest_finish_reason(str(reason), provider_reason))
-    usage = getattr(raw, "usage", None)
-    if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-        yield UsageChunk(
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        )
+    return openai_shaped_chunks(
+        raw, lambda reason: honest_finish_reason(reason, provider_reason)
+    )
 
 
 def asks_usage(litellm: Any, name: str) -> bool:

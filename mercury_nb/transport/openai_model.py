@@ -11,13 +11,11 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from mercury_nb.transport.chunks import openai_shaped_chunks
 from mercury_nb.transport.protocol import (
-    FinishChunk,
     ModelRequest,
     ProviderError,
     StreamChunk,
-    TextChunk,
-    ToolCallChunk,
     UsageChunk,
 )
 from mercury_nb.transport.provider_errors import (
@@ -179,28 +177,4 @@ def error_message(error: BaseException) -> str:
 def stream_chunks(raw: Any) -> Iterator[StreamChunk]:
     """Our chunks for one ``chat.completion.chunk``: text, tool-call pieces, the finish
     reason as sent, and usage (the last chunk, when ``include_usage`` was asked)."""
-    choices = getattr(raw, "choices", None) or []
-    if choices:
-        choice = choices[0]
-        delta = getattr(choice, "delta", None)
-        text = getattr(delta, "content", None)
-        if text:
-            yield TextChunk(str(text))
-        for position, call in enumerate(getattr(delta, "tool_calls", None) or []):
-            function = getattr(call, "function", None)
-            index = getattr(call, "index", None)
-            yield ToolCallChunk(
-                index=int(index) if index is not None else position,
-                id=getattr(call, "id", None) or None,
-                name=getattr(function, "name", None) or None,
-                arguments=getattr(function, "arguments", None) or "",
-            )
-        reason = getattr(choice, "finish_reason", None)
-        if reason is not None:
-            yield FinishChunk(str(reason))
-    usage = getattr(raw, "usage", None)
-    if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-        yield UsageChunk(
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        )
+    return openai_shaped_chunks(raw)
