@@ -261,6 +261,9 @@ class TaskRecorder:
             evidence=listed(outcome.evidence),
             steps=outcome.steps,
             usage=json.dumps({name: used.model_dump() for name, used in outcome.usage.items()}),
+            answer=self._clean(outcome.answer) if outcome.answer is not None else None,
+            providers=json.dumps({name: self._clean(error)
+                                  for name, error in outcome.providers.items()}),
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 

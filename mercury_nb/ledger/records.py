@@ -44,6 +44,10 @@ class TaskRecord:
     has_checkpoint: bool
     usage: dict[str, dict[str, int]] = field(default_factory=dict)
     """Tokens per model, as ``TaskOutcome.usage`` gave them (empty: none reported)."""
+    answer: str | None = None
+    """The delivered answer (redacted), once the task finished with one."""
+    providers: dict[str, str] = field(default_factory=dict)
+    """The per-provider ledger: each provider that failed and its first error (redacted)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -54,14 +58,17 @@ class TaskRecord:
     @classmethod
     def from_row(cls, row: Sequence[Any]) -> TaskRecord:
         (id_, task, workspace, models, status, verdict, banner, blocker, changes, evidence,
-         steps, created, updated, pid, token, has_checkpoint, usage_json) = row
+         steps, created, updated, pid, token, has_checkpoint, usage_json, answer,
+         providers_json) = row
         usage = json.loads(usage_json) if usage_json else {}
+        providers = json.loads(providers_json) if providers_json else {}
         return cls(
             id=id_, task=task, workspace=workspace, models=tuple(json.loads(models)),
             status=status, verdict=verdict, banner=banner, blocker=blocker,
             changes=json.loads(changes), evidence=json.loads(evidence), steps=int(steps),
             created_at=float(created), updated_at=float(updated), owner_pid=pid,
             owner_token=token, has_checkpoint=bool(has_checkpoint), usage=usage,
+            answer=answer, providers=providers,
         )
 
 

@@ -66,6 +66,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # token usage per model ({"model": {"prompt_tokens": …, …}}), from TaskOutcome.usage
         "ALTER TABLE tasks ADD COLUMN usage TEXT NOT NULL DEFAULT '{}'",
     ),
+    (
+        # the delivered answer and the per-provider ledger (redacted), so a task finished
+        # in any process shows them in the panel's detail
+        "ALTER TABLE tasks ADD COLUMN answer TEXT",
+        "ALTER TABLE tasks ADD COLUMN providers TEXT NOT NULL DEFAULT '{}'",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -198,19 +198,21 @@ class Ledger(LedgerReads):
 
     def finish_task(self, header: TaskHeader, *, status: str, verdict: str | None,
                     banner: str | None, blocker: str | None, changes: str, evidence: str,
-                    steps: int | None, usage: str = "{}") -> None:
+                    steps: int | None, usage: str = "{}", answer: str | None = None,
+                    providers: str = "{}") -> None:
         """The task ended with ``status``; ``changes`` and ``evidence`` are JSON lists,
-        ``usage`` a JSON object (tokens per model); ``steps`` None keeps the count of the
-        last checkpoint."""
+        ``usage`` (tokens per model) and ``providers`` (provider -> first error) JSON
+        objects; ``steps`` None keeps the count of the last checkpoint."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
             self._ensure(conn, header, current_owner(), now)
             conn.execute(
                 "UPDATE tasks SET status = ?, verdict = ?, banner = ?, blocker = ?, changes = ?, "
-                "evidence = ?, steps = COALESCE(?, steps), usage = ?, updated_at = ? WHERE id = ?",
-                (status, verdict, banner, blocker, changes, evidence, steps, usage, now,
-                 header.id),
+                "evidence = ?, steps = COALESCE(?, steps), usage = ?, answer = ?, providers = ?, "
+                "updated_at = ? WHERE id = ?",
+                (status, verdict, banner, blocker, changes, evidence, steps, usage, answer,
+                 providers, now, header.id),
             )
             self._event(conn, header.id, now, "finished", verdict, status, blocker)
 

@@ -94,4 +94,5 @@ def outcome_of(record: TaskRecord) -> dict[str, Any] | None:
         "task_id": record.id, "status": record.status, "verdict": record.verdict,
         "banner": record.banner, "blocker": record.blocker, "changes": record.changes,
         "evidence": record.evidence, "steps": record.steps, "models": list(record.models),
+        "answer": record.answer, "providers": dict(record.providers), "usage": record.usage,
     }

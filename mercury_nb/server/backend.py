@@ -1,8 +1,9 @@
 """The one door from the server into tasks: the runs layer, and turning its records into JSON.
 
 Tasks are started, continued, stopped and watched only through :mod:`mercury_nb.runs`. The
-ledger keeps no answer, provider ledger or token usage, so the outcomes of the runs this
-server launched are kept here (bounded) and laid over the ledger's record in the detail.
+ledger keeps every finished task's outcome (answer, provider ledger and usage included); the
+outcomes of the runs this server launched are also kept here (bounded) so the detail has
+them before the ledger's writer thread has recorded them.
 """
 
 from __future__ import annotations

@@ -278,3 +278,35 @@ async def test_a_non_utf8_file_name_never_stops_a_checkpoint(
     assert checkpoint is not None and checkpoint["steps_total"] == 3
     record = handle.ledger.get("t1")
     assert record is not None and record.status == "completed"
+
+
+async def test_the_answer_and_provider_ledger_are_recorded_for_any_reader(
+    home: Path, tmp_path: Path, scripted_model
+) -> None:
+    """A task finished in one process shows its answer and per-provider ledger to a reader
+    in another (the panel's detail), not only to the process that ran it."""
+    from mercury_nb.runs.watching import outcome_of
+    from mercury_nb.testing import HttpError
+
+    scripted_model([Turn(fault=HttpError(401, message="Incorrect API key provided"))],
+                   register="rec-a")
+    scripted_model([Turn(text="2 + 2 is 4.")], register="rec-b")
+    config = MercuryConfig(workdir=tmp_path, home=home, model="scripted/rec-a",
+                           fallbacks=("scripted/rec-b",), mode="chat", retry_attempts=0)
+    handle = open_ledger(home)
+    recorder = TaskRecorder(handle.writer, "t1", "What is 2+2?", config)
+    outcome = await run_task("What is 2+2?", config, task_id="t1",
+                             on_event=recorder.wrap(lambda event: None))
+    handle.flush()
+    assert outcome.answer == "2 + 2 is 4." and "scripted/rec-a" in outcome.providers
+    reader = Ledger(home / "ledger.sqlite3")  # a fresh connection, as another process has
+    try:
+        record = reader.get("t1")
+    finally:
+        reader.close()
+    assert record is not None
+    assert record.answer == "2 + 2 is 4."
+    assert record.providers == dict(outcome.providers)
+    kept = outcome_of(record)
+    assert kept is not None
+    assert (kept["answer"], kept["providers"]) == (outcome.answer, dict(outcome.providers))
