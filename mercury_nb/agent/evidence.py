@@ -107,9 +107,9 @@ class TurnReport:
         return cls(TurnVerdict.INTERRUPTED, reply, trouble)
 
     @classmethod
-    def paused_for_pressure(cls, text: str) -> TurnReport:
-        """Memory or context pressure stayed after compaction: pause with ``text``."""
-        return cls(TurnVerdict.INTERRUPTED, None, pressure=text)
+    def paused_for_pressure(cls, why: str) -> TurnReport:
+        """Memory or context pressure stayed after compaction: pause for ``why``."""
+        return cls(TurnVerdict.INTERRUPTED, None, pressure=why)
 
     @classmethod
     def looped(cls, loop: DoomLoop, reply: StepReply, provider: str) -> TurnReport:

@@ -39,7 +39,7 @@ from mercury_nb.contract.recovery.context_budget import (
     PauseForOverflow,
     ShrinkAndRetry,
     output_cap,
-    overflow_pause_text,
+    overflow_pause_why,
     parse_context_overflow,
     shrink_floor,
     shrink_to_fit,
@@ -144,7 +144,7 @@ class MemoryGovernor:
         self, loop: GovernedLoop, error: ProviderError, request: ModelRequest
     ) -> bool | str:
         """A context overflow of ``request``: learn the window it names, shrink the
-        conversation and answer True (send the same step again), or the honest pause text
+        conversation and answer True (send the same step again), or the honest pause's why
         when it still does not fit. False: the error is not an overflow."""
         overflow = parse_context_overflow(error.status, error.kind, error.message)
         if overflow is None:
@@ -157,8 +157,8 @@ class MemoryGovernor:
         )
         self.overflow, decision = step_overflow(self.overflow, observation, self.config)
         match decision:
-            case PauseForOverflow(text=text):
-                return text
+            case PauseForOverflow(why=why):
+                return why
             case ShrinkAndRetry(window=window, target_tokens=target):
                 if window is not None:
                     self.learned[loop.model.name] = window
@@ -167,7 +167,7 @@ class MemoryGovernor:
                 messages[:] = list(result.messages)
                 now = estimate_tokens(result.messages) + extra
                 if not result.compacted and now > target:  # nothing left to cut: honest pause
-                    return overflow_pause_text(observation, self.overflow.retries)
+                    return overflow_pause_why(observation, self.overflow.retries)
                 loop.on_event(Notice(OVERFLOW_NOTICE.format(
                     window=f"{window:,}-token " if window else "", before=result.chars_before,
                     after=result.chars_after)))
@@ -183,7 +183,7 @@ class MemoryGovernor:
         self, loop: GovernedLoop, tools: tuple[dict[str, Any], ...], output_reserve: int
     ) -> str | None:
         """Compact or summarize ``loop.session.messages`` until the governor sees no
-        pressure. Returns None to go on, or the governor's pause text."""
+        pressure. Returns None to go on, or why the governor pauses (the pause banner's words)."""
         window = await context_window_of(loop.model, self.config, self.learned)
         budget = usable_budget(window, output_reserve) if window else NO_BUDGET
         extra_tokens = tools_tokens(tools)
@@ -200,9 +200,9 @@ class MemoryGovernor:
                     self._compact(loop, reason, budget - extra_tokens)
                 case Summarize():
                     if not await self._summarize(loop, budget, output_reserve):
-                        return pressure_pause(observation, self.config).text
-                case PauseForPressure(text=text):
-                    return text
+                        return pressure_pause(observation, self.config).why
+                case PauseForPressure(why=why):
+                    return why
                 case _ as unreachable:
                     assert_never(unreachable)
 

@@ -34,6 +34,7 @@ from mercury_nb.contract.recovery.compaction import (
 from mercury_nb.contract.recovery.memory_governor import (
     CHARS_PER_TOKEN,
     estimate_tokens,
+    pause_sentence,
     usable_budget,
 )
 
@@ -109,7 +110,14 @@ class ShrinkAndRetry:
 
 @dataclass(frozen=True)
 class PauseForOverflow:
-    text: str
+    """Pause honestly for ``why`` (the pause banner's words): the request still does not fit."""
+
+    why: str
+
+    @property
+    def text(self) -> str:
+        """The whole pause sentence, as the user reads it."""
+        return pause_sentence(self.why)
 
 
 OverflowDecision = ShrinkAndRetry | PauseForOverflow
@@ -159,7 +167,7 @@ def step_overflow(
 ) -> tuple[OverflowState, OverflowDecision]:
     """What to do after a context overflow; see the module docstring."""
     if state.retries >= config.context_overflow_retries:
-        return state, PauseForOverflow(overflow_pause_text(observation, state.retries))
+        return state, PauseForOverflow(overflow_pause_why(observation, state.retries))
     overflow = observation.overflow
     window = overflow.window or observation.known_window
     estimate = max(1, observation.estimated_tokens)
@@ -175,15 +183,15 @@ def step_overflow(
     return replace(state, retries=state.retries + 1), ShrinkAndRetry(window, max(1, target))
 
 
-def overflow_pause_text(observation: OverflowObservation, retries: int) -> str:
+def overflow_pause_why(observation: OverflowObservation, retries: int) -> str:
+    """Why an overflow pauses: the pause banner's words (see :func:`pause_sentence`)."""
     window = observation.overflow.window or observation.known_window
     size = f"its {window:,}-token context" if window else "its context"
     return (
-        f"I've paused for now — the model still reports the request does not fit {size} "
+        f"the model still reports the request does not fit {size} "
         f"after shrinking the conversation {retries} time{'s' if retries != 1 else ''} "
         f"(about {observation.estimated_tokens:,} tokens were sent). Switch to a model with "
-        'a larger context window if you can (or set MERCURY_CONTEXT_WINDOW), then send '
-        '"continue" and I\'ll pick up right where I left off.'
+        "a larger context window if you can (or set MERCURY_CONTEXT_WINDOW)"
     )
 
 

@@ -106,10 +106,22 @@ class Summarize:
 
 @dataclass(frozen=True)
 class PauseForPressure:
-    """Pause the task honestly with ``text``; it can be resumed with "continue"."""
+    """Pause the task honestly for ``why`` (what pressed and the advice, the words the pause
+    banner carries); it can be resumed with "continue"."""
 
     reason: PressureReason
-    text: str
+    why: str
+
+    @property
+    def text(self) -> str:
+        """The whole pause sentence, as the user reads it."""
+        return pause_sentence(self.why)
+
+
+def pause_sentence(why: str) -> str:
+    """``I've paused for now — <why>, then send "continue" …``: a governor's pause in full."""
+    return (f"I've paused for now — {why}, then send \"continue\" and I'll pick up right "
+            "where I left off.")
 
 
 GovernorDecision = NoPressure | Compact | Summarize | PauseForPressure
@@ -163,11 +175,8 @@ def pressure_pause(observation: PressureObservation, config: MercuryConfig) -> P
         if found[0] == "memory"
         else "Switch to a model with a larger context window if you can"
     )
-    text = (
-        f"I've paused for now — {' and '.join(parts)}, even after compacting the conversation. "
-        f'{advice}, then send "continue" and I\'ll pick up right where I left off.'
-    )
-    return PauseForPressure(reason=found[0], text=text)
+    why = f"{' and '.join(parts)}, even after compacting the conversation. {advice}"
+    return PauseForPressure(reason=found[0], why=why)
 
 
 def step_governor(

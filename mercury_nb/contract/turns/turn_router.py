@@ -69,19 +69,10 @@ __all__ = [
 ]
 
 
-PRESSURE_PAUSE_PREFIX = "I've paused for now — "
-PRESSURE_PAUSE_SUFFIX = ', then send "continue" and I\'ll pick up right where I left off.'
-"""The parts of the governor's pause text that the one pause banner already says."""
-
-
-def pressure_ending(text: str) -> Paused:
-    """The honest pause for the memory governor's pause ``text``: its words (naming memory or
-    context, with the numbers) under the pause banner, whose opening and resume hint are not
-    repeated."""
-    reason = text.removeprefix(PRESSURE_PAUSE_PREFIX)
-    if reason.endswith(PRESSURE_PAUSE_SUFFIX):
-        reason = reason[: -len(PRESSURE_PAUSE_SUFFIX)]
-    return Paused(reason)
+def pressure_ending(why: str) -> Paused:
+    """The honest pause for the memory governor's ``why`` (naming memory or context, with the
+    numbers, and the advice): the pause banner adds its opening and the resume hint."""
+    return Paused(why)
 
 
 def decide_after_turn(

@@ -200,26 +200,24 @@ def test_state_after_relief_is_clear() -> None:
 
 # --- honest pause texts ----------------------------------------------------------------------
 def test_memory_pause_text() -> None:
-    assert pressure_pause(MEM, CONFIG) == PauseForPressure(
-        reason="memory",
-        text=(
-            "I've paused for now — the kernel is using 2500 MB of memory, over its 2000 MB "
-            "limit, even after compacting the conversation. Free some memory in the kernel "
-            '(or raise MERCURY_MEMORY_LIMIT_MB), then send "continue" and I\'ll pick up right '
-            "where I left off."
-        ),
+    pause = pressure_pause(MEM, CONFIG)
+    assert pause.reason == "memory"
+    assert pause.text == (
+        "I've paused for now — the kernel is using 2500 MB of memory, over its 2000 MB "
+        "limit, even after compacting the conversation. Free some memory in the kernel "
+        '(or raise MERCURY_MEMORY_LIMIT_MB), then send "continue" and I\'ll pick up right '
+        "where I left off."
     )
 
 
 def test_context_pause_text() -> None:
-    assert pressure_pause(CTX, CONFIG) == PauseForPressure(
-        reason="context",
-        text=(
-            "I've paused for now — the conversation is still too large for the model's context "
-            "(about 120,000 tokens for a budget of 90,000), even after compacting the "
-            "conversation. Switch to a model with a larger context window if you can, then "
-            'send "continue" and I\'ll pick up right where I left off.'
-        ),
+    pause = pressure_pause(CTX, CONFIG)
+    assert pause.reason == "context"
+    assert pause.text == (
+        "I've paused for now — the conversation is still too large for the model's context "
+        "(about 120,000 tokens for a budget of 90,000), even after compacting the "
+        "conversation. Switch to a model with a larger context window if you can, then "
+        'send "continue" and I\'ll pick up right where I left off.'
     )
 
 

@@ -23,13 +23,13 @@ from mercury_nb.contract.turns.turn_router import decide_after_turn, pressure_en
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 
 CONFIG = MercuryConfig(model="a", fallbacks=("b",), retry_base_s=0.0)
-MEMORY = pressure_pause(PressureObservation(10, 100, rss_mb=900.0, limit_mb=512), CONFIG).text
-CONTEXT = pressure_pause(PressureObservation(150_000, 120_000), CONFIG).text
+MEMORY = pressure_pause(PressureObservation(10, 100, rss_mb=900.0, limit_mb=512), CONFIG).why
+CONTEXT = pressure_pause(PressureObservation(150_000, 120_000), CONFIG).why
 STALL = "Task stalled 8 minutes with no progress (was: waiting for a)"
 
 
 @pytest.mark.parametrize(
-    ("text", "reason"),
+    ("why", "reason"),
     [
         pytest.param(
             MEMORY,
@@ -47,8 +47,8 @@ STALL = "Task stalled 8 minutes with no progress (was: waiting for a)"
         pytest.param("the kernel is out of memory", "the kernel is out of memory", id="plain"),
     ],
 )
-def test_pressure_ending_keeps_the_governors_words(text: str, reason: str) -> None:
-    ending = pressure_ending(text)
+def test_pressure_ending_keeps_the_governors_words(why: str, reason: str) -> None:
+    ending = pressure_ending(why)
     assert ending == Paused(reason)
     banner = banner_text(ending, [])
     assert banner.count("I've paused for now") == 1
