@@ -19,7 +19,7 @@ from mercury_nb.ledger.store import Ledger
 from mercury_nb.ledger.texts import LEDGER_UNAVAILABLE, RECOVERED_NOTICE
 
 if TYPE_CHECKING:
-    from mercury_nb.ledger.recorder import LedgerWriter
+    from mercury_nb.ledger.writer import LedgerWriter
 
 HOME_ENV = "MERCURY_HOME"
 
@@ -41,7 +41,7 @@ class LedgerHandle:
     @property
     def writer(self) -> LedgerWriter:
         if self._writer is None:
-            from mercury_nb.ledger.recorder import writer_for
+            from mercury_nb.ledger.writer import writer_for
 
             self._writer = writer_for(self.ledger)
         return self._writer

@@ -1,4 +1,4 @@
-"""Records a task's progress in the ledger: an event-sink wrapper and a background writer.
+"""Records a task's progress in the ledger: an event-sink wrapper over the writer thread.
 
 Recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn event and the latest
 checkpoint), ``TaskFinished`` (the final row), and, as typed events for watchers in other
@@ -6,21 +6,16 @@ processes, ``Notice`` (its kind), ``StepStarted``, ``ToolStarted``, ``ToolFinish
 ``Pulse`` (their fields as JSON). Streamed tokens never reach SQLite. Progress events are
 batched: one transaction takes every progress event queued since the last one. The sink
 itself only takes the checkpoint (it must see the loop's state as it is now) and serializes
-it; the redaction and the SQLite writes happen on one writer thread per ledger, so a slow
-disk or a busy ledger never holds up the kernel's loop. A ledger failure is reported once
-and the task goes on without it.
+it; the redaction and the SQLite writes happen on the ledger's writer thread
+(:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds up the
+kernel's loop. A ledger failure is reported once and the task goes on without it.
 """
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import json
-import queue
-import sys
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,81 +37,12 @@ from mercury_nb.contract.redaction import displayable, redact
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
-from mercury_nb.ledger.texts import LEDGER_FAILED
+from mercury_nb.ledger.writer import LedgerWriter
 
-Operation = Callable[[Ledger], None]
-FLUSH_TIMEOUT_S = 10.0
 PROGRESS_COALESCE_S = 0.1
 """How long a batch of progress events stays open before its write (watchers see events
 within this plus their own poll; a fast loop writes one transaction per interval)."""
 Progress = tuple[str, "str | None", "str | None"]  # kind, display text, typed fields (JSON)
-
-
-def _report_to_stderr(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
-
-
-class LedgerWriter:
-    """Runs ledger operations in order on one daemon thread; the first failure is reported
-    (through ``report``) and later ones are dropped quietly."""
-
-    def __init__(self, ledger: Ledger, report: Callable[[str], None] = _report_to_stderr) -> None:
-        self.ledger = ledger
-        self.report = report
-        self.failed = False
-        self._queue: queue.SimpleQueue[Operation | threading.Event | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._start_lock = threading.Lock()
-
-    def submit(self, operation: Operation) -> None:
-        self._ensure_thread()
-        self._queue.put(operation)
-
-    def flush(self, timeout: float = FLUSH_TIMEOUT_S) -> bool:
-        """Wait until everything submitted so far is written; False on timeout."""
-        if self._thread is None:
-            return True
-        done = threading.Event()
-        self._queue.put(done)
-        return done.wait(timeout)
-
-    def close(self, timeout: float = FLUSH_TIMEOUT_S) -> None:
-        """Flush, then stop the thread."""
-        if self._thread is None:
-            return
-        self.flush(timeout)
-        self._queue.put(None)
-        self._thread.join(timeout)
-        self._thread = None
-
-    def _ensure_thread(self) -> None:
-        with self._start_lock:
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._work, name="mercury-ledger-writer", daemon=True
-                )
-                self._thread.start()
-
-    def _work(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            if isinstance(item, threading.Event):
-                item.set()
-                continue
-            try:
-                item(self.ledger)
-            except Exception as error:
-                self.fail(error)
-
-    def fail(self, error: BaseException) -> None:
-        """Report ``error`` if it is the first failure."""
-        if self.failed:
-            return
-        self.failed = True
-        with contextlib.suppress(Exception):  # a failing report must not fail the task
-            self.report(LEDGER_FAILED.format(error=f"{type(error).__name__}: {error}"))
 
 
 class TaskRecorder:
@@ -284,23 +210,3 @@ class TaskRecorder:
                 changes="[]", evidence="[]", steps=None,
             )
         )
-
-
-_writers: dict[Path, LedgerWriter] = {}
-
-
-def _flush_all() -> None:
-    for writer in list(_writers.values()):
-        writer.flush(timeout=5.0)
-
-
-atexit.register(_flush_all)
-
-
-def writer_for(ledger: Ledger) -> LedgerWriter:
-    """The one writer of ``ledger`` in this process (flushed at interpreter exit)."""
-    writer = _writers.get(ledger.path)
-    if writer is None or writer.ledger is not ledger:
-        writer = LedgerWriter(ledger)
-        _writers[ledger.path] = writer
-    return writer
