@@ -11,8 +11,6 @@ that died (a cheap SQLite pass; see :func:`register`).
 
 from __future__ import annotations
 
-import sys
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,10 +27,8 @@ from mercury_nb.kernel.wait_cells import HelpCellTransformer, WaitCellTransforme
 if TYPE_CHECKING:
     import argparse
 
-    from mercury_nb.agent.events import AgentEvent
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.runs import PlannedRun
-    from mercury_nb.ui.live import RunView
 
 MAGIC_NAME = "mercury"
 
@@ -186,7 +182,7 @@ class MercuryMagics(Magics):
 
     def _launch(self, plan: PlannedRun, *, wait: bool) -> Any:
         from mercury_nb.kernel import scheduling
-        from mercury_nb.ui.views import make_view
+        from mercury_nb.ui.views import guarded_sink, make_view
 
         config = plan.config
         loop = scheduling.running_loop()
@@ -244,27 +240,6 @@ def help_text() -> str:
 def asks_for_help(line: str) -> bool:
     """Whether a ``%%mercury`` argument line has ``-h`` or ``--help``."""
     return any(token in ("-h", "--help") for token in line.split())
-
-
-def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
-    """The view's event sink; a failing view reports once and never breaks the agent loop."""
-    failed = False
-
-    def sink(event: AgentEvent) -> None:
-        nonlocal failed
-        if failed:
-            return
-        try:
-            view.on_event(event)
-        except Exception:
-            failed = True
-            text = "mercury: the live view failed; the task goes on.\n" + traceback.format_exc()
-            try:
-                view.show_error(text)
-            except Exception:
-                print(text, file=sys.stderr)
-
-    return sink
 
 
 def wants_wait(line: str) -> bool:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import sys
+import traceback
+from collections.abc import Callable
 from typing import Any
 
+from mercury_nb.agent.events import AgentEvent
 from mercury_nb.ui.live import RunView, kind_for_shell
 
 
@@ -19,3 +23,24 @@ def make_view(
     from mercury_nb.ui.plain import PlainView
 
     return PlainView(max_updates_per_s=max_updates_per_s, attached=attached, model=model)
+
+
+def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
+    """The view's event sink; a failing view reports once and never breaks the agent loop."""
+    failed = False
+
+    def sink(event: AgentEvent) -> None:
+        nonlocal failed
+        if failed:
+            return
+        try:
+            view.on_event(event)
+        except Exception:
+            failed = True
+            text = "mercury: the live view failed; the task goes on.\n" + traceback.format_exc()
+            try:
+                view.show_error(text)
+            except Exception:
+                print(text, file=sys.stderr)
+
+    return sink

@@ -19,7 +19,7 @@ from mercury_nb.agent.events import EventSink, TaskFinished, TaskStarted
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.kernel import scheduling
-from mercury_nb.kernel.magics import MercuryMagics, guarded_sink
+from mercury_nb.kernel.magics import MercuryMagics
 from mercury_nb.kernel.wait_cells import WaitCellTransformer, magic_line_of
 from mercury_nb.testing import (
     ScriptedModel,
@@ -29,6 +29,7 @@ from mercury_nb.testing import (
     unregister_scripted_model,
 )
 from mercury_nb.transport.protocol import ModelRequest, StreamChunk
+from mercury_nb.ui.views import guarded_sink
 
 
 @pytest.fixture
