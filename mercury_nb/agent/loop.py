@@ -19,9 +19,9 @@ from mercury_nb.agent.evidence import TurnReport, gather_turn_facts, stalled_tur
 from mercury_nb.agent.memory import MemoryGovernor
 from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession
+from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.tool_runner import run_tool_calls
-from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Ending
 from mercury_nb.contract.escalation.doom_loop import (
@@ -40,7 +40,7 @@ from mercury_nb.contract.turns.router_state import (
 )
 from mercury_nb.contract.turns.stream_assembly import AssembledToolCall, StepReply
 from mercury_nb.contract.turns.stream_ending import StreamEnding
-from mercury_nb.contract.turns.turn_router import decide_after_turn
+from mercury_nb.contract.turns.turn_router import step_router
 from mercury_nb.contract.turns.turn_verdict import TurnObservation, TurnVerdict, classify_turn_end
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import ToolRegistry
@@ -60,7 +60,7 @@ class AgentLoop:
     """Runs one task's turns and carries out the pure core's decisions.
 
     What follows a turn (finish, next turn, guard round, retry or fallback) is decided by
-    :func:`~mercury_nb.contract.turns.turn_router.decide_after_turn`; the turn's verdict by
+    :func:`~mercury_nb.contract.turns.turn_router.step_router`; the turn's verdict by
     ``classify_turn_end``, doom loops by ``observe_step``, stalls and memory pressure by their
     governors. The loop itself decides only the mechanics inside a turn: keep stepping while
     the last step completed with tool calls and the budget lasts (``_keeps_going``), offer
@@ -78,7 +78,7 @@ class AgentLoop:
     """The router's state: given to resume a task, then the state after each decision (its
     provider ledger goes into the outcome)."""
     watch: StallWatch = field(init=False, repr=False)
-    """The stall watchdog of every model request and tool step (see ``watchdog_runner``)."""
+    """The stall watchdog of every model request and tool step (see ``stall_watch``)."""
     memory: MemoryGovernor = field(init=False, repr=False)
     """Checked before every request: compaction in place, or a pressure pause."""
 
@@ -105,7 +105,7 @@ class AgentLoop:
             report = await self._run_turn(directive)
             self.session.last_verdict = report.verdict.value
             facts = await gather_turn_facts(self, report)
-            state, decision = decide_after_turn(state, facts, self.config)
+            state, decision = step_router(state, facts, self.config)
             self.state = state
             if report.verdict in TURN_ENDS:
                 self.doom = reset_for_new_turn(self.doom)

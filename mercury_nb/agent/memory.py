@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from mercury_nb.agent.events import Notice, ignore_events
+from mercury_nb.agent.stall_watch import AttemptStalled
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
-from mercury_nb.agent.watchdog_runner import AttemptStalled
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import apply_summary, compact_messages, plan_summary
 from mercury_nb.contract.recovery.context_budget import (
@@ -66,7 +66,7 @@ from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink
     from mercury_nb.agent.session import TaskSession
-    from mercury_nb.agent.watchdog_runner import StallWatch
+    from mercury_nb.agent.stall_watch import StallWatch
     from mercury_nb.tools.base import ToolContext
 
 

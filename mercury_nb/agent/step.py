@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mercury_nb.agent.events import EventSink, TextDelta
-from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch
+from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.contract.escalation.provider_policy import EMPTY_REPLY_KIND, EMPTY_REPLY_MESSAGE
 from mercury_nb.contract.turns.stream_assembly import (
     StepReply,

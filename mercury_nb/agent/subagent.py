@@ -6,8 +6,8 @@ state and start snapshot, the parent's models and config, and the parent's tools
 delegate_task (one level of delegation). Its progress reaches the parent's sink as Notice
 lines prefixed ``[<id>]``: notices, each finished tool call, automatic resumes and the end;
 never its tokens, step starts or checkpoints. The pure
-:func:`~mercury_nb.contract.recovery.subagent_supervisor.supervise` decides after every run whether
-to resume it from its checkpoint or report to the parent. Cancellation propagates.
+:func:`~mercury_nb.contract.recovery.subagent_supervisor.step_supervisor` decides after
+every run whether to resume it from its checkpoint or report to the parent. Cancellation propagates.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from mercury_nb.contract.recovery.subagent_supervisor import (
     SubagentRun,
     SubOutcome,
     SupervisorState,
-    supervise,
+    step_supervisor,
 )
 from mercury_nb.tools.base import Tool, ToolContext
 from mercury_nb.tools.delegate import DELEGATE_TOOL_NAME
@@ -130,7 +130,7 @@ async def run_subagent(task: str, parent: SubagentLauncher, ctx: ToolContext) ->
     supervisor = SupervisorState()
     while True:
         ending: Ending = await loop.run()
-        supervisor, decision = supervise(supervisor, SubOutcome(task, ending), config)
+        supervisor, decision = step_supervisor(supervisor, SubOutcome(task, ending), config)
         match decision:
             case ResumeSub(nudge=nudge, notice=notice):
                 sink(Notice(notice))

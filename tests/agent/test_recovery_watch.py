@@ -1,4 +1,4 @@
-"""The stall watchdog's edge (agent/watchdog_runner.py) on a fake clock: what it feeds the
+"""The stall watchdog's edge (agent/stall_watch.py) on a fake clock: what it feeds the
 pure watchdog, what it emits, and what it cuts."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice, Pulse, ToolFinished, ToolStarted
-from mercury_nb.agent.watchdog_runner import AttemptStalled, StallWatch, tick_interval_s
+from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch, tick_interval_s
 from mercury_nb.contract.config import MercuryConfig
 
 

@@ -191,7 +191,7 @@ def verification_prompt(evidence: EvidenceVerdict, changed_paths: tuple[str, ...
     return head + body + _PROMPT_TAIL.format(paths=listed)
 
 
-def decide_completion(
+def step_gate(
     state: GateState, obs: GateObservation, config: MercuryConfig
 ) -> tuple[GateState, GateDecision]:
     """One gate step; see the module docstring for the rule. ``config.mode`` is the

@@ -1,7 +1,7 @@
 """The sub-agent supervisor as a pure state machine: resume a budget pause, else report.
 
 A sub-agent's run ends with a typed :class:`~mercury_nb.contract.endings.Ending`. Feed it to
-:func:`supervise`:
+:func:`step_supervisor`:
 
 * a pause that more budget can cure (the step budget ran out, or replies kept hitting the
   output-token limit) is resumed automatically, on the SAME session with a fresh budget, up
@@ -139,7 +139,7 @@ def resume_nudge(task: str, why: str, config: MercuryConfig) -> str:
     return f'{SUBAGENT_RESUME_NUDGE.format(why=why)}\nThe task remains: "{excerpt}"'
 
 
-def supervise(
+def step_supervisor(
     state: SupervisorState, outcome: SubOutcome, config: MercuryConfig
 ) -> tuple[SupervisorState, SupervisorDecision]:
     """Resume a budget pause while resumes are left; report everything else to the parent."""

@@ -27,7 +27,7 @@ from mercury_nb.contract.gate.completion_gate import (
     ForceVerification,
     GateObservation,
     PauseVerificationFailed,
-    decide_completion,
+    step_gate,
 )
 from mercury_nb.contract.recovery.continuation import (
     AutoContinue,
@@ -65,7 +65,7 @@ __all__ = [
     "RouterState",
     "TurnDirective",
     "TurnFacts",
-    "decide_after_turn",
+    "step_router",
 ]
 
 
@@ -75,7 +75,7 @@ def pressure_ending(why: str) -> Paused:
     return Paused(why)
 
 
-def decide_after_turn(
+def step_router(
     state: RouterState, facts: TurnFacts, config: MercuryConfig
 ) -> tuple[RouterState, RouterDecision]:
     """One decision per turn end; exhaustive over the five verdicts.
@@ -150,7 +150,7 @@ def _on_text_stop(
     if measured is None or not measured.complete:
         reason = "I couldn't confirm what changed in the workspace, so I'm not calling it done"
         return state, FinishWith(Paused(reason))
-    gate, decision = decide_completion(
+    gate, decision = step_gate(
         state.gate, GateObservation(measured.changed_paths, facts.evidence), config
     )
     state = replace(state, gate=gate)

@@ -14,8 +14,8 @@ from mercury_nb.contract.gate.completion_gate import (
     GateObservation,
     GateState,
     PauseVerificationFailed,
-    decide_completion,
     is_non_code_path,
+    step_gate,
     verification_prompt,
 )
 from mercury_nb.contract.gate.verification import (
@@ -48,7 +48,7 @@ def decide(
     evidence: EvidenceVerdict,
     config: MercuryConfig = EXECUTE,
 ) -> tuple[GateState, GateDecision]:
-    return decide_completion(state, GateObservation(paths, evidence), config)
+    return step_gate(state, GateObservation(paths, evidence), config)
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from mercury_nb.contract.recovery.subagent_supervisor import (
     SubOutcome,
     SupervisorDecision,
     SupervisorState,
-    supervise,
+    step_supervisor,
     why_not_done,
 )
 
@@ -43,7 +43,7 @@ RESUME_FIRST_LINE = (
 def decide(
     ending: Ending, resumes: int = 0, config: MercuryConfig = CONFIG, task: str = "Build it"
 ) -> tuple[SupervisorState, SupervisorDecision]:
-    return supervise(SupervisorState(resumes), SubOutcome(task, ending), config)
+    return step_supervisor(SupervisorState(resumes), SubOutcome(task, ending), config)
 
 
 @pytest.mark.parametrize(
@@ -81,7 +81,7 @@ def test_decision_table(ending: Ending, resumes: int, expected: str) -> None:
 def test_three_resumes_then_an_honest_pause() -> None:
     state, decisions = SupervisorState(), []
     for _ in range(5):
-        state, decision = supervise(state, SubOutcome("Build it", StepBudgetPause(6)), CONFIG)
+        state, decision = step_supervisor(state, SubOutcome("Build it", StepBudgetPause(6)), CONFIG)
         decisions.append(decision)
         if isinstance(decision, ReportToParent):
             break

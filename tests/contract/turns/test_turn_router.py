@@ -44,7 +44,7 @@ from mercury_nb.contract.turns.router_state import (
     TurnFacts,
     user,
 )
-from mercury_nb.contract.turns.turn_router import decide_after_turn
+from mercury_nb.contract.turns.turn_router import step_router
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.transport.protocol import ToolChoice
@@ -103,7 +103,7 @@ def guard_started(
 ) -> tuple[RouterState, MercuryConfig, GuardRound]:
     state, config = start(**changes)
     state = replace(state, providers=replace(state.providers, current=served_by))
-    state, decision = decide_after_turn(state, text_stop(), config)
+    state, decision = step_router(state, text_stop(), config)
     assert isinstance(decision, GuardRound)
     return state, config, decision
 
@@ -130,7 +130,7 @@ def guard_started(
 )
 def test_guard_trigger(task: str, mode: str, facts: TurnFacts, expected: str) -> None:
     state, config = start(task, mode=mode)
-    _, decision = decide_after_turn(state, facts, config)
+    _, decision = step_router(state, facts, config)
     assert kind_of(decision) == expected
 
 
@@ -156,7 +156,7 @@ def test_rounds_rotate_from_the_serving_provider(served_by: int, expected: list[
     state, config, decision = guard_started(served_by)
     seen = [decision.directive.provider_index]
     for _ in range(3):
-        state, decision = decide_after_turn(state, text_stop(), config)
+        state, decision = step_router(state, text_stop(), config)
         assert isinstance(decision, GuardRound)
         seen.append(decision.directive.provider_index)
         assert state.providers.current == decision.directive.provider_index
@@ -169,7 +169,7 @@ def test_ten_failed_rounds_wake_up_then_pause_naming_the_blocker() -> None:
     blocker = Blocker("write_file", "Error: permission denied: todo.py")
     while isinstance(decision, GuardRound):
         failed = blocker if decision.round.round == 3 else None
-        state, decision = decide_after_turn(state, text_stop(failed=failed), config)
+        state, decision = step_router(state, text_stop(failed=failed), config)
         if isinstance(decision, GuardRound):
             rounds.append(decision)
     assert [r.round.round for r in rounds] == list(range(1, 11))
@@ -197,7 +197,7 @@ def test_ten_failed_rounds_wake_up_then_pause_naming_the_blocker() -> None:
 )
 def test_how_a_round_ends(facts: TurnFacts, expected: str) -> None:
     state, config, _ = guard_started()
-    after, decision = decide_after_turn(state, facts, config)
+    after, decision = step_router(state, facts, config)
     assert kind_of(decision) == expected
     if expected == "GuardRound":
         assert isinstance(decision, GuardRound)
@@ -210,7 +210,7 @@ def test_how_a_round_ends(facts: TurnFacts, expected: str) -> None:
 def test_verified_completion_after_a_round() -> None:
     state, config, _ = guard_started()
     facts = text_stop("Done.", mutations=2, changed=("todo.py",), evidence=PASSED)
-    after, decision = decide_after_turn(state, facts, config)
+    after, decision = step_router(state, facts, config)
     assert decision == FinishWith(VerifiedCompletion(PASSED))
     assert not after.guard.active and after.guard_round is None
 
@@ -221,15 +221,15 @@ def test_verified_completion_after_a_round() -> None:
 def test_refused_forced_round_retries_unforced_and_is_no_provider_failure() -> None:
     state, config, _ = guard_started(1)
     refused = trouble(THINKING_400, 400, choice="required", tools=MUTATING_TOOLS)
-    after, retry = decide_after_turn(state, refused, config)
+    after, retry = step_router(state, refused, config)
     assert retry == RetryStep(
         TurnDirective((user(FORCED_CHOICE_FALLBACK_DIRECTIVE),), "auto", MUTATING_TOOLS, 1))
     assert after.providers == state.providers
     assert 1 in after.guard.forced_rejected
     # the next rounds: provider 2 is forced, provider 1's turn comes unforced
-    after, round2 = decide_after_turn(after, text_stop(), config)
-    after, _ = decide_after_turn(after, text_stop(), config)  # round 3, on provider 0
-    after, round4 = decide_after_turn(after, text_stop(), config)
+    after, round2 = step_router(after, text_stop(), config)
+    after, _ = step_router(after, text_stop(), config)  # round 3, on provider 0
+    after, round4 = step_router(after, text_stop(), config)
     assert isinstance(round2, GuardRound) and isinstance(round4, GuardRound)
     assert (round2.directive.provider_index, round2.directive.tool_choice) == (2, "required")
     assert (round4.directive.provider_index, round4.directive.tool_choice) == (1, "auto")
@@ -252,7 +252,7 @@ def test_refused_forced_round_retries_unforced_and_is_no_provider_failure() -> N
 )
 def test_forced_choice_refusal_outside_the_guard(facts: TurnFacts, expected: object) -> None:
     state, config = start()
-    after, decision = decide_after_turn(state, facts, config)
+    after, decision = step_router(state, facts, config)
     if expected == "switch":
         assert isinstance(decision, RetryStep) and decision.directive.provider_index == 1
         assert list(after.providers.ledger) == ["a"]
@@ -270,7 +270,7 @@ def test_forced_choice_refusal_outside_the_guard(facts: TurnFacts, expected: obj
 )
 def test_failed_forced_step_is_resent_forced(retries: int, expected_index: int) -> None:
     state, config = start(retry_attempts=retries)
-    _, decision = decide_after_turn(
+    _, decision = step_router(
         state, trouble(choice="required", tools=MUTATING_TOOLS), config)
     assert isinstance(decision, RetryStep)
     assert decision.directive == TurnDirective((), "required", MUTATING_TOOLS, expected_index)
@@ -278,14 +278,14 @@ def test_failed_forced_step_is_resent_forced(retries: int, expected_index: int) 
 
 def test_failure_after_output_continues_from_the_partial_turn() -> None:
     state, config = start(retry_attempts=0)
-    _, decision = decide_after_turn(state, trouble(after_output=True), config)
+    _, decision = step_router(state, trouble(after_output=True), config)
     assert isinstance(decision, RetryStep)
     assert decision.directive == TurnDirective((user(CONTINUE_FROM_PARTIAL),), "auto", None, 1)
 
 
 def test_doom_loop_switches_at_once_and_says_what_looped() -> None:
     state, config = start(retry_attempts=3)
-    after, decision = decide_after_turn(state, looped(), config)
+    after, decision = step_router(state, looped(), config)
     assert decision == RetryStep(
         TurnDirective((user(LOOP_DIRECTIVE.format(description=LOOP.description)),),
                       provider_index=1),
@@ -297,10 +297,10 @@ def test_doom_loop_switches_at_once_and_says_what_looped() -> None:
 def test_doom_loop_on_the_whole_chain_pauses_naming_the_loop() -> None:
     state, config = start()
     for _ in range(2):
-        state, decision = decide_after_turn(state, looped(), config)
+        state, decision = step_router(state, looped(), config)
         assert isinstance(decision, RetryStep)
     last = DoomLoop("tool-failures", "read_file failed 6 times in a row")
-    _, decision = decide_after_turn(state, looped(last), config)
+    _, decision = step_router(state, looped(last), config)
     assert decision == FinishWith(Paused(
         "I got stuck in a loop on every model I could try "
         "(last: read_file failed 6 times in a row)"))
@@ -308,18 +308,18 @@ def test_doom_loop_on_the_whole_chain_pauses_naming_the_loop() -> None:
 
 def test_truncation_does_not_make_a_looping_provider_eligible_again() -> None:
     state, config = start("Write notes.md", ("a", "b"), max_truncation_rounds=20)
-    state, _ = decide_after_turn(state, looped(), config)
-    state, resume = decide_after_turn(state, TurnFacts(TurnVerdict.TRUNCATED), config)
+    state, _ = step_router(state, looped(), config)
+    state, resume = step_router(state, TurnFacts(TurnVerdict.TRUNCATED), config)
     assert isinstance(resume, NextTurn) and resume.directive.provider_index == 1
-    _, decision = decide_after_turn(state, looped(), config)
+    _, decision = step_router(state, looped(), config)
     assert kind_of(decision) == "Paused"
 
 
 def test_every_provider_failing_carries_the_ledger() -> None:
     state, config = start(retry_attempts=0)
     for _ in range(2):
-        state, decision = decide_after_turn(state, trouble(), config)
-    _, decision = decide_after_turn(state, trouble("c is down", 500), config)
+        state, decision = step_router(state, trouble(), config)
+    _, decision = step_router(state, trouble("c is down", 500), config)
     assert isinstance(decision, FinishWith) and isinstance(decision.ending, ProviderFailure)
     assert decision.ending.last_error == "HTTP 500: c is down"
     assert [(p.name, p.reason) for p in decision.ending.providers] == [
@@ -335,7 +335,7 @@ def test_every_provider_failing_carries_the_ledger() -> None:
 )
 def test_a_chain_used_up_on_empty_replies_pauses(kind: str, ending_type: type) -> None:
     state, config = start(QUESTION, chain=("x",), retry_attempts=0)
-    _, decision = decide_after_turn(state, trouble("nothing", None, kind=kind), config)
+    _, decision = step_router(state, trouble("nothing", None, kind=kind), config)
     assert isinstance(decision, FinishWith)
     assert isinstance(decision.ending, ending_type)
     if ending_type is Paused:

@@ -19,7 +19,7 @@ from mercury_nb.contract.turns.router_state import (
     TurnFacts,
     user,
 )
-from mercury_nb.contract.turns.turn_router import decide_after_turn, pressure_ending
+from mercury_nb.contract.turns.turn_router import pressure_ending, step_router
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 
 CONFIG = MercuryConfig(model="a", fallbacks=("b",), retry_base_s=0.0)
@@ -59,7 +59,7 @@ def test_pressure_ending_keeps_the_governors_words(why: str, reason: str) -> Non
 def test_a_pressure_pause_ends_the_task_whatever_the_verdict(verdict: TurnVerdict) -> None:
     state = RouterState.start("build it", CONFIG)
     facts = TurnFacts(verdict=verdict, pressure_pause=CONTEXT)
-    new_state, decision = decide_after_turn(state, facts, CONFIG)
+    new_state, decision = step_router(state, facts, CONFIG)
     assert decision == FinishWith(pressure_ending(CONTEXT))
     assert new_state == state
 
@@ -81,7 +81,7 @@ def stalled(after_output: bool) -> TurnFacts:
 def test_a_stalled_attempt_is_retried_on_the_same_provider(
     after_output: bool, messages: tuple[dict[str, str], ...]
 ) -> None:
-    state, decision = decide_after_turn(
+    state, decision = step_router(
         RouterState.start("build it", CONFIG), stalled(after_output), CONFIG
     )
     assert isinstance(decision, RetryStep)
@@ -93,10 +93,10 @@ def test_a_stalled_attempt_is_retried_on_the_same_provider(
 def test_stalls_move_down_the_chain_then_fail_naming_the_stall() -> None:
     config = CONFIG.with_changes(retry_attempts=0)
     state = RouterState.start("build it", config)
-    state, first = decide_after_turn(state, stalled(False), config)
+    state, first = step_router(state, stalled(False), config)
     assert isinstance(first, RetryStep)
     assert first.notice == f"⚠ a: stalled: {STALL} — switching to b and continuing."
-    state, last = decide_after_turn(state, stalled(False), config)
+    state, last = step_router(state, stalled(False), config)
     assert isinstance(last, FinishWith)
     assert isinstance(last.ending, ProviderFailure)
     assert last.ending.last_error == f"stalled: {STALL}"
