@@ -1,13 +1,18 @@
-"""Test-suite wiring: the shipped fixtures, and a guard that fails any non-loopback connection."""
+"""Test-suite wiring: the shipped fixtures, a guard that fails any non-loopback connection, and
+the ledger fixtures (a MERCURY_HOME, a settable clock, a ledger) the ledger and runs tests share."""
 
 from __future__ import annotations
 
 import ipaddress
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+
+from mercury_nb.ledger.access import close_all
+from mercury_nb.ledger.store import Ledger
 
 pytest_plugins = ["mercury_nb.testing.pytest_plugin"]
 
@@ -70,3 +75,34 @@ def _isolated_mercury_home(tmp_path_factory: pytest.TempPathFactory,
     """Every test (and every kernel or subprocess it starts) keeps its work ledger in a
     temporary MERCURY_HOME, never in the user's ~/.mercury."""
     monkeypatch.setenv("MERCURY_HOME", str(tmp_path_factory.mktemp("mercury-home")))
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    folder = tmp_path / "mercury-home"
+    monkeypatch.setenv("MERCURY_HOME", str(folder))
+    yield folder
+    close_all()
+
+
+class Clock:
+    """A settable clock for the ledger's timestamps."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def ledger(home: Path, clock: Clock) -> Iterator[Ledger]:
+    opened = Ledger(home / "ledger.sqlite3", clock=clock)
+    yield opened
+    opened.close()
+
