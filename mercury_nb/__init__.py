@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from mercury_nb.agent.task import run_task
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.contract.outcome import TaskOutcome
+    from mercury_nb.runs.launch import run_task
 
 __all__ = [
     "MercuryConfig",
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "run_task": "mercury_nb.agent.task",
+    "run_task": "mercury_nb.runs.launch",
     "TaskOutcome": "mercury_nb.contract.outcome",
     "MercuryConfig": "mercury_nb.contract.config",
 }

@@ -29,6 +29,8 @@ export interface ITaskSummary {
   created_at: number;
   updated_at: number;
   live: ILive | null;
+  /** For a delegate_task sub-agent: the task that delegated it. */
+  parent?: string | null;
 }
 
 export interface ITaskList {
@@ -81,6 +83,8 @@ export interface ITaskDetail {
   usage: { [model: string]: { [key: string]: number } };
   costs: ICost[];
   events: IRunEvent[];
+  /** The sub-agents this task delegated, in the order they started. */
+  subagents?: ITaskSummary[];
 }
 
 export interface IModels {

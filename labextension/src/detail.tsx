@@ -34,6 +34,7 @@ export function Detail(props: {
   pulse: string;
   onStop: (id: string) => void;
   onContinue: (id: string) => void;
+  onOpen: (id: string) => void;
   onClose: () => void;
   busy: boolean;
 }): JSX.Element {
@@ -50,6 +51,17 @@ export function Detail(props: {
         <span className="jp-mercury-id">{task.id}</span>
       </div>
       <div className="jp-mercury-task-text">{task.task}</div>
+      {task.parent && (
+        <div className="jp-mercury-parent">
+          sub-agent of{' '}
+          <button
+            className="jp-mercury-link jp-mercury-open-parent"
+            onClick={() => props.onOpen(task.parent as string)}
+          >
+            {task.parent}
+          </button>
+        </div>
+      )}
       <div className="jp-mercury-meta">
         {task.workspace} · {task.models.join(' → ')} · {task.steps} step(s)
       </div>
@@ -91,6 +103,25 @@ export function Detail(props: {
         <section>
           <h3>Answer</h3>
           <div className="jp-mercury-answer">{detail.answer}</div>
+        </section>
+      )}
+      {(detail.subagents ?? []).length > 0 && (
+        <section>
+          <h3>Sub-agents</h3>
+          <ul className="jp-mercury-subagents">
+            {(detail.subagents ?? []).map(sub => (
+              <li key={sub.id} data-task-id={sub.id}>
+                <StatusChip status={sub.status} />{' '}
+                <button
+                  className="jp-mercury-link jp-mercury-open-sub"
+                  onClick={() => props.onOpen(sub.id)}
+                >
+                  {sub.id}
+                </button>{' '}
+                <span className="jp-mercury-sub-text">{sub.task}</span>
+              </li>
+            ))}
+          </ul>
         </section>
       )}
       {detail.changes.length > 0 && (

@@ -49,6 +49,9 @@ function TaskRow(props: {
       <div className="jp-mercury-workspace" title={task.workspace}>
         {shortPath(task.workspace)}
       </div>
+      {task.parent && (
+        <div className="jp-mercury-parent">↳ sub-agent of {task.parent}</div>
+      )}
       {task.status === 'running' && (
         <div className="jp-mercury-pulse">{pulseLine(props.pulse, props.now)}</div>
       )}
@@ -256,6 +259,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
           busy={busy}
           onStop={id => void act(() => stopTask(id), id)}
           onContinue={id => void act(() => continueTask(id), id)}
+          onOpen={select}
           onClose={() => {
             setSelected(null);
             setDetail(null);

@@ -27,6 +27,7 @@ from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.workspace.changes import measure_changes
 
 if TYPE_CHECKING:
+    from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
@@ -46,6 +47,7 @@ async def resume_task(
     registry: ToolRegistry | None = None,
     ask_user: AskHandler | None = None,
     message: str = RESUMED_MESSAGE,
+    subagents: SubagentFactory | None = None,
 ) -> TaskOutcome:
     """Continue the checkpointed task under ``config`` (which carries the API key; build it
     with :func:`mercury_nb.agent.checkpoint.config_of`) until its next honest ending.
@@ -73,4 +75,4 @@ async def resume_task(
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
-                             ask_user=ask_user, state=state)
+                             ask_user=ask_user, state=state, subagents=subagents)

@@ -1,20 +1,23 @@
-"""Runs a delegated sub-agent in the parent's workspace and carries out its supervisor's calls.
+"""Runs one delegated sub-agent's session in the parent's workspace under its supervisor.
 
-The sub-agent is an ordinary :class:`~mercury_nb.agent.loop.AgentLoop` with its own
+The runs layer starts a sub-agent (:mod:`mercury_nb.runs.delegation`: its id, its ledger
+row, its own stoppable ``asyncio.Task``); this module is what that task runs. A sub-agent
+is an ordinary :class:`~mercury_nb.agent.loop.AgentLoop` with its own
 :class:`~mercury_nb.agent.session.TaskSession` (id ``<parent>.<n>``), step budget, router
 state and start snapshot, the parent's models and config, and the parent's tools without
 delegate_task (one level of delegation). Its progress reaches the parent's sink as Notice
 lines prefixed ``[<id>]``: notices, each finished tool call, automatic resumes and the end;
-never its tokens, step starts or checkpoints. The pure
-:func:`~mercury_nb.contract.recovery.subagent_supervisor.step_supervisor` decides after
-every run whether to resume it from its checkpoint or report to the parent. Cancellation propagates.
+never its tokens, step starts or checkpoints (those reach its own sink, the ledger's). The
+pure :func:`~mercury_nb.contract.recovery.subagent_supervisor.step_supervisor` decides after
+every run whether to resume it from its checkpoint or report to the parent. A stop of the
+sub-agent alone ends it ``aborted``, and the parent hears so in its tool result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -24,12 +27,19 @@ from mercury_nb.agent.checkpoint import (
     restore_session,
     restore_snapshot,
 )
-from mercury_nb.agent.events import AgentEvent, EventSink, Notice, ToolFinished
+from mercury_nb.agent.events import (
+    AgentEvent,
+    EventSink,
+    Notice,
+    TaskFinished,
+    TaskStarted,
+    ToolFinished,
+)
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
-from mercury_nb.contract.endings import Ending
+from mercury_nb.contract.endings import Aborted, Ending
 from mercury_nb.contract.recovery.subagent_supervisor import (
     ReportToParent,
     ResumeSub,
@@ -38,38 +48,35 @@ from mercury_nb.contract.recovery.subagent_supervisor import (
     SupervisorState,
     step_supervisor,
 )
-from mercury_nb.tools.base import Tool, ToolContext
+from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.tools.base import SubagentRunner, Tool, ToolContext
 from mercury_nb.tools.delegate import DELEGATE_TOOL_NAME
 from mercury_nb.tools.function_tool import workspace_of
 from mercury_nb.tools.registry import ToolRegistry
 from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import measure_changes
-from mercury_nb.workspace.snapshot import take_snapshot
+from mercury_nb.workspace.snapshot import Snapshot
 
 TASK_EXCERPT_CHARS = 80
 """Characters of the sub-task shown in the parent's "started" line."""
 
 
 @dataclass(frozen=True)
-class SubagentLauncher:
-    """The sub-agent runner the parent loop injects into its tool context (delegate_task
-    calls it): the parent's task id (sub-agents are ``<id>.<n>``), its model chain, its tools
-    (a sub-agent gets them without delegate_task) and its event sink (a sub-agent's progress
-    arrives there as prefixed Notice lines)."""
+class SubagentParent:
+    """What a sub-agent takes from the task that delegates it: the parent's id (sub-agents
+    are ``<id>.<n>``), its model chain, its tools (a sub-agent gets them without
+    delegate_task) and its event sink (a sub-agent's progress arrives there as prefixed
+    Notice lines)."""
 
     task_id: str
-    models: Sequence[ChatModel]
+    models: tuple[ChatModel, ...]
     registry: ToolRegistry
     on_event: EventSink
 
-    async def __call__(self, task: str, ctx: ToolContext) -> SubagentRun:
-        return await run_subagent(task, self, ctx)
 
-
-def next_sub_id(parent_id: str, ctx: ToolContext) -> str:
-    """``<parent>.<n>``, counting the sub-agents of this task from 1."""
-    ctx.delegated += 1
-    return f"{parent_id}.{ctx.delegated}"
+SubagentFactory = Callable[[SubagentParent], SubagentRunner]
+"""Builds the runner delegate_task calls for one parent task; the runs layer provides it
+(:func:`mercury_nb.runs.delegation.delegation`). Without one, a task cannot delegate."""
 
 
 def subagent_registry(registry: ToolRegistry) -> ToolRegistry:
@@ -104,18 +111,19 @@ def _finished_line(run: SubagentRun) -> str:
     return f"[{run.sub_id}] {report.status} — {report.why}"
 
 
-async def run_subagent(task: str, parent: SubagentLauncher, ctx: ToolContext) -> SubagentRun:
-    """Run ``task`` as a sub-agent of ``parent`` until the supervisor reports to the parent.
+async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: ToolContext,
+                       sink: EventSink, snapshot: Snapshot) -> SubagentRun:
+    """Run ``task`` as sub-agent ``sub_id`` of ``parent`` until the supervisor reports to the
+    parent. ``sink`` gets the sub-agent's own events (its start and finish included) and
+    forwards the parent's share of them (:func:`subagent_sink`); ``snapshot`` is its start.
 
     A sub-agent has one step budget at a time: no automatic in-loop continuations, so a
-    spent budget pauses it and the supervisor decides (up to ``subagent_max_resumes``)."""
+    spent budget pauses it and the supervisor decides (up to ``subagent_max_resumes``).
+    Cancelling the task that runs this ends the sub-agent ``aborted``, files kept."""
     config = ctx.config.with_changes(max_auto_continuations=0)
     root = workspace_of(ctx)
-    sub_id = next_sub_id(parent.task_id, ctx)
-    sink = subagent_sink(sub_id, parent.on_event)
     session = TaskSession.start(task, config, sub_id)
     session.messages = [system_message(str(root.root), config.mode), user_message(task)]
-    snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
     loop = AgentLoop(
         session=session,
         models=parent.models,
@@ -127,9 +135,17 @@ async def run_subagent(task: str, parent: SubagentLauncher, ctx: ToolContext) ->
         snapshot=snapshot,
     )
     parent.on_event(Notice(f"[{sub_id}] sub-agent started: {_excerpt(task)}", "subagent"))
+    sink(TaskStarted(sub_id, task, parent.models[0].name, config.max_steps))
     supervisor = SupervisorState()
     while True:
-        ending: Ending = await loop.run()
+        try:
+            ending: Ending = await loop.run()
+        except asyncio.CancelledError:  # stopped: the supervisor reports it to the parent
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()  # handled here; the runs layer re-raises a parent's stop
+            ending = Aborted(by="stop")
+            loop.session.last_verdict = TurnVerdict.ABORTED.value
         supervisor, decision = step_supervisor(supervisor, SubOutcome(task, ending), config)
         match decision:
             case ResumeSub(nudge=nudge, notice=notice):
@@ -141,6 +157,7 @@ async def run_subagent(task: str, parent: SubagentLauncher, ctx: ToolContext) ->
                 assert_never(unreachable)
     changes = await asyncio.to_thread(measure_changes, loop.snapshot, root.root)
     run = SubagentRun(sub_id, build_outcome(loop.session, ending, changes), report)
+    sink(TaskFinished(run.outcome))
     parent.on_event(Notice(_finished_line(run), "subagent"))
     return run
 

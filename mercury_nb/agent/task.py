@@ -1,7 +1,8 @@
 """Starting a task: a new one from its text, or a restored session, through one AgentLoop.
 
 :func:`run_task` and :func:`run_session` build what the loop needs (the model chain, the
-typed tool context with its injected callbacks and sub-agent runner), announce the task,
+typed tool context with its injected callbacks and the sub-agent runner the runs layer
+provides), announce the task,
 run the loop, and turn a cancellation (Stop, or a stop request from any process) into the
 ``aborted`` ending with the change summary of what was written.
 """
@@ -16,13 +17,13 @@ from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
-from mercury_nb.agent.subagent import SubagentLauncher
+from mercury_nb.agent.subagent import SubagentFactory, SubagentParent
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Aborted, Ending, Failed
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
-from mercury_nb.tools.base import AskHandler, ToolContext
+from mercury_nb.tools.base import AskHandler, SubagentRunner, ToolContext
 from mercury_nb.tools.processes import kill_scope
 from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.factory import SETUP_FAILED
@@ -41,12 +42,16 @@ async def run_task(
     task_id: str | None = None,
     registry: ToolRegistry | None = None,
     ask_user: AskHandler | None = None,
+    subagents: SubagentFactory | None = None,
 ) -> TaskOutcome:
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
     keeping every file already written.
 
     ``model`` replaces the configured chain with that one model. ``ask_user`` answers the
     ask_user tool (the kernel passes one that shows a widget); without it the run is headless.
+    ``subagents`` starts delegate_task's sub-agents (the runs layer passes it; without it
+    delegate_task answers that it is not available). Front ends start tasks through
+    :mod:`mercury_nb.runs`, which calls this.
     """
     config = config or MercuryConfig.load()
     if model is not None and config.model_chain != (model.name,):
@@ -64,7 +69,7 @@ async def run_task(
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
-                             ask_user=ask_user)
+                             ask_user=ask_user, subagents=subagents)
 
 
 async def run_session(
@@ -76,6 +81,7 @@ async def run_session(
     registry: ToolRegistry | None = None,
     ask_user: AskHandler | None = None,
     state: RouterState | None = None,
+    subagents: SubagentFactory | None = None,
 ) -> TaskOutcome:
     """Announce, run and finish ``session``: a new one from :func:`run_task`, or one restored
     from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
@@ -84,8 +90,9 @@ async def run_session(
     root = Workspace(config.workdir)
     sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
     tools = registry or default_registry()
-    ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id, models=models,
-                       registry=tools)
+    parent = SubagentParent(session.task_id, tuple(models), tools, sink)
+    ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id,
+                       subagents=subagents(parent) if subagents is not None else None)
     loop = AgentLoop(
         session=session,
         models=models,
@@ -122,15 +129,12 @@ def _end_task_processes(task_id: str, sink: EventSink) -> None:
 
 def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
                  ask_user: AskHandler | None, *, task_id: str,
-                 models: Sequence[ChatModel], registry: ToolRegistry) -> ToolContext:
+                 subagents: SubagentRunner | None) -> ToolContext:
     """The typed context every tool call of this task gets: a notice callback, the ask_user
-    handler, and the injected runner delegate_task starts sub-agents with (this task's id,
-    models, tools and event sink)."""
+    handler, and the injected runner delegate_task starts sub-agents with."""
     return ToolContext(
         root=root, config=config, notice=lambda text: sink(Notice(str(text))),
-        ask_handler=ask_user,
-        subagents=SubagentLauncher(task_id, tuple(models), registry, sink),
-        process_scope=task_id,
+        ask_handler=ask_user, subagents=subagents, process_scope=task_id,
     )
 
 

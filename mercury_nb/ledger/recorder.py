@@ -49,7 +49,8 @@ class TaskRecorder:
     """Records one task (new or resumed) through ``writer``; :meth:`wrap` makes the sink."""
 
     def __init__(self, writer: LedgerWriter, task_id: str, task: str, config: MercuryConfig,
-                 *, resumed: bool = False, environ: dict[str, str] | None = None) -> None:
+                 *, resumed: bool = False, environ: dict[str, str] | None = None,
+                 parent: str | None = None) -> None:
         self.writer = writer
         self.config = config
         self.resumed = resumed
@@ -59,6 +60,7 @@ class TaskRecorder:
             task=self._clean(task.strip()),
             workspace=self._clean(str(Path(config.workdir).resolve())),
             models=tuple(self._clean(name) for name in config.model_chain),
+            parent=parent,
         )
         self.finished = False
         self._snapshot_saved = False

@@ -20,6 +20,8 @@ class TaskHeader:
     task: str
     workspace: str
     models: tuple[str, ...]
+    parent: str | None = None
+    """The task that delegated this one (a sub-agent), else None."""
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class TaskRecord:
     """The delivered answer (redacted), once the task finished with one."""
     providers: dict[str, str] = field(default_factory=dict)
     """The per-provider ledger: each provider that failed and its first error (redacted)."""
+    parent: str | None = None
+    """The task whose delegate_task started this one (a sub-agent), else None."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -59,7 +63,7 @@ class TaskRecord:
     def from_row(cls, row: Sequence[Any]) -> TaskRecord:
         (id_, task, workspace, models, status, verdict, banner, blocker, changes, evidence,
          steps, created, updated, pid, token, has_checkpoint, usage_json, answer,
-         providers_json) = row
+         providers_json, parent) = row
         usage = json.loads(usage_json) if usage_json else {}
         providers = json.loads(providers_json) if providers_json else {}
         return cls(
@@ -68,7 +72,7 @@ class TaskRecord:
             changes=json.loads(changes), evidence=json.loads(evidence), steps=int(steps),
             created_at=float(created), updated_at=float(updated), owner_pid=pid,
             owner_token=token, has_checkpoint=bool(has_checkpoint), usage=usage,
-            answer=answer, providers=providers,
+            answer=answer, providers=providers, parent=parent,
         )
 
 

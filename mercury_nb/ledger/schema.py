@@ -72,6 +72,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tasks ADD COLUMN answer TEXT",
         "ALTER TABLE tasks ADD COLUMN providers TEXT NOT NULL DEFAULT '{}'",
     ),
+    (
+        # a delegate_task sub-agent's row names the task that delegated it (NULL: top level)
+        "ALTER TABLE tasks ADD COLUMN parent_id TEXT",
+        "CREATE INDEX IF NOT EXISTS tasks_by_parent ON tasks (parent_id)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

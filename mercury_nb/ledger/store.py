@@ -85,9 +85,10 @@ class Ledger(LedgerReads):
     def _ensure(conn: sqlite3.Connection, header: TaskHeader, owner: Owner, now: float) -> None:
         conn.execute(
             "INSERT OR IGNORE INTO tasks (id, task, workspace, models, status, created_at, "
-            "updated_at, owner_pid, owner_token) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+            "updated_at, owner_pid, owner_token, parent_id) "
+            "VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?)",
             (header.id, header.task, header.workspace, json.dumps(list(header.models)),
-             now, now, owner.pid, owner.token),
+             now, now, owner.pid, owner.token, header.parent),
         )
 
     @staticmethod

@@ -15,7 +15,7 @@ _TASK_COLUMNS = (
     "id, task, workspace, models, status, verdict, banner, blocker, changes, evidence, steps, "
     "created_at, updated_at, owner_pid, owner_token, "
     "EXISTS (SELECT 1 FROM checkpoints c WHERE c.task_id = tasks.id) AS has_checkpoint, usage, "
-    "answer, providers"
+    "answer, providers, parent_id"
 )
 
 
@@ -61,14 +61,25 @@ class LedgerReads:
         return self._records("", (), limit)
 
     def latest_paused(self, workspace: str) -> TaskRecord | None:
-        found = self._records("WHERE status = 'paused' AND workspace = ?", (workspace,), 1)
+        """The workspace's most recently paused top-level task (a sub-agent reports to its
+        parent: plain "continue" never picks one)."""
+        found = self._records(
+            "WHERE status = 'paused' AND workspace = ? AND parent_id IS NULL", (workspace,), 1
+        )
         return found[0] if found else None
 
     def paused_with_text(self, task: str, workspace: str) -> TaskRecord | None:
+        """A paused top-level task of the workspace with exactly this text."""
         found = self._records(
-            "WHERE status = 'paused' AND workspace = ? AND task = ?", (workspace, task), 1
+            "WHERE status = 'paused' AND workspace = ? AND task = ? AND parent_id IS NULL",
+            (workspace, task), 1,
         )
         return found[0] if found else None
+
+    def children(self, parent_id: str) -> list[TaskRecord]:
+        """The sub-agents ``parent_id`` delegated, in the order they started."""
+        found = self._records("WHERE parent_id = ?", (parent_id,))
+        return sorted(found, key=lambda record: (record.created_at, record.id))
 
     def events(self, task_id: str, *, progress: bool = False) -> list[EventRecord]:
         """The task's events, oldest first; step, tool and pulse events only with

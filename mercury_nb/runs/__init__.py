@@ -9,6 +9,9 @@ package; it sits above the agent loop and the ledger and below the front ends::
     reply = runs.request_stop(task_id)                    # from any process
     async for event in runs.watch(task_id, after=0): ...  # typed events, any process
     runs.list_tasks(); runs.task_detail(task_id)
+    outcome = await runs.run_task("task", cfg)           # here, to its ending, unrecorded
+
+A task's delegate_task starts its sub-agents here as well (:mod:`~mercury_nb.runs.delegation`).
 """
 
 from mercury_nb.runs.events import EventKind, RunEvent
@@ -19,6 +22,7 @@ from mercury_nb.runs.launch import (
     ledger_for,
     prepare,
     prepare_continue,
+    run_task,
     start,
 )
 from mercury_nb.runs.planning import PlannedRun, Refusal, RefusalKind, continue_request
@@ -44,6 +48,7 @@ __all__ = [
     "prepare",
     "prepare_continue",
     "request_stop",
+    "run_task",
     "start",
     "task_detail",
     "watch",

@@ -3,13 +3,15 @@
 :func:`prepare` / :func:`prepare_continue` plan (a new task, a resumed one, or a
 :class:`~mercury_nb.runs.planning.Refusal`); :func:`launch` schedules the planned run as an
 ``asyncio.Task`` on a loop and registers it for stop requests from any process;
-:func:`start` and :func:`continue_task` do both on the running loop and return at once.
+:func:`start` and :func:`continue_task` do both on the running loop and return at once;
+:func:`run_task` (``mercury_nb.run_task``) runs a task here to its ending, unrecorded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -108,3 +110,19 @@ async def continue_task(task_id: str | None, config: MercuryConfig, *,
     if isinstance(planned, Refusal):
         return planned
     return launch(planned, sink=sink, ask=ask, registry=registry, model=model)
+
+
+async def run_task(task: str, config: MercuryConfig | None = None, *,
+                   model: ChatModel | None = None, on_event: EventSink | None = None,
+                   task_id: str | None = None, registry: ToolRegistry | None = None,
+                   ask_user: AskHandler | None = None) -> TaskOutcome:
+    """Run one task in this process to an honest ending and return its outcome: the
+    library's way in (``mercury_nb.run_task``). It is not recorded in the work ledger, so
+    nothing is refused; Stop (cancelling the awaiting task) ends it ``aborted``.
+
+    ``model`` replaces the configured chain with that one model; ``ask_user`` answers the
+    ask_user tool (without it the run is headless)."""
+    config = config or MercuryConfig.load()
+    planned = PlannedRun(task_id or uuid.uuid4().hex[:12], task.strip(), config, handle=None)
+    return await planned.run(on_event or ignore_events, ask_user=ask_user, registry=registry,
+                             model=model)

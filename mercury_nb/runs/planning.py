@@ -115,16 +115,21 @@ class PlannedRun:
             recorder = TaskRecorder(self.handle.writer, self.task_id, self.task, config,
                                     resumed=self.resumed)
             sink = recorder.wrap(on_event)
+        from mercury_nb.runs.delegation import delegation
+
+        subagents = delegation(self.handle)  # delegate_task starts through this package too
         try:
             if self.checkpoint is not None:
                 from mercury_nb.agent.resume import resume_task
 
                 return await resume_task(self.checkpoint, config, on_event=sink,
-                                         ask_user=ask_user, registry=registry, model=model)
+                                         ask_user=ask_user, registry=registry, model=model,
+                                         subagents=subagents)
             from mercury_nb.agent.task import run_task
 
             return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
-                                  ask_user=ask_user, registry=registry, model=model)
+                                  ask_user=ask_user, registry=registry, model=model,
+                                  subagents=subagents)
         except BaseException as error:
             if recorder is not None:
                 recorder.abandon(error)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -55,15 +55,18 @@ async def watch(task_id: str | None = None, *, after: int = 0,
 
 @dataclass(frozen=True)
 class TaskDetail:
-    """One task: its ledger row, its outcome as JSON (None while it runs) and its events."""
+    """One task: its ledger row, its outcome as JSON (None while it runs), its events, and
+    the sub-agents it delegated (their rows, in the order they started)."""
 
     record: TaskRecord
     outcome: dict[str, Any] | None
     events: list[RunEvent]
+    subagents: list[TaskRecord] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"record": self.record.to_json(), "outcome": self.outcome,
-                "events": [event.to_json() for event in self.events]}
+                "events": [event.to_json() for event in self.events],
+                "subagents": [record.to_json() for record in self.subagents]}
 
 
 def list_tasks(*, workspace: str | None = None, status: str | None = None, limit: int = 50,
@@ -83,7 +86,7 @@ def task_detail(task_id_or_prefix: str, *, home: Path | str | None = None
     if record is None:
         return None
     events = [RunEvent.from_record(row) for row in handle.ledger.events(record.id, progress=True)]
-    return TaskDetail(record, outcome_of(record), events)
+    return TaskDetail(record, outcome_of(record), events, handle.ledger.children(record.id))
 
 
 def outcome_of(record: TaskRecord) -> dict[str, Any] | None:

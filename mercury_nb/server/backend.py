@@ -104,7 +104,7 @@ def summary(record: Any, events: list[Any] | None = None) -> TaskSummary:
         id=record.id, task=record.task, workspace=record.workspace, status=record.status,
         verdict=record.verdict, banner=record.banner, blocker=record.blocker,
         models=list(record.models), steps=record.steps, created_at=record.created_at,
-        updated_at=record.updated_at, live=live,
+        updated_at=record.updated_at, live=live, parent=record.parent,
     )
 
 
@@ -130,5 +130,6 @@ def detail_json(detail: Any) -> dict[str, Any]:
         usage={str(k): dict(v) for k, v in usage.items() if isinstance(v, dict)},
         costs=estimate_all(usage),
         events=[event_json(event) for event in detail.events],
+        subagents=[summary(child, []) for child in detail.subagents],
     )
     return out.model_dump(mode="json")

@@ -49,6 +49,8 @@ class TaskSummary(BaseModel):
     updated_at: float
     live: dict[str, Any] | None = None
     """For a task running in this server: step, tool, activity and timestamps."""
+    parent: str | None = None
+    """For a delegate_task sub-agent: the task that delegated it."""
 
 
 class TaskList(BaseModel):
@@ -77,3 +79,5 @@ class TaskDetailOut(BaseModel):
     usage: dict[str, dict[str, int]] = Field(default_factory=dict)
     costs: list[Cost] = Field(default_factory=list)
     events: list[dict[str, Any]] = Field(default_factory=list)
+    subagents: list[TaskSummary] = Field(default_factory=list)
+    """The sub-agents this task delegated, in the order they started."""

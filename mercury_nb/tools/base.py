@@ -16,7 +16,7 @@ The kernel installs one that shows a widget; without one, the run is headless.""
 
 
 class SubagentRunner(Protocol):
-    """Runs a delegated sub-task as a supervised sub-agent (the agent layer injects one)."""
+    """Runs a delegated sub-task as a supervised sub-agent (the runs layer injects one)."""
 
     async def __call__(self, task: str, ctx: ToolContext) -> SubagentRun: ...
 
@@ -55,8 +55,6 @@ class ToolContext:
     """Told when a command starts (True) and when it has finished, however it ended."""
     asked: str | None = None
     """ask_user's answer once it was asked (it is asked at most once per task)."""
-    delegated: int = 0
-    """Sub-agents started in this task (they are numbered ``<task>.<n>``)."""
     process_scope: str | None = None
     """The task whose processes run_command's children belong to: whatever a command leaves
     running is killed when that task ends (:func:`mercury_nb.tools.processes.kill_scope`),

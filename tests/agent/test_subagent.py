@@ -23,15 +23,13 @@ from mercury_nb.agent.events import (
     ToolStarted,
     TurnEnded,
 )
-from mercury_nb.agent.subagent import next_sub_id, subagent_registry, subagent_sink
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.subagent import subagent_registry, subagent_sink
 from mercury_nb.contract.banners import STEP_BUDGET_PAUSE
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.runs import run_task
 from mercury_nb.testing import Turn, call
-from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.registry import default_registry
 from mercury_nb.transport.protocol import ModelRequest
-from mercury_nb.workspace.confinement import Workspace
 
 CALC = "def add(a, b):\n    return a + b\n"
 TEST_CALC = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
@@ -232,10 +230,12 @@ async def test_each_delegation_gets_the_next_sub_id(tmp_path: Path, scripted_mod
 
 
 async def test_stop_during_a_sub_agent_aborts_the_parent(tmp_path: Path, scripted_model) -> None:
+    parent_task = asyncio.current_task()
+    assert parent_task is not None
+
     def stop_now(request: ModelRequest) -> Turn:
-        task = asyncio.current_task()
-        assert task is not None
-        task.cancel()  # the Stop button, pressed while the sub-agent streams
+        assert asyncio.current_task() is not parent_task  # the sub-agent runs as its own task
+        parent_task.cancel()  # the Stop button, pressed while the sub-agent streams
         return Turn(text="Still going.")
 
     model = scripted_model(
@@ -279,9 +279,29 @@ async def test_sub_agent_step_allowance(tmp_path: Path, scripted_model, kwargs, 
     )
 
 
-def test_sub_ids_count_per_task() -> None:
-    ctx = ToolContext(root=Workspace(Path.cwd()), config=MercuryConfig())
-    assert [next_sub_id("abc", ctx) for _ in range(3)] == ["abc.1", "abc.2", "abc.3"]
+async def test_stopping_only_the_sub_agent_tells_the_parent_it_was_aborted(
+    tmp_path: Path, scripted_model
+) -> None:
+    def stop_the_sub_agent(request: ModelRequest) -> Turn:
+        task = asyncio.current_task()
+        assert task is not None and task.get_name() == "mercury:parent.1"
+        task.cancel()  # a stop request for parent.1 alone
+        return Turn(text="Still going.")
+
+    model = scripted_model(
+        [
+            Turn(tool_calls=(call("delegate_task", task=PARTS_TASK),)),
+            write_part(0),
+            stop_the_sub_agent,
+            Turn(text="The sub-agent was stopped after part0.txt; the rest is not done."),
+        ]
+    )
+    outcome = await run_task("Delegate the parts files", cfg(tmp_path), model=model,
+                             task_id="parent")
+    [result] = [str(m["content"]) for m in model.requests[-1].messages if m["role"] == "tool"]
+    assert result.startswith("aborted: sub-agent parent.1 stopped — it was stopped")
+    assert outcome.status != "aborted"  # the parent went on and ended on its own terms
+    assert (tmp_path / "part0.txt").read_text() == "part 0\n"
 
 
 def test_a_sub_agent_gets_every_tool_but_delegate_task() -> None:

@@ -117,6 +117,29 @@ def test_continue_resumes_a_paused_task(page: Any, lab: Lab) -> None:
     assert done.locator(".jp-mercury-change-path").first.inner_text() == "NOTES.md"
 
 
+def test_a_sub_agent_is_shown_under_its_parent_and_links_both_ways(page: Any,
+                                                                    lab: Lab) -> None:
+    started = lab.api("tasks", {"task": "What does a helper find in this folder?",
+                                "model": "scripted/panel-delegate"})
+    parent_id = started["task_id"]
+    open_panel(page)
+    sub_row = page.locator(f'.jp-mercury-row[data-task-id="{parent_id}.1"]')
+    sub_row.locator('.jp-mercury-chip[data-status="completed"]').wait_for(timeout=30_000)
+    assert sub_row.locator(".jp-mercury-parent").inner_text() == f"↳ sub-agent of {parent_id}"
+    shoot(page, "panel-subagent-row.png")
+    page.locator(f'.jp-mercury-row[data-task-id="{parent_id}"]').click()
+    view = detail(page, "completed")
+    listed = view.locator(f'.jp-mercury-subagents li[data-task-id="{parent_id}.1"]')
+    assert "Which files are in this folder?" in listed.inner_text()
+    shoot(page, "panel-subagents.png")
+    listed.locator(".jp-mercury-open-sub").click()
+    sub = page.locator(f'.jp-mercury-detail[data-task-id="{parent_id}.1"]')
+    sub.wait_for()
+    assert sub.locator(".jp-mercury-answer").inner_text() == "There are no files in this folder."
+    sub.locator(".jp-mercury-open-parent").click()
+    page.locator(f'.jp-mercury-detail[data-task-id="{parent_id}"]').wait_for()
+
+
 def test_a_task_started_by_the_cli_appears_live(page: Any, lab: Lab) -> None:
     open_panel(page)
     page.locator(".jp-mercury-list").wait_for()

@@ -60,8 +60,19 @@ def rewrite(path: str, content: str) -> list[Turn]:
     ]
 
 
+def delegating() -> list[Turn]:
+    """The parent hands a question to a sub-agent, which answers; then the parent answers:
+    a parent task and its sub-agent ``<id>.1`` in the ledger, both completed."""
+    return [
+        Turn(tool_calls=(call("delegate_task", task="Which files are in this folder?"),)),
+        Turn(text="There are no files in this folder."),
+        Turn(text="The helper found no files here."),
+    ]
+
+
 def register_all(prefix: str = "panel") -> None:
-    """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli`` (fresh
+    """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli``,
+    ``-reload-clean``, ``-reload-dirty``, ``-delegate`` (fresh
     scripts; each plays once, so a lab session gives each test its own)."""
     register_scripted_model(f"{prefix}-complete", verified())
     register_scripted_model(f"{prefix}-slow", slow())
@@ -70,6 +81,7 @@ def register_all(prefix: str = "panel") -> None:
     register_scripted_model(f"{prefix}-cli", verified("test_cli_made.py"))
     register_scripted_model(f"{prefix}-reload-clean", rewrite("clean.md", "# from the task\n"))
     register_scripted_model(f"{prefix}-reload-dirty", rewrite("dirty.md", "# from the task\n"))
+    register_scripted_model(f"{prefix}-delegate", delegating())
 
 
 def cli_main(argv: list[str]) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from jupyter_core.utils import ensure_event_loop
-from panel_scripts import XSS, hostile, pausing, slow, verified
+from panel_scripts import XSS, delegating, hostile, pausing, slow, verified
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
 
 from mercury_nb.testing import register_scripted_model, unregister_scripted_model
@@ -349,3 +349,23 @@ async def test_detail_of_a_finished_task_has_its_answer(jp_fetch: Fetch, models:
     task_id = await start(jp_fetch, models("api-answer", [verified()[-1]]), "Say it.")
     detail = await wait_status(jp_fetch, task_id, ("completed", "paused", "failed"))
     assert detail["answer"] == "Created test_ok.py and it passes."
+
+
+@on_server_loop
+async def test_a_sub_agent_is_listed_with_its_parent_and_shown_in_the_parents_detail(
+    jp_fetch: Fetch, models: Any
+) -> None:
+    task_id = await start(jp_fetch, models("api-delegate", delegating()),
+                          "What does a helper find in this folder?")
+    detail = await wait_status(jp_fetch, task_id, ("completed", "paused", "failed"))
+    assert detail["task"]["status"] == "completed", detail
+    sub_id = f"{task_id}.1"
+    [sub] = detail["subagents"]
+    assert (sub["id"], sub["parent"], sub["status"]) == (sub_id, task_id, "completed")
+    assert sub["task"] == "Which files are in this folder?"
+    assert detail["task"]["parent"] is None
+    sub_detail = await call(jp_fetch, "tasks", sub_id)
+    assert sub_detail["task"]["parent"] == task_id
+    assert sub_detail["answer"] == "There are no files in this folder."
+    listed = {t["id"]: t["parent"] for t in (await call(jp_fetch, "tasks"))["tasks"]}
+    assert listed == {task_id: None, sub_id: task_id}

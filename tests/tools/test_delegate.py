@@ -89,9 +89,10 @@ async def test_refusals_go_back_to_the_model(
 async def test_a_blank_task_is_refused_before_anything_runs(
     registry: ToolRegistry, ctx: ToolContext
 ) -> None:
-    from mercury_nb.agent.subagent import SubagentLauncher
+    async def never(task: str, ctx: ToolContext) -> SubagentRun:
+        raise AssertionError("a blank task must not reach the runner")
 
-    ctx.subagents = SubagentLauncher("p", (), registry, lambda event: None)
+    ctx.subagents = never
     result = await registry.execute("delegate_task", {"task": " \t"}, ctx)
     assert result.content == "Error: delegate_task needs a task: say what the sub-agent should do"
 
