@@ -2,7 +2,9 @@
 compacts or summarizes the conversation that is actually sent, in place, or says why to pause.
 
 The rules are the pure :mod:`mercury_nb.contract.recovery.memory_governor`'s (when to compact, to
-summarize, to pause) and :mod:`mercury_nb.contract.recovery.compaction`'s (how). Here:
+summarize, to pause), :mod:`mercury_nb.contract.recovery.compaction`'s (how) and
+:mod:`mercury_nb.contract.recovery.context_budget`'s (what an overflow means, when a shrunk
+prompt is resent and when nothing is left to cut). Here:
 
 * The prompt is estimated from ``session.messages`` plus the offered tool schemas, against
   the usable budget of the current model's context window
@@ -37,13 +39,15 @@ from mercury_nb.contract.recovery.context_budget import (
     OverflowObservation,
     OverflowState,
     PauseForOverflow,
+    SendShrunk,
     ShrinkAndRetry,
+    ShrinkObservation,
     output_cap,
-    overflow_pause_why,
     parse_context_overflow,
     shrink_floor,
     shrink_to_fit,
     step_overflow,
+    step_overflow_shrunk,
     tool_result_chars,
 )
 from mercury_nb.contract.recovery.memory_governor import (
@@ -165,13 +169,21 @@ class MemoryGovernor:
                 messages = loop.session.messages
                 result = shrink_to_fit(messages, max(1, target - extra))
                 messages[:] = list(result.messages)
-                now = estimate_tokens(result.messages) + extra
-                if not result.compacted and now > target:  # nothing left to cut: honest pause
-                    return overflow_pause_why(observation, self.overflow.retries)
-                loop.on_event(Notice(OVERFLOW_NOTICE.format(
-                    window=f"{window:,}-token " if window else "", before=result.chars_before,
-                    after=result.chars_after)))
-                return True
+                shrunk = ShrinkObservation(
+                    overflow=observation, cut=result.compacted, target_tokens=target,
+                    tokens_after=estimate_tokens(result.messages) + extra,
+                )
+                self.overflow, after = step_overflow_shrunk(self.overflow, shrunk, self.config)
+                match after:
+                    case PauseForOverflow(why=why):
+                        return why
+                    case SendShrunk():
+                        loop.on_event(Notice(OVERFLOW_NOTICE.format(
+                            window=f"{window:,}-token " if window else "",
+                            before=result.chars_before, after=result.chars_after)))
+                        return True
+                    case _ as unreachable:
+                        assert_never(unreachable)
             case _ as unreachable:
                 assert_never(unreachable)
 

@@ -4,8 +4,8 @@ One verb pattern names the decisions, so a reader finds them by shape:
 
 * ``step_<machine>(state, observation, config) -> (state, decision)`` advances a state
   machine: ``step_router`` (turns), ``step_gate`` (gate), ``step_guard``, ``step_provider``
-  (escalation), ``step_watchdog``, ``step_governor``, ``step_overflow``, ``step_supervisor``
-  (recovery);
+  (escalation), ``step_watchdog``, ``step_governor``, ``step_overflow``,
+  ``step_overflow_shrunk``, ``step_supervisor`` (recovery);
 * ``classify_<thing>(observation) -> kind`` names what happened, with no state
   (``classify_stream``, ``classify_turn_end``, ``classify_intent``, ``classify_failure``);
 * ``route_<case>`` are the router's own sub-routes, and ``decide_start`` / ``judge_evidence``

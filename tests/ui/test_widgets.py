@@ -260,14 +260,19 @@ def test_a_chat_answer_renders_as_markdown_and_hostile_html_comes_out_inert() ->
     assert "&lt;b&gt;code&lt;/b&gt;" in answer
 
 
-async def test_the_pulse_seconds_keep_growing_until_the_task_ends(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def fire_tick(view: WidgetView) -> None:
+    """Run the armed redraw timer now, as the loop would when it is due (no real waiting)."""
+    armed = view._ticker
+    assert armed is not None and not armed.cancelled()  # a redraw is armed on the loop
+    armed.cancel()  # so the loop does not run it a second time
+    view._tick()
+
+
+async def test_the_pulse_seconds_keep_growing_until_the_task_ends() -> None:
     from mercury_nb.agent.events import Pulse
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.contract.recovery import stall_watchdog as wd
 
-    monkeypatch.setattr(widgets_module, "TICK_S", 0.001)
     clock = FakeClock(now=100.0)
     view = make_view(clock=clock)
     view.on_event(StepStarted(1, 75, "m"))
@@ -279,16 +284,17 @@ async def test_the_pulse_seconds_keep_growing_until_the_task_ends(
     view.on_event(Pulse("Still working — running sleep 120 · 4 s", watch=state))
     assert "Still working — running sleep 120 · 4 s" in view.status.value
     clock.now = 154.2
-    for _ in range(1000):  # bounded poll: the kernel-loop timer redraws the line
-        if "running sleep 120 · 54 s" in view.status.value:
-            break
-        await asyncio.sleep(0.001)
+    fire_tick(view)  # the timer redraws the line with no new event
     assert "Still working — running sleep 120 · 54 s" in view.status.value
+    armed = view._ticker
+    assert armed is not None and not armed.cancelled()  # and arms the next redraw
+
     view.on_event(TaskFinished(outcome()))
+    assert armed.cancelled() and view._ticker is None  # ticking stopped
     renders = view._renderer.renders
     clock.now = 999.0
-    await asyncio.sleep(0.02)
-    assert view._renderer.renders == renders and view._ticker is None  # ticking stopped
+    view._tick()  # a tick that was already on its way when the task ended
+    assert view._renderer.renders == renders and view._ticker is None
 
 
 def test_the_start_line_is_the_same_from_the_first_frame() -> None:

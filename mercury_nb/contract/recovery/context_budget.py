@@ -15,6 +15,8 @@ Pure rules (no I/O):
   conversation is shrunk to a smaller target and the same step is sent again; only after
   ``context_overflow_retries`` attempts that still do not fit does the task pause honestly.
   The output cap is never what is cut: the prompt is.
+* ``step_overflow_shrunk``: after the shrink, a prompt that is still over its target with
+  nothing cut has nothing left to cut, so the task pauses honestly now instead of resending.
 """
 
 from __future__ import annotations
@@ -123,6 +125,27 @@ class PauseForOverflow:
 OverflowDecision = ShrinkAndRetry | PauseForOverflow
 
 
+@dataclass(frozen=True)
+class ShrinkObservation:
+    """What the shrink ordered by :class:`ShrinkAndRetry` did to the prompt."""
+
+    overflow: OverflowObservation
+    """The overflow the shrink answered."""
+    cut: int
+    """Messages the shrink cut."""
+    tokens_after: int
+    """Our estimate of the shrunk prompt (messages and tool schemas)."""
+    target_tokens: int
+
+
+@dataclass(frozen=True)
+class SendShrunk:
+    """The shrunk prompt goes out: tell the user and send the same step again."""
+
+
+ShrunkDecision = SendShrunk | PauseForOverflow
+
+
 def _number(patterns: tuple[re.Pattern[str], ...], text: str) -> int | None:
     for pattern in patterns:
         found = pattern.search(text)
@@ -181,6 +204,17 @@ def step_overflow(
     else:
         target = int(estimate * shrink)
     return replace(state, retries=state.retries + 1), ShrinkAndRetry(window, max(1, target))
+
+
+def step_overflow_shrunk(
+    state: OverflowState, observation: ShrinkObservation, config: MercuryConfig
+) -> tuple[OverflowState, ShrunkDecision]:
+    """After the shrink: nothing cut and still over the target is nothing left to cut, an
+    honest pause; anything else is sent again (the provider judges whether it fits now).
+    ``config`` is unused (the retry budget was spent in :func:`step_overflow`)."""
+    if observation.cut == 0 and observation.tokens_after > observation.target_tokens:
+        return state, PauseForOverflow(overflow_pause_why(observation.overflow, state.retries))
+    return state, SendShrunk()
 
 
 def overflow_pause_why(observation: OverflowObservation, retries: int) -> str:

@@ -11,11 +11,15 @@ from mercury_nb.contract.recovery.context_budget import (
     OverflowObservation,
     OverflowState,
     PauseForOverflow,
+    SendShrunk,
     ShrinkAndRetry,
+    ShrinkObservation,
+    ShrunkDecision,
     output_cap,
     parse_context_overflow,
     shrink_to_fit,
     step_overflow,
+    step_overflow_shrunk,
     tool_result_chars,
 )
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens
@@ -95,6 +99,42 @@ def test_overflow_pauses_honestly_when_retries_are_used_up() -> None:
         "8,192-token context after shrinking the conversation 3 times"
     )
     assert decision.text.endswith('send "continue" and I\'ll pick up right where I left off.')
+
+
+NOTHING_LEFT_TO_CUT = PauseForOverflow(
+    "the model still reports the request does not fit its 4,096-token context after "
+    "shrinking the conversation 1 time (about 9,000 tokens were sent). Switch to a model "
+    "with a larger context window if you can (or set MERCURY_CONTEXT_WINDOW)"
+)
+
+
+def _shrunk(cut: int, after: int, target: int = 3000) -> ShrinkObservation:
+    return ShrinkObservation(_observe(4096, 9000, estimate=9000), cut, after, target)
+
+
+@pytest.mark.parametrize(
+    ("observation", "expected"),
+    [
+        pytest.param(_shrunk(cut=0, after=9000), NOTHING_LEFT_TO_CUT,
+                     id="nothing-cut-still-over-pauses"),
+        pytest.param(_shrunk(cut=0, after=3001), NOTHING_LEFT_TO_CUT,
+                     id="nothing-cut-one-token-over-pauses"),
+        pytest.param(_shrunk(cut=0, after=3000), SendShrunk(),
+                     id="nothing-cut-at-target-is-sent"),
+        pytest.param(_shrunk(cut=0, after=1200), SendShrunk(),
+                     id="nothing-cut-already-fits-is-sent"),
+        pytest.param(_shrunk(cut=2, after=2900), SendShrunk(), id="cut-and-fits-is-sent"),
+        pytest.param(_shrunk(cut=1, after=5000), SendShrunk(),
+                     id="cut-but-still-over-is-sent-again"),
+    ],
+)
+def test_a_shrunk_prompt_is_sent_unless_nothing_is_left_to_cut(
+    observation: ShrinkObservation, expected: ShrunkDecision
+) -> None:
+    state = OverflowState(1)
+    new_state, decision = step_overflow_shrunk(state, observation, CONFIG)
+    assert decision == expected
+    assert new_state == state  # the retry was counted by step_overflow, not again here
 
 
 @pytest.mark.parametrize(
