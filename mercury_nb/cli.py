@@ -273,11 +273,13 @@ def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
         print(UNKNOWN_TASK.format(task_id=task_id), file=sys.stderr)
         return EXIT_USAGE
     events = handle.ledger.events(record.id)
+    subagents = handle.ledger.children(record.id)
     if as_json:
-        data: dict[str, Any] = {**record.to_json(), "events": [e.to_json() for e in events]}
+        data: dict[str, Any] = {**record.to_json(), "events": [e.to_json() for e in events],
+                                "subagents": [sub.id for sub in subagents]}
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print(task_detail(record, events, time.time()))
+        print(task_detail(record, events, time.time(), subagents))
     return EXIT_COMPLETED
 
 

@@ -236,3 +236,19 @@ def test_an_empty_mercury_home_is_an_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "MERCURY_HOME is set but empty" in result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_show_names_a_tasks_sub_agents_and_a_sub_agents_parent(
+        home: Path, tmp_path: Path, scripted_model, capsys: pytest.CaptureFixture[str]) -> None:
+    scripted_model([
+        Turn(tool_calls=(call("delegate_task", task="Which files are here?"),)),
+        Turn(text="None."),
+        Turn(text="The helper found no files."),
+    ], register="cli-delegate")
+    assert cli.main(["run", "What does a helper find here?", "--model",
+                     "scripted/cli-delegate", "--json"]) == 0
+    parent = str(json.loads(capsys.readouterr().out)["task_id"])
+    assert cli.main(["show", parent, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["subagents"] == [f"{parent}.1"]
+    assert cli.main(["show", f"{parent}.1"]) == 0
+    assert f"sub-agent of: {parent}\n" in capsys.readouterr().out

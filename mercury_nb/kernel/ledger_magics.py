@@ -159,7 +159,8 @@ def _show_one(magics: MagicsHost, task_id: str) -> None:
         raise UsageError(str(error)) from None
     if record is None:
         raise UsageError(UNKNOWN_TASK.format(task_id=task_id))
-    print(task_detail(record, handle.ledger.events(record.id), time.time()))
+    print(task_detail(record, handle.ledger.events(record.id), time.time(),
+                      handle.ledger.children(record.id)))
 
 
 def _stop(magics: MagicsHost, task_id: str) -> None:

@@ -88,8 +88,10 @@ def _event_line(event: EventRecord, record: TaskRecord) -> str:
     return f"  +{at} {' · '.join(parts)}{text}"
 
 
-def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float) -> str:
-    """Everything the ledger knows about one task, for ``%mercury show ID``."""
+def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float,
+                subagents: Sequence[TaskRecord] = ()) -> str:
+    """Everything the ledger knows about one task, for ``%mercury show ID``: its parent when
+    it is a sub-agent, and the ``subagents`` it delegated."""
     lines = [
         f"task {record.id} · {record.status}",
         f"  {record.task}",
@@ -99,6 +101,8 @@ def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float) -
         f"started {age(now - record.created_at)} ago · updated {age(now - record.updated_at)} ago",
         f"checkpoint: {'yes — resumable' if record.has_checkpoint else 'none'}",
     ]
+    if record.parent:
+        lines.append(f"sub-agent of: {record.parent}")
     if record.blocker:
         lines.append(f"blocker: {record.blocker}")
     if record.banner:
@@ -109,6 +113,10 @@ def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float) -
     if record.evidence:
         lines.append("evidence:")
         lines.extend(_evidence_line(item) for item in record.evidence)
+    if subagents:
+        lines.append("sub-agents:")
+        lines.extend(f"  {sub.id} · {sub.status} · {clip(sub.task, TASK_CHARS)}"
+                     for sub in subagents)
     if events:
         lines.append("events (time since the task was first recorded):")
         lines.extend(_event_line(event, record) for event in events)

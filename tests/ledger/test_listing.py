@@ -81,3 +81,17 @@ def test_a_wide_table_wraps_on_word_boundaries_under_the_task_column() -> None:
     continued = [line for line in lines if line.startswith(" ")]
     assert continued and all(line[:indent].isspace() and line[indent] != " "
                              for line in continued)
+
+
+def test_the_detail_names_a_sub_agents_parent_and_a_parents_sub_agents() -> None:
+    subs = [record(id="abc123def456.1", parent="abc123def456", status="completed",
+                   task="Write the parts files"),
+            record(id="abc123def456.2", parent="abc123def456", status="aborted",
+                   task="Run the slow check")]
+    parent = task_detail(record(), [], now=1200.0, subagents=subs)
+    assert parent.split("sub-agents:\n")[1].splitlines()[:2] == [
+        "  abc123def456.1 · completed · Write the parts files",
+        "  abc123def456.2 · aborted · Run the slow check",
+    ]
+    assert "sub-agent of:" not in parent
+    assert "sub-agent of: abc123def456" in task_detail(subs[0], [], now=1200.0)
