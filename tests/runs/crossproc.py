@@ -1,7 +1,9 @@
-"""Helpers for the runs tests that span real processes: CLI runs, pid files, ledger reads."""
+"""Helpers for the runs tests: waiting on observable state (sync and async), CLI runs in real
+processes, pid files, ledger reads."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sqlite3
 import subprocess
@@ -38,6 +40,15 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) 
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for {what}")
         threading.Event().wait(0.02)
+
+
+async def wait_for(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """:func:`wait_until` for a test on the event loop the task runs on (yields to it)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        await asyncio.sleep(0.01)
 
 
 def query(home: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:

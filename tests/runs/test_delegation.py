@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import psutil
-import pytest
+from crossproc import wait_for
 
 from mercury_nb import runs
 from mercury_nb.contract.config import MercuryConfig
@@ -20,17 +20,18 @@ from mercury_nb.testing import Turn, call
 SUB_TASK = "Write the parts files part0.txt to part3.txt"
 
 
-def wait_command(pid_file: Path) -> str:
-    """A command that writes its shell's pid outside the workspace (no file change there)."""
-    return f"echo $$ > {pid_file}; sleep 300"
+def wait_command(folder: Path) -> str:
+    """A shell with a background child, both waiting; their pids go to ``folder`` (outside
+    the workspace: no file change there)."""
+    return f"sleep 300 & echo $! > {folder}/child.pid; echo $$ > {folder}/shell.pid; wait"
 
 
-async def wait_for(condition, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
+def gone(pid: int) -> bool:
+    return not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
+
+
+def tree(folder: Path) -> list[int]:
+    return [int((folder / name).read_text()) for name in ("shell.pid", "child.pid")]
 
 
 def config(tmp_path: Path, home: Path, model_name: str, **kw: object) -> MercuryConfig:
@@ -86,13 +87,13 @@ async def test_a_stop_request_for_the_sub_agent_alone_ends_only_it(
 ) -> None:
     model = scripted_model([
         Turn(tool_calls=(call("delegate_task", task=SUB_TASK),)),
-        Turn(tool_calls=(call("run_command", command=wait_command(tmp_path / "shell.pid")),)),
+        Turn(tool_calls=(call("run_command", command=wait_command(tmp_path)),)),
         Turn(text="The helper was stopped before it found anything."),
     ])
     run = await started(await runs.start("What does a helper find in this folder?",
                                          config(tmp_path, home, model.name), model=model))
     await wait_for(lambda: (tmp_path / "shell.pid").exists(), "the sub-agent's command")
-    shell = int((tmp_path / "shell.pid").read_text())
+    pids = tree(tmp_path)
     sub_id = f"{run.task_id}.1"
     other = Ledger(home / "ledger.sqlite3")  # like another process: its own connection
     try:
@@ -106,7 +107,8 @@ async def test_a_stop_request_for_the_sub_agent_alone_ends_only_it(
     finally:
         other.close()
     outcome = await asyncio.wait_for(run.outcome(), timeout=30)
-    assert not psutil.pid_exists(shell) or psutil.Process(shell).status() == "zombie"
+    await wait_for(lambda: all(gone(pid) for pid in pids), "the command's process tree to go",
+                   timeout=2)
     [result] = tool_results(model)
     assert result.startswith(f"aborted: sub-agent {sub_id} stopped — it was stopped")
     assert outcome.status != "aborted", outcome.banner  # the parent was not stopped
@@ -118,12 +120,12 @@ async def test_stopping_the_parent_ends_its_running_sub_agent(
 ) -> None:
     model = scripted_model([
         Turn(tool_calls=(call("delegate_task", task=SUB_TASK),)),
-        Turn(tool_calls=(call("run_command", command=wait_command(tmp_path / "shell.pid")),)),
+        Turn(tool_calls=(call("run_command", command=wait_command(tmp_path)),)),
     ])
     run = await started(await runs.start("Delegate the parts files",
                                          config(tmp_path, home, model.name), model=model))
     await wait_for(lambda: (tmp_path / "shell.pid").exists(), "the sub-agent's command")
-    shell = int((tmp_path / "shell.pid").read_text())
+    pids = tree(tmp_path)
     sub_id = f"{run.task_id}.1"
     await wait_for(lambda: (r := row(home, sub_id)) is not None and r.status == "running",
                    "the sub-agent's running row")
@@ -132,7 +134,8 @@ async def test_stopping_the_parent_ends_its_running_sub_agent(
     outcome = await asyncio.wait_for(run.outcome(), timeout=10)
     assert (outcome.status, outcome.verdict) == ("aborted", "aborted")
     await wait_for(lambda: row(home, sub_id).status == "aborted", "the sub-agent's end")
-    assert not psutil.pid_exists(shell) or psutil.Process(shell).status() == "zombie"
+    await wait_for(lambda: all(gone(pid) for pid in pids), "the command's process tree to go",
+                   timeout=2)
 
 
 async def test_a_resumed_parent_numbers_its_next_sub_agent_after_the_earlier_ones(

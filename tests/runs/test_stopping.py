@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from crossproc import wait_for
 
 from mercury_nb import runs
 from mercury_nb.contract.config import MercuryConfig
@@ -16,14 +17,6 @@ from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.runs import stopping
 from mercury_nb.testing import Turn, call
-
-
-async def wait_for(condition, what: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 @pytest.mark.parametrize(

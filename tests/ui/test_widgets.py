@@ -164,8 +164,11 @@ async def test_ask_widget_preselects_recommended_and_returns_the_choice() -> Non
     box = w.VBox()
     pending = asyncio.ensure_future(
         ask_in_box(box, "Rewrite <it>?", ["rewrite", "patch"], "rewrite", 30))
-    while not box.children:
+    for _ in range(1000):  # bounded: yield to the loop until the question is shown
+        if box.children:
+            break
         await asyncio.sleep(0)
+    assert box.children, "the question never appeared"
     panel = box.children[-1]
     title, choice, confirm = panel.children
     assert "&lt;it&gt;" in title.value
