@@ -251,7 +251,8 @@ class Ledger(LedgerReads):
 
     def prune(self, keep_finished: int, keep_days: float) -> int:
         """Drop finished tasks beyond the newest ``keep_finished`` or older than ``keep_days``
-        (paused and running tasks are never pruned); returns how many went."""
+        (paused and running tasks are never pruned), and with each its sub-agents that are
+        not running (a paused sub-agent goes with its parent); returns how many went."""
         cutoff = self.clock() - keep_days * 86400.0
         finished = ", ".join(f"'{status}'" for status in FINISHED)
         doomed = (
@@ -262,6 +263,9 @@ class Ledger(LedgerReads):
 
         def write(conn: sqlite3.Connection) -> int:
             ids = [row[0] for row in conn.execute(doomed, (cutoff, keep_finished))]
+            ids += [row[0] for id_ in list(ids) for row in conn.execute(
+                "SELECT id FROM tasks WHERE parent_id = ? AND status != 'running'", (id_,))
+                if row[0] not in ids]
             for id_ in ids:
                 conn.execute("DELETE FROM events WHERE task_id = ?", (id_,))
                 conn.execute("DELETE FROM checkpoints WHERE task_id = ?", (id_,))

@@ -158,10 +158,11 @@ def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
 def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
                     resuming: str | None = None) -> Refusal | None:
     """A refusal when a live task (not ``resuming``) runs in ``workspace`` and the new one
-    may change files; None otherwise (an unreadable ledger never stops a task)."""
+    may change files; None otherwise (an unreadable ledger never stops a task). A running
+    sub-agent is not named: its parent runs too, and stopping the parent stops both."""
     try:
         records = [r for r in handle.ledger.find(workspace=workspace, status="running")
-                   if r.id != resuming]
+                   if r.id != resuming and r.parent is None]
     except sqlite3.Error:
         return None
     running = [RunningTask(r.id, r.task, is_alive(r.owner_pid, r.owner_token)) for r in records]

@@ -188,6 +188,28 @@ def test_pruning_never_touches_paused_or_running_tasks(
         assert ledger.events(gone) == [] and ledger.checkpoint(gone) is None
 
 
+def test_a_pruned_task_takes_its_sub_agents_along_unless_one_still_runs(
+    ledger: Ledger, clock
+) -> None:
+    day = 86400.0
+    clock.now = 1_000_000_000.0 - 40 * day
+    for task_id, parent, status in [("old", None, "completed"), ("old.1", "old", "paused"),
+                                    ("old.2", "old", None), ("keep", None, "completed"),
+                                    ("keep.1", "keep", "paused")]:
+        sub = TaskHeader(id=task_id, task="do it", workspace="/ws", models=("openai/a",),
+                         parent=parent)
+        ledger.start_task(sub, owner=Owner(pid=1, token="x"))
+        if status is not None:
+            ledger.finish_task(sub, status=status, verdict=None, banner=None, blocker=None,
+                               changes="[]", evidence="[]", steps=1)
+        clock.now += day if task_id == "old.2" else 0  # "keep" and its sub-agent are newer
+    clock.now = 1_000_000_000.0
+    assert ledger.prune(500, 39.5) == 2
+    assert {r.id for r in ledger.list_tasks()} == {"old.2", "keep", "keep.1"}
+    assert [r.id for r in ledger.children("keep")] == ["keep.1"]
+    assert ledger.get("keep.1").parent == "keep"
+
+
 def test_a_file_that_is_not_a_database_is_moved_aside(home: Path, clock) -> None:
     home.mkdir(parents=True)
     path = home / "ledger.sqlite3"

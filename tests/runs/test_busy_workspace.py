@@ -58,6 +58,20 @@ def test_a_task_is_refused_while_another_runs_in_its_workspace(
                       PlannedRun)
 
 
+def test_a_refusal_names_the_running_parent_not_its_sub_agent(
+    handle: LedgerHandle, workspace: Path
+) -> None:
+    running(handle, "run1", workspace)
+    handle.ledger.start_task(TaskHeader(id="run1.1", task="Write the page",
+                                        workspace=str(workspace.resolve()),
+                                        models=("openai/a",), parent="run1"))
+    handle.ledger.add_event(TaskHeader("run1.1", "Write the page", str(workspace.resolve()),
+                                       ("openai/a",), parent="run1"), "notice", "newest")
+    refused = plan_task(handle, "Add a blog", MercuryConfig(workdir=workspace))
+    assert isinstance(refused, Refusal) and refused.record is not None
+    assert refused.record.id == "run1"
+
+
 def test_continue_is_refused_too_but_a_dead_owner_does_not_count(
     handle: LedgerHandle, workspace: Path
 ) -> None:
