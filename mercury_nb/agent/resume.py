@@ -63,7 +63,9 @@ async def resume_task(
     if fresh_chain:
         session.provider_index = 0  # provider numbers and lowered caps were for another chain
     session.messages.append(user_message(message))
-    snapshot = restore_snapshot(data)
+    # the stored snapshot kept "before" texts only of files changed by then: put back those
+    # of files still as they were, for files this run changes first
+    snapshot = await asyncio.to_thread(restore_snapshot(data).rehydrated)
     state = restore_router_state(data, session.task, config)
     if fresh_chain:
         state = replace(state, output_caps=(), providers=replace(state.providers, current=0))

@@ -25,7 +25,6 @@ from mercury_nb.agent.checkpoint import (
     checkpoint_of,
     restore_router_state,
     restore_session,
-    restore_snapshot,
 )
 from mercury_nb.agent.events import (
     AgentEvent,
@@ -175,7 +174,7 @@ def resumed(loop: AgentLoop, nudge: str) -> AgentLoop:
         registry=loop.registry,
         ctx=loop.ctx,
         on_event=loop.on_event,
-        snapshot=restore_snapshot(data),
+        snapshot=loop.snapshot,  # the start snapshot in memory, every "before" text kept
         state=restore_router_state(data, session.task, config),
     )
 

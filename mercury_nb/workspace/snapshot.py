@@ -115,6 +115,36 @@ class Snapshot:
             git = replace(git, dirty=dirty)
         return replace(self, files=files, git=git)
 
+    def rehydrated(self, max_text_bytes: int = DEFAULT_MAX_TEXT_BYTES) -> Snapshot:
+        """This (restored) snapshot with the "before" text put back for every small text
+        file that is still exactly as it was (same hash): :meth:`stored` left those texts
+        out, and a file a resumed task changes for the first time then still gets its line
+        counts and diff. Files that changed meanwhile, binaries and large files stay as
+        stored. Reads the workspace (run it off the event loop)."""
+        held = sum(state.size for state in self._states().values() if state is not None
+                   and state.text is not None)
+        budget = _TextBudget(max(0, max_text_bytes - held))
+
+        def fill(path: Path, state: FileState) -> FileState:
+            if state.text is not None or state.binary or state.size > self.max_file_bytes:
+                return state
+            now = read_state(path, max_file_bytes=self.max_file_bytes, budget=budget)
+            if now is None or now.text is None or now.sha256 != state.sha256:
+                return state
+            return replace(state, text=now.text)
+
+        root = Path(self.root)
+        files = {rel: fill(root / rel, state) for rel, state in self.files.items()}
+        git = self.git
+        if git is not None:
+            top = Path(git.toplevel)
+            git = replace(git, dirty={rel: None if state is None else fill(top / rel, state)
+                                      for rel, state in git.dirty.items()})
+        return replace(self, files=files, git=git)
+
+    def _states(self) -> dict[str, FileState | None]:
+        return {**self.files, **(self.git.dirty if self.git is not None else {})}
+
     @classmethod
     def from_json(cls, raw: str) -> Snapshot:
         data = json.loads(raw)

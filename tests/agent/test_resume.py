@@ -141,3 +141,46 @@ async def test_a_resumed_task_keeps_its_checkpointed_provider(tmp_path: Path) ->
 
 def scripted_model_for(turns: list[Turn]) -> ScriptedModel:
     return ScriptedModel(turns, name="scripted/resume-setup")
+
+
+async def test_a_file_first_changed_after_the_resume_gets_its_line_counts_and_diff(
+    tmp_path: Path, scripted_model
+) -> None:
+    (tmp_path / "later.txt").write_text("one\ntwo\n")
+    (tmp_path / "first.txt").write_text("start\n")
+    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    events: list[AgentEvent] = []
+    first = await run_task("edit both files", config, on_event=events.append,
+                           model=scripted_model([write("first.txt", "first pass\n")]))
+    assert first.status == "paused"
+    data = last_checkpoint(events)
+    assert json.loads(data["snapshot"])["files"]["later.txt"]["text"] is None  # not stored
+
+    outcome = await resume_task(data, config_of(data, max_steps=5), model=scripted_model([
+        write("later.txt", "one\nTWO\n"),
+        Turn(text="Both files edited."),
+    ]))
+    assert outcome.status == "completed", outcome.banner
+    later = next(c for c in outcome.changes if c.path == "later.txt")
+    assert (later.measured, later.added, later.removed) == (True, 1, 1)
+    assert "-two" in later.diff and "+TWO" in later.diff
+
+
+async def test_a_file_changed_while_paused_keeps_its_stored_state(
+    tmp_path: Path, scripted_model
+) -> None:
+    """Only files still exactly as they were get their text back: a file someone edited
+    while the task was paused is compared by its start hash, never against today's text."""
+    (tmp_path / "later.txt").write_text("one\ntwo\n")
+    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    events: list[AgentEvent] = []
+    await run_task("edit the file", config, on_event=events.append,
+                   model=scripted_model([write("first.txt", "first pass\n")]))
+    data = last_checkpoint(events)
+    (tmp_path / "later.txt").write_text("one\nedited by hand\n")
+    outcome = await resume_task(data, config_of(data, max_steps=5), model=scripted_model([
+        write("later.txt", "one\nTWO\n"),
+        Turn(text="Done."),
+    ]))
+    later = next(c for c in outcome.changes if c.path == "later.txt")
+    assert later.measured is False and "was 8 bytes" in later.preview

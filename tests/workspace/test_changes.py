@@ -151,6 +151,30 @@ def test_snapshot_survives_json_round_trip(plain: Path) -> None:
     assert measure_changes(restored, plain) == measure_changes(snapshot, plain)
 
 
+def test_a_stored_snapshot_gets_back_the_texts_of_files_still_as_they_were(plain: Path) -> None:
+    (plain / "blob.bin").write_bytes(b"\x00\xff")
+    (plain / "touched.txt").write_text("before\n")
+    snapshot = take_snapshot(plain, _config(plain))
+    stored = Snapshot.from_json(snapshot.stored().to_json())
+    assert stored.files["edit.txt"].text is None  # unchanged files keep no text when stored
+    (plain / "touched.txt").write_text("edited while paused\n")
+    back = stored.rehydrated()
+    assert back.files["edit.txt"] == snapshot.files["edit.txt"]  # the start text, read again
+    assert back.files["touched.txt"].text is None  # changed meanwhile: never today's text
+    assert back.files["blob.bin"] == stored.files["blob.bin"]
+    assert stored.rehydrated(max_text_bytes=0).files["edit.txt"].text is None  # the budget
+
+
+def test_git_dirty_files_get_their_texts_back_too(repo: Path) -> None:
+    (repo / "a.txt").write_text("one\ntwo\nthree\nfour\n")  # dirty at start
+    snapshot = take_snapshot(repo, _config(repo))
+    stored = Snapshot.from_json(snapshot.stored().to_json())
+    assert stored.git is not None and stored.git.dirty["a.txt"] is not None
+    assert stored.git.dirty["a.txt"].text is None
+    back = stored.rehydrated()
+    assert back.git is not None and back.git.dirty["a.txt"] == snapshot.git.dirty["a.txt"]
+
+
 @pytest.mark.parametrize(
     ("old", "new", "added", "removed"),
     [
