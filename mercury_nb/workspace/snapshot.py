@@ -14,26 +14,10 @@ from typing import Literal
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.workspace import git_state
 
-SKIPPED_DIRS = frozenset(
-    {
-        ".git",
-        "node_modules",
-        "__pycache__",
-        ".ipynb_checkpoints",
-        ".venv",
-        "venv",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-    }
-)
-SKIPPED_SUFFIXES = (
-    ".pyc",
-    "ledger.sqlite3",
-    "ledger.sqlite3-wal",
-    "ledger.sqlite3-shm",
-    "ledger.sqlite3-journal",
-)
+SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".ipynb_checkpoints", ".venv",
+                          "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+SKIPPED_SUFFIXES = (".pyc", "ledger.sqlite3", "ledger.sqlite3-wal", "ledger.sqlite3-shm",
+                    "ledger.sqlite3-journal")
 """File name endings the summary ignores: bytecode, and mercury's own work ledger (which is
 written during the task when ``MERCURY_HOME`` lies inside the workspace)."""
 DEFAULT_MAX_TEXT_BYTES = 64 * 1024 * 1024
@@ -121,8 +105,8 @@ class Snapshot:
         out, and a file a resumed task changes for the first time then still gets its line
         counts and diff. Files that changed meanwhile, binaries and large files stay as
         stored. Reads the workspace (run it off the event loop)."""
-        held = sum(state.size for state in self._states().values() if state is not None
-                   and state.text is not None)
+        states = [*self.files.values(), *(self.git.dirty.values() if self.git else ())]
+        held = sum(state.size for state in states if state is not None and state.text)
         budget = _TextBudget(max(0, max_text_bytes - held))
 
         def fill(path: Path, state: FileState) -> FileState:
@@ -141,9 +125,6 @@ class Snapshot:
             git = replace(git, dirty={rel: None if state is None else fill(top / rel, state)
                                       for rel, state in git.dirty.items()})
         return replace(self, files=files, git=git)
-
-    def _states(self) -> dict[str, FileState | None]:
-        return {**self.files, **(self.git.dirty if self.git is not None else {})}
 
     @classmethod
     def from_json(cls, raw: str) -> Snapshot:
