@@ -87,6 +87,20 @@ def test_binder_has_only_the_files_repo2docker_reads() -> None:
         "binder/requirements.txt must install the project from the repository")
 
 
+def test_binder_asks_for_a_python_the_project_supports() -> None:
+    """repo2docker's default Python can be older than ``requires-python``; runtime.txt pins
+    one the project supports (its base environment for it brings Node for the panel build)."""
+    import tomllib
+
+    runtime = (BINDER / "runtime.txt").read_text(encoding="utf-8").strip()
+    found = re.fullmatch(r"python-3\.(\d+)", runtime)
+    assert found is not None, runtime
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    lowest = re.fullmatch(r">=\s*3\.(\d+)", project["requires-python"])
+    assert lowest is not None, project["requires-python"]
+    assert int(found.group(1)) >= int(lowest.group(1))
+
+
 def test_the_readme_badge_opens_a_tutorial_that_exists() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     links = re.findall(r"https://mybinder\.org/v2/gh/[^)\s]+", readme)
