@@ -91,6 +91,8 @@ export interface IModels {
   default: string;
   models: string[];
   root: string;
+  /** The configured step budget: what an empty max-steps field means. */
+  max_steps?: number;
 }
 
 export async function requestAPI<T>(
@@ -120,8 +122,34 @@ export async function requestAPI<T>(
   return data as T;
 }
 
-export function listTasks(limit = 100): Promise<ITaskList> {
-  return requestAPI<ITaskList>(`tasks?limit=${limit}`);
+/** The statuses a task can have, in the order the panel's filter offers them. */
+export const STATUSES: readonly Status[] = [
+  'running',
+  'paused',
+  'completed',
+  'failed',
+  'aborted'
+];
+
+/** The largest `limit` the server accepts (mercury_nb/server/models.py MAX_PAGE). */
+export const MAX_PAGE = 200;
+
+/** One page of the task list; without `limit` the server's page size (see `limit` back). */
+export function listTasks(
+  query: { status?: Status; limit?: number; offset?: number } = {}
+): Promise<ITaskList> {
+  const params = new URLSearchParams();
+  if (query.status) {
+    params.set('status', query.status);
+  }
+  if (query.limit !== undefined) {
+    params.set('limit', String(query.limit));
+  }
+  if (query.offset) {
+    params.set('offset', String(query.offset));
+  }
+  const search = params.toString();
+  return requestAPI<ITaskList>(search ? `tasks?${search}` : 'tasks');
 }
 
 export function taskDetail(id: string): Promise<ITaskDetail> {

@@ -1,9 +1,10 @@
 /**
- * Pieces shared by the list and the detail: status colours and chip, ages, the pulse line.
+ * Pieces shared by the list and the detail: status colours and chip, ages, the pulse line
+ * (and folding a listed task's live state into the pulses the WebSocket keeps).
  */
 import React from 'react';
 
-import { Status } from './api';
+import { ITaskSummary, Status } from './api';
 
 /** The cell widget's colours (mercury_nb/ui/widgets.py), plus blue for running. */
 export const STATUS_COLOURS: { [status in Status]: string } = {
@@ -69,4 +70,19 @@ export function pulseLine(pulse: ILivePulse | undefined, now: number): string {
     parts.push(`${silent} s silent`);
   }
   return parts.join(' · ');
+}
+
+/** Fold the live state of listed running tasks into `pulses` (newer news wins). */
+export function absorbLive(pulses: Map<string, ILivePulse>, tasks: ITaskSummary[]): void {
+  for (const task of tasks) {
+    if (task.live && task.status === 'running') {
+      const known = pulses.get(task.id);
+      pulses.set(task.id, {
+        step: task.live.step ?? known?.step ?? null,
+        tool: task.live.tool ?? null,
+        started: task.live.started ?? known?.started ?? task.created_at,
+        lastAt: Math.max(task.live.at ?? task.updated_at, known?.lastAt ?? 0)
+      });
+    }
+  }
 }

@@ -1,6 +1,8 @@
 /**
- * The side panel: the task list (live), one task's detail, Stop / Continue, and a prompt box.
- * Every model text, file name, diff and command is rendered as a React text node.
+ * The side panel's frame: puts the prompt box (prompt.tsx), the filtered, paged task list
+ * (tasklist.tsx over pages.ts) and one task's detail (detail.tsx) together; owns the event
+ * WebSocket that keeps them live (pulses, list and detail refreshes), the selection, and
+ * Stop / Continue. Every model text, file name, diff and command is a React text node.
  */
 import { ReactWidget } from '@jupyterlab/ui-components';
 import React, { useCallback, useEffect, useRef, useState } from 'react';
@@ -8,129 +10,21 @@ import React, { useCallback, useEffect, useRef, useState } from 'react';
 import {
   IModels,
   ITaskDetail,
-  ITaskSummary,
   continueTask,
   listModels,
-  listTasks,
-  startTask,
   stopTask,
   taskDetail,
   watchEvents
 } from './api';
-import { ILivePulse, StatusChip, age, pulseLine, shortPath } from './common';
+import { ILivePulse, pulseLine } from './common';
 import { Detail } from './detail';
+import { useTaskPages } from './pages';
+import { IPanelHost, Prompt } from './prompt';
+import { TaskList } from './tasklist';
 
-export interface IPanelHost {
-  /** The file browser's current folder, relative to the server root. */
-  currentFolder(): string;
-}
-
-function TaskRow(props: {
-  task: ITaskSummary;
-  pulse: ILivePulse | undefined;
-  now: number;
-  selected: boolean;
-  onSelect: (id: string) => void;
-}): JSX.Element {
-  const { task } = props;
-  return (
-    <li
-      className={'jp-mercury-row' + (props.selected ? ' jp-mod-selected' : '')}
-      data-task-id={task.id}
-      onClick={() => props.onSelect(task.id)}
-    >
-      <div className="jp-mercury-row-head">
-        <StatusChip status={task.status} />
-        <span className="jp-mercury-age">{age(props.now - task.updated_at)}</span>
-      </div>
-      <div className="jp-mercury-row-text" title={task.task}>
-        {task.task}
-      </div>
-      <div className="jp-mercury-workspace" title={task.workspace}>
-        {shortPath(task.workspace)}
-      </div>
-      {task.parent && (
-        <div className="jp-mercury-parent">↳ sub-agent of {task.parent}</div>
-      )}
-      {task.status === 'running' && (
-        <div className="jp-mercury-pulse">{pulseLine(props.pulse, props.now)}</div>
-      )}
-    </li>
-  );
-}
-
-function Prompt(props: {
-  models: IModels | null;
-  host: IPanelHost;
-  onStarted: (id: string) => void;
-}): JSX.Element {
-  const [text, setText] = useState('');
-  const [model, setModel] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const chosen = model || props.models?.default || '';
-  const submit = async (): Promise<void> => {
-    if (!text.trim()) {
-      return;
-    }
-    setBusy(true);
-    setError(null);
-    try {
-      const reply = await startTask({
-        task: text,
-        model: chosen || undefined,
-        workdir: props.host.currentFolder()
-      });
-      setText('');
-      props.onStarted(reply.task_id);
-    } catch (reason) {
-      setError((reason as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <div className="jp-mercury-prompt">
-      <textarea
-        className="jp-mercury-prompt-text"
-        placeholder="Ask mercury to do something in the current folder…"
-        value={text}
-        rows={3}
-        onChange={event => setText(event.target.value)}
-        onKeyDown={event => {
-          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-            void submit();
-          }
-        }}
-      />
-      <div className="jp-mercury-prompt-row">
-        <select
-          className="jp-mercury-model"
-          value={chosen}
-          onChange={event => setModel(event.target.value)}
-        >
-          {(props.models?.models ?? []).map(name => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
-        </select>
-        <button
-          className="jp-mercury-start jp-Button jp-mod-styled jp-mod-accept"
-          disabled={busy || !text.trim()}
-          onClick={() => void submit()}
-        >
-          Start
-        </button>
-      </div>
-      <div className="jp-mercury-folder">in /{props.host.currentFolder()}</div>
-      {error && <div className="jp-mercury-error">{error}</div>}
-    </div>
-  );
-}
+export { IPanelHost } from './prompt';
 
 function PanelView(props: { host: IPanelHost }): JSX.Element {
-  const [tasks, setTasks] = useState<ITaskSummary[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
   const [detail, setDetail] = useState<ITaskDetail | null>(null);
   const [models, setModels] = useState<IModels | null>(null);
@@ -141,27 +35,8 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
   const selectedRef = useRef<string | null>(null);
   const refreshTimer = useRef<number | null>(null);
   selectedRef.current = selected;
-
-  const refreshList = useCallback(async () => {
-    try {
-      const page = await listTasks();
-      for (const task of page.tasks) {
-        if (task.live && task.status === 'running') {
-          const known = pulses.current.get(task.id);
-          pulses.current.set(task.id, {
-            step: task.live.step ?? known?.step ?? null,
-            tool: task.live.tool ?? null,
-            started: task.live.started ?? known?.started ?? task.created_at,
-            lastAt: Math.max(task.live.at ?? task.updated_at, known?.lastAt ?? 0)
-          });
-        }
-      }
-      setTasks(page.tasks);
-      setError(null);
-    } catch (reason) {
-      setError((reason as Error).message);
-    }
-  }, []);
+  const list = useTaskPages(pulses.current);
+  const refreshList = list.refresh;
 
   const refreshDetail = useCallback(async (id: string) => {
     try {
@@ -180,7 +55,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
     }
     refreshTimer.current = window.setTimeout(() => {
       refreshTimer.current = null;
-      void refreshList();
+      refreshList();
       const id = selectedRef.current;
       if (id) {
         void refreshDetail(id);
@@ -189,7 +64,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
   }, [refreshList, refreshDetail]);
 
   useEffect(() => {
-    void refreshList();
+    refreshList();
     void listModels()
       .then(setModels)
       .catch(() => undefined);
@@ -217,7 +92,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
       scheduleRefresh();
     });
     const ticker = window.setInterval(() => setNow(Date.now() / 1000), 1000);
-    const poll = window.setInterval(() => void refreshList(), 15000);
+    const poll = window.setInterval(refreshList, 15000);
     return () => {
       socket.close();
       window.clearInterval(ticker);
@@ -240,7 +115,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
       setError((reason as Error).message);
     } finally {
       setBusy(false);
-      void refreshList();
+      refreshList();
       void refreshDetail(id);
     }
   };
@@ -251,7 +126,9 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
         <span>mercury · tasks</span>
       </div>
       <Prompt models={models} host={props.host} onStarted={id => select(id)} />
-      {error && <div className="jp-mercury-error">{error}</div>}
+      {(error || list.pages.error) && (
+        <div className="jp-mercury-error">{error || list.pages.error}</div>
+      )}
       {selected && detail ? (
         <Detail
           detail={detail}
@@ -266,19 +143,15 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
           }}
         />
       ) : (
-        <ul className="jp-mercury-list">
-          {tasks.length === 0 && <li className="jp-mercury-muted">No tasks yet.</li>}
-          {tasks.map(task => (
-            <TaskRow
-              key={task.id}
-              task={task}
-              pulse={pulses.current.get(task.id)}
-              now={now}
-              selected={task.id === selected}
-              onSelect={select}
-            />
-          ))}
-        </ul>
+        <TaskList
+          pages={list.pages}
+          pulses={pulses.current}
+          now={now}
+          selected={selected}
+          onSelect={select}
+          onFilter={list.setFilter}
+          onLoadMore={list.loadMore}
+        />
       )}
     </div>
   );

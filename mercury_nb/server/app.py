@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from jupyter_server.extension.application import ExtensionApp
+from traitlets import Int, TraitError, validate
 
-from mercury_nb.server.handlers import handlers
+from mercury_nb.server.handlers import PAGE_SIZE_SETTING, handlers
+from mercury_nb.server.models import DEFAULT_PAGE, MAX_PAGE
 
 
 class MercuryServerApp(ExtensionApp):
@@ -13,12 +15,26 @@ class MercuryServerApp(ExtensionApp):
     name = "mercury_nb.server"
     load_other_extensions = True
 
+    page_size = Int(
+        DEFAULT_PAGE, config=True,
+        help=f"Tasks per page of GET /mercury/api/tasks without a limit, and so per page of "
+             f"the panel's list (its 'Load more' adds this many); 1..{MAX_PAGE}.",
+    )
+
+    @validate("page_size")
+    def _check_page_size(self, proposal: dict[str, int]) -> int:
+        value = proposal["value"]
+        if not 1 <= value <= MAX_PAGE:
+            raise TraitError(f"MercuryServerApp.page_size must be 1..{MAX_PAGE}, not {value}")
+        return value
+
     def initialize_handlers(self) -> None:
         self.handlers.extend(handlers())
 
     def initialize_settings(self) -> None:
         from mercury_nb.ledger.access import default_home, startup
 
+        self.settings[PAGE_SIZE_SETTING] = self.page_size
         found = startup(default_home())
         for notice in found.notices:
             self.log.warning("mercury: %s", notice)

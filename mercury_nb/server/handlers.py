@@ -36,6 +36,7 @@ from mercury_nb.server.backend import (
     summary,
 )
 from mercury_nb.server.models import (
+    DEFAULT_PAGE,
     MAX_BODY_BYTES,
     MAX_PAGE,
     ContinueBody,
@@ -44,6 +45,8 @@ from mercury_nb.server.models import (
 )
 
 AUTH_RESOURCE = "mercury"
+PAGE_SIZE_SETTING = "mercury_page_size"
+"""The web app setting MercuryServerApp.page_size fills: GET tasks' default ``limit``."""
 LATEST_SLACK_S = 2.0
 """``?after=latest`` still sends events recorded this long before the socket opened."""
 TASK_ID = r"(?P<task_id>[0-9a-fA-F][0-9a-fA-F.]{0,63})"
@@ -100,13 +103,17 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
 
 
 class TasksHandler(MercuryHandler):
-    """GET: the task list (``workspace``, ``status``, ``limit``, ``offset``). POST: start."""
+    """GET: the task list (``workspace``, ``status``, ``limit``, ``offset``). POST: start.
+
+    Without ``limit``, a page is the server's page size (the panel pages by the ``limit`` it
+    gets back)."""
 
     @tornado.web.authenticated
     @authorized
     async def get(self) -> None:
+        default = int(self.settings.get(PAGE_SIZE_SETTING, DEFAULT_PAGE))
         try:
-            limit = int(self.get_argument("limit", "50"))
+            limit = int(self.get_argument("limit", str(default)))
             offset = int(self.get_argument("offset", "0"))
         except ValueError:
             return self.fail(400, "limit and offset must be integers")
@@ -205,7 +212,8 @@ class ContinueHandler(MercuryHandler):
 
 
 class ModelsHandler(MercuryHandler):
-    """GET the models the prompt box offers: the configured chain and registered scripts."""
+    """GET the models the prompt box offers (the configured chain and registered scripts)
+    and the configured step budget (the prompt box's max-steps default)."""
 
     @tornado.web.authenticated
     @authorized
@@ -215,6 +223,7 @@ class ModelsHandler(MercuryHandler):
         cfg = runs.plan({})
         models = list(dict.fromkeys([*cfg.model_chain, *registered_names()]))
         self.finish(json.dumps({"default": cfg.model, "models": models,
+                                "max_steps": cfg.max_steps,
                                 "root": str(self.root.resolve())}))
 
 

@@ -10,6 +10,9 @@ MAX_BODY_BYTES = 64 * 1024
 """A request body above this size is refused with 413 before it is parsed."""
 MAX_TASK_CHARS = 20_000
 MAX_PAGE = 200
+DEFAULT_PAGE = 50
+"""GET tasks without ``limit``: the page size (the panel's too), unless the server sets
+``MercuryServerApp.page_size``."""
 
 
 class StartBody(BaseModel):

@@ -1,7 +1,8 @@
 """Browser fixtures: a real ``jupyter lab`` on 127.0.0.1 with a token, and Debian's Chromium
 driven by Python Playwright (never a downloaded browser).
 
-``lab`` (session) yields a :class:`Lab` (base URL, token, root dir, MERCURY_HOME, env);
+``lab`` (session) yields a :class:`Lab` (base URL, token, root dir, MERCURY_HOME, env, and
+the small task-list page size the server is configured with, so paging is cheap to test);
 ``browser`` (module) is Chromium; ``page`` yields a Playwright page logged in to that lab.
 The lab process loads ``tests/server/panel_scripts.py`` through a ``--config`` file, so the
 scripted models the tests name exist inside the server. Reusable by any browser test in this folder.
@@ -30,8 +31,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
+if str(SCRIPTS_DIR) not in sys.path:  # the tests import panel_scripts too (its constants)
+    sys.path.insert(0, str(SCRIPTS_DIR))
 LAB_START_TIMEOUT_S = 90.0
-
+PAGE_SIZE = 5
+"""``MercuryServerApp.page_size`` in the test lab: the panel's list pages by it."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class Lab:
     root: Path
     home: Path
     env: dict[str, str]
+    page_size: int = PAGE_SIZE
 
     def api(self, path: str, body: Any = None) -> Any:
         """Call /mercury/api/<path> with the token (POST when ``body`` is given)."""
@@ -86,6 +91,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         f"sys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
         "import panel_scripts\n"
         "panel_scripts.register_all()\n"
+        f"c.MercuryServerApp.page_size = {PAGE_SIZE}\n"
         "c.LabApp.news_url = None\n"
         "c.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n"
     )

@@ -9,6 +9,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from panel_scripts import PAGING_TASKS
 
 Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -35,6 +38,48 @@ def detail(page: Any, status: str, timeout: float = 30_000) -> Any:
     found = page.locator(f'.jp-mercury-detail[data-status="{status}"]')
     found.wait_for(timeout=timeout)
     return found
+
+
+def is_start(request: Any) -> bool:
+    """The panel's POST /mercury/api/tasks (JupyterLab adds a cache-busting query)."""
+    return bool(request.method == "POST"
+                and urlsplit(request.url).path.endswith("/mercury/api/tasks"))
+
+
+def rows(page: Any) -> Any:
+    return page.locator(".jp-mercury-list .jp-mercury-row")
+
+
+def shown_ids(page: Any) -> list[str]:
+    return list(rows(page).evaluate_all("rows => rows.map(row => row.dataset.taskId)"))
+
+
+def wait_rows(page: Any, count: int) -> None:
+    page.wait_for_function(
+        "n => document.querySelectorAll('.jp-mercury-list .jp-mercury-row').length === n",
+        arg=count)
+
+
+def load_more(page: Any) -> None:
+    """Click "Load more"; return once the list shows what that page's reply made of it."""
+    offset = str(rows(page).count())
+
+    def is_next_page(response: Any) -> bool:
+        url = urlsplit(response.url)
+        return (url.path.endswith("/mercury/api/tasks")
+                and parse_qs(url.query).get("offset") == [offset])
+
+    with page.expect_response(is_next_page):
+        page.locator(".jp-mercury-more").click()
+    page.locator('.jp-mercury-list[aria-busy="false"]').wait_for()
+
+
+def show(page: Any, status: str) -> Any:
+    """Pick ``status`` in the list's filter; the list once its rows are that filter's."""
+    page.locator(".jp-mercury-filter").select_option(status)
+    shown = page.locator(f'.jp-mercury-list[data-filter="{status}"][aria-busy="false"]')
+    shown.wait_for()
+    return shown
 
 
 def shoot(page: Any, name: str) -> None:
@@ -67,7 +112,9 @@ def test_panel_opens_from_the_sidebar_and_the_palette(page: Any) -> None:
 
 def test_start_from_the_prompt_box_completes_with_a_diff(page: Any) -> None:
     open_panel(page)
-    start_from_prompt(page, "Create a passing test.", "scripted/panel-complete")
+    with page.expect_request(is_start) as sent:
+        start_from_prompt(page, "Create a passing test.", "scripted/panel-complete")
+    assert "max_steps" not in sent.value.post_data_json  # empty field: the default budget
     view = detail(page, "completed")
     assert view.locator(".jp-mercury-banner").inner_text().startswith("✓ Task complete")
     change = view.locator(".jp-mercury-change").first
@@ -192,6 +239,113 @@ def wait_finished(lab: Lab, task_id: str) -> dict[str, Any]:
             return found
         assert time.monotonic() < deadline, "task still running"
         time.sleep(0.1)
+
+
+def wait_none_running(lab: Lab) -> None:
+    deadline = time.monotonic() + 30
+    while lab.api("tasks?status=running")["tasks"]:
+        assert time.monotonic() < deadline, "a task is still running"
+        time.sleep(0.1)
+
+
+def start_paused(lab: Lab, text: str, model: str, workdir: str) -> str:
+    """A ``pausing`` script started with max_steps 1 in a new folder; once it paused."""
+    (lab.root / workdir).mkdir()
+    task_id = str(lab.api("tasks", {"task": text, "model": model, "max_steps": 1,
+                                    "workdir": workdir})["task_id"])
+    assert wait_finished(lab, task_id)["task"]["status"] == "paused"
+    return task_id
+
+
+def test_the_status_filter_lists_only_its_tasks_and_follows_changes_live(page: Any,
+                                                                         lab: Lab) -> None:
+    wait_none_running(lab)
+    first = start_paused(lab, "Filter me first.", "scripted/panel-filter-a", "filter-a")
+    second = start_paused(lab, "Filter me second.", "scripted/panel-filter-b", "filter-b")
+    open_panel(page)
+    show(page, "running")
+    assert page.locator(".jp-mercury-empty").inner_text() == "No running tasks."
+    assert rows(page).count() == 0
+    shoot(page, "panel-filter-empty.png")
+    show(page, "paused")
+    assert {first, second} <= set(shown_ids(page))
+    assert set(rows(page).locator(".jp-mercury-chip").all_inner_texts()) == {"paused"}
+    shoot(page, "panel-filter-paused.png")
+    lab.api(f"tasks/{first}/continue", {})
+    page.locator(f'.jp-mercury-row[data-task-id="{first}"]').wait_for(state="detached")
+    assert second in shown_ids(page)  # it left the paused list, live; the other stayed
+    show(page, "completed")
+    done = '.jp-mercury-row[data-task-id="{}"] .jp-mercury-chip[data-status="completed"]'
+    assert page.locator(done.format(first)).count() == 1
+    assert second not in shown_ids(page)
+    lab.api(f"tasks/{second}/continue", {})
+    page.locator(done.format(second)).wait_for()  # it entered the completed list, live
+    assert set(rows(page).locator(".jp-mercury-chip").all_inner_texts()) == {"completed"}
+    page.locator(f'.jp-mercury-row[data-task-id="{second}"]').click()
+    detail(page, "completed")
+    page.locator(".jp-mercury-back").click()
+    page.locator('.jp-mercury-list[data-filter="completed"]').wait_for()  # kept
+    assert page.locator(".jp-mercury-filter").input_value() == "completed"
+    show(page, "all")
+    assert {first, second} <= set(shown_ids(page))
+
+
+def test_load_more_appends_the_next_pages_whose_rows_stay_live(page: Any, lab: Lab) -> None:
+    size = lab.page_size
+    held = start_paused(lab, "Wait on a later page.", "scripted/panel-page-pause", "paging")
+    started = []
+    for n in range(PAGING_TASKS):  # each in its own folder: all run at once
+        (lab.root / f"paging-{n}").mkdir()
+        started.append(lab.api("tasks", {"task": f"Look around {n}.", "workdir": f"paging-{n}",
+                                         "model": "scripted/panel-page"})["task_id"])
+    for task_id in started:
+        assert wait_finished(lab, task_id)["task"]["status"] == "completed"
+    wait_none_running(lab)
+    everything = [task["id"] for task in lab.api("tasks?limit=200")["tasks"]]
+    assert len(everything) > 2 * size and everything.index(held) >= 2 * size
+    open_panel(page)
+    wait_rows(page, size)
+    assert shown_ids(page) == everything[:size]
+    more = page.locator(".jp-mercury-more")
+    assert more.inner_text() == "Load more"
+    assert page.locator(".jp-mercury-count").inner_text() == f"{size} shown"
+    load_more(page)
+    assert shown_ids(page) == everything[:2 * size]  # appended, in order, no repeats
+    shoot(page, "panel-load-more.png")
+    while more.is_visible():
+        load_more(page)
+    assert shown_ids(page) == everything
+    lab.api(f"tasks/{held}/continue", {})  # a row from the third page changes, live
+    page.locator(f'.jp-mercury-row[data-task-id="{held}"] '
+                 '.jp-mercury-chip[data-status="completed"]').wait_for()
+    assert shown_ids(page) == [held] + [task for task in everything if task != held]
+    assert not more.is_visible()
+
+
+def test_max_steps_from_the_prompt_box_is_checked_then_sent(page: Any) -> None:
+    open_panel(page)
+    starts: list[Any] = []
+    page.on("request", lambda request: starts.append(request) if is_start(request) else None)
+    page.locator(".jp-mercury-model").select_option("scripted/panel-steps")
+    page.locator(".jp-mercury-prompt-text").fill("Write the notes in one step.")
+    steps = page.locator(".jp-mercury-max-steps")
+    start = page.locator(".jp-mercury-start")
+    problem = page.locator(".jp-mercury-steps-error")
+    for bad in ("0", "1001", "2.5", "-3", "ten"):
+        steps.fill(bad)
+        assert "whole number from 1 to 1000" in problem.inner_text(), bad
+        assert start.is_disabled()
+        steps.press("Enter")  # refused from the keyboard too
+        page.locator(".jp-mercury-prompt-text").press("Control+Enter")
+    shoot(page, "panel-max-steps-invalid.png")
+    steps.fill(" 1 ")
+    problem.wait_for(state="detached")
+    with page.expect_request(is_start) as sent:
+        start.click()
+    view = detail(page, "paused")  # the pausing script pauses after its one step
+    assert "paused" in view.locator(".jp-mercury-banner").inner_text()
+    assert sent.value.post_data_json["max_steps"] == 1
+    assert starts == [sent.value]  # none of the invalid budgets was ever sent
 
 
 def test_an_open_document_changed_by_a_task_is_reloaded_when_clean(page: Any, lab: Lab) -> None:

@@ -70,10 +70,22 @@ def delegating() -> list[Turn]:
     ]
 
 
+def quiet(tasks: int) -> list[Turn]:
+    """One answer, no tool call, per task: ``tasks`` tasks (any order) each complete in one
+    step, whatever order they take their turn in."""
+    return [Turn(text="Nothing to change here.") for _ in range(tasks)]
+
+
+PAGING_TASKS = 11
+"""How many ``-page`` tasks its script holds: with the browser lab's page size of 5 and
+one more paused task, more than two pages."""
+
+
 def register_all(prefix: str = "panel") -> None:
     """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli``,
-    ``-reload-clean``, ``-reload-dirty``, ``-delegate`` (fresh
-    scripts; each plays once, so a lab session gives each test its own)."""
+    ``-reload-clean``, ``-reload-dirty``, ``-delegate``, ``-filter-a``, ``-filter-b``,
+    ``-steps``, ``-page-pause`` and ``-page`` (PAGING_TASKS tasks) (fresh scripts; each
+    plays once, so a lab session gives each test its own)."""
     register_scripted_model(f"{prefix}-complete", verified())
     register_scripted_model(f"{prefix}-slow", slow())
     register_scripted_model(f"{prefix}-pause", pausing())
@@ -82,6 +94,11 @@ def register_all(prefix: str = "panel") -> None:
     register_scripted_model(f"{prefix}-reload-clean", rewrite("clean.md", "# from the task\n"))
     register_scripted_model(f"{prefix}-reload-dirty", rewrite("dirty.md", "# from the task\n"))
     register_scripted_model(f"{prefix}-delegate", delegating())
+    register_scripted_model(f"{prefix}-filter-a", pausing())
+    register_scripted_model(f"{prefix}-filter-b", pausing())
+    register_scripted_model(f"{prefix}-steps", pausing())
+    register_scripted_model(f"{prefix}-page-pause", pausing())
+    register_scripted_model(f"{prefix}-page", quiet(PAGING_TASKS))
 
 
 def cli_main(argv: list[str]) -> int:

@@ -15,6 +15,7 @@ from jupyter_core.utils import ensure_event_loop
 from panel_scripts import XSS, delegating, hostile, pausing, slow, verified
 from tornado.httpclient import AsyncHTTPClient, HTTPClientError, HTTPResponse
 
+from mercury_nb.server.backend import runs
 from mercury_nb.testing import register_scripted_model, unregister_scripted_model
 
 
@@ -126,6 +127,30 @@ async def test_list_is_paged(jp_fetch: Fetch, models: Any) -> None:
     second = await call(jp_fetch, "tasks", params={"limit": "2", "offset": "2"})
     assert first["has_more"] and not second["has_more"]
     assert {t["id"] for t in first["tasks"] + second["tasks"]} == set(ids)
+
+
+SMALL_PAGES = {"ServerApp": {"jpserver_extensions": {"mercury_nb.server": True}},
+               "MercuryServerApp": {"page_size": 2}}
+
+
+@pytest.mark.parametrize("jp_server_config", [SMALL_PAGES])
+@on_server_loop
+async def test_a_list_without_limit_pages_by_the_servers_page_size(
+    jp_fetch: Fetch, models: Any
+) -> None:
+    for n in range(3):
+        model = models(f"api-size-{n}", [verified()[-1]])
+        await wait_status(jp_fetch, await start(jp_fetch, model, f"Say hi {n}."),
+                          ("completed", "paused", "failed"))
+    first = await call(jp_fetch, "tasks")
+    assert first["limit"] == 2 and len(first["tasks"]) == 2 and first["has_more"]
+    everything = await call(jp_fetch, "tasks", params={"limit": "3"})
+    assert everything["limit"] == 3 and len(everything["tasks"]) == 3
+
+
+@on_server_loop
+async def test_a_list_without_limit_pages_by_fifty(jp_fetch: Fetch) -> None:
+    assert (await call(jp_fetch, "tasks"))["limit"] == 50
 
 
 @on_server_loop
@@ -341,6 +366,7 @@ async def test_models_lists_registered_scripts(jp_fetch: Fetch, models: Any) -> 
     name = models("api-listed", [verified()[-1]])
     reply = await call(jp_fetch, "models")
     assert name in reply["models"]
+    assert reply["max_steps"] == runs.plan({}).max_steps  # the prompt box's default
     unregister_scripted_model("api-listed")
 
 

@@ -1,0 +1,134 @@
+/**
+ * The prompt box: the task text, the model choice, an optional step budget ("max steps",
+ * 1–1000; empty means the server's configured default) and Start, which starts a task in
+ * the file browser's current folder. An invalid budget is refused here, with a message,
+ * and never sent.
+ */
+import React, { useState } from 'react';
+
+import { IModels, startTask } from './api';
+
+export interface IPanelHost {
+  /** The file browser's current folder, relative to the server root. */
+  currentFolder(): string;
+}
+
+export const MAX_STEPS_LIMIT = 1000;
+
+/** The typed budget: `undefined` when empty (the default), a number, or what is wrong. */
+export function parseMaxSteps(raw: string): number | undefined | { problem: string } {
+  const text = raw.trim();
+  if (!text) {
+    return undefined;
+  }
+  const value = /^[0-9]+$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_STEPS_LIMIT) {
+    return {
+      problem: `Max steps must be a whole number from 1 to ${MAX_STEPS_LIMIT}, or empty for the default.`
+    };
+  }
+  return value;
+}
+
+export function Prompt(props: {
+  models: IModels | null;
+  host: IPanelHost;
+  onStarted: (id: string) => void;
+}): JSX.Element {
+  const [text, setText] = useState('');
+  const [model, setModel] = useState('');
+  const [steps, setSteps] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const chosen = model || props.models?.default || '';
+  const budget = parseMaxSteps(steps);
+  const problem = typeof budget === 'object' ? budget.problem : null;
+  const fallback = props.models?.max_steps;
+  const submit = async (): Promise<void> => {
+    if (!text.trim() || busy || typeof budget === 'object') {
+      return; // an invalid budget is already explained under the field
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const reply = await startTask({
+        task: text,
+        model: chosen || undefined,
+        workdir: props.host.currentFolder(),
+        ...(budget === undefined ? {} : { max_steps: budget })
+      });
+      setText('');
+      props.onStarted(reply.task_id);
+    } catch (reason) {
+      setError((reason as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="jp-mercury-prompt">
+      <textarea
+        className="jp-mercury-prompt-text"
+        placeholder="Ask mercury to do something in the current folder…"
+        value={text}
+        rows={3}
+        onChange={event => setText(event.target.value)}
+        onKeyDown={event => {
+          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+            void submit();
+          }
+        }}
+      />
+      <div className="jp-mercury-prompt-row">
+        <select
+          className="jp-mercury-model"
+          title="Model"
+          value={chosen}
+          onChange={event => setModel(event.target.value)}
+        >
+          {(props.models?.models ?? []).map(name => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+        <button
+          className="jp-mercury-start jp-Button jp-mod-styled jp-mod-accept"
+          disabled={busy || !text.trim() || problem !== null}
+          onClick={() => void submit()}
+        >
+          Start
+        </button>
+      </div>
+      <div className="jp-mercury-prompt-row jp-mercury-steps-row">
+        <label
+          className="jp-mercury-steps-label"
+          title={`At most this many steps, 1–${MAX_STEPS_LIMIT}; empty: the configured default${
+            fallback ? ` (${fallback})` : ''
+          }`}
+        >
+          max steps{' '}
+          <input
+            className={'jp-mercury-max-steps' + (problem ? ' jp-mod-invalid' : '')}
+            type="text"
+            inputMode="numeric"
+            aria-invalid={problem !== null}
+            placeholder={fallback ? String(fallback) : 'default'}
+            value={steps}
+            onChange={event => setSteps(event.target.value)}
+            onKeyDown={event => {
+              if (event.key === 'Enter') {
+                void submit();
+              }
+            }}
+          />
+        </label>
+        <span className="jp-mercury-folder" title={`/${props.host.currentFolder()}`}>
+          in /{props.host.currentFolder()}
+        </span>
+      </div>
+      {problem && <div className="jp-mercury-error jp-mercury-steps-error">{problem}</div>}
+      {error && <div className="jp-mercury-error">{error}</div>}
+    </div>
+  );
+}
