@@ -248,7 +248,9 @@ def _list(handle: LedgerHandle | None, *, as_json: bool) -> int:
 
     if handle is None:
         return _unreadable_ledger()
-    records = handle.ledger.list_tasks()
+    from mercury_nb import runs
+
+    records = runs.recent_tasks(handle)
     if as_json:
         print(json.dumps([record.to_json() for record in records], indent=2,
                          ensure_ascii=False))
@@ -258,28 +260,22 @@ def _list(handle: LedgerHandle | None, *, as_json: bool) -> int:
 
 
 def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
+    from mercury_nb import runs
     from mercury_nb.ledger.listing import task_detail
-    from mercury_nb.ledger.records import AmbiguousTaskId
-    from mercury_nb.ledger.texts import UNKNOWN_TASK
 
     if handle is None:
         return _unreadable_ledger()
-    try:
-        record = handle.ledger.get(task_id)
-    except AmbiguousTaskId as error:
-        print(str(error), file=sys.stderr)
+    shown = runs.show_task(handle, task_id)
+    if isinstance(shown, runs.Refusal):
+        print(shown.message, file=sys.stderr)
         return EXIT_USAGE
-    if record is None:
-        print(UNKNOWN_TASK.format(task_id=task_id), file=sys.stderr)
-        return EXIT_USAGE
-    events = handle.ledger.events(record.id)
-    subagents = handle.ledger.children(record.id)
     if as_json:
-        data: dict[str, Any] = {**record.to_json(), "events": [e.to_json() for e in events],
-                                "subagents": [sub.id for sub in subagents]}
+        data: dict[str, Any] = {**shown.record.to_json(),
+                                "events": [e.to_json() for e in shown.events],
+                                "subagents": [sub.id for sub in shown.subagents]}
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print(task_detail(record, events, time.time(), subagents))
+        print(task_detail(shown.record, shown.events, time.time(), shown.subagents))
     return EXIT_COMPLETED
 
 

@@ -138,29 +138,25 @@ def _flags(magics: MagicsHost, line: str) -> argparse.Namespace:
 
 
 def _show_tasks(magics: MagicsHost) -> None:
+    from mercury_nb import runs
     from mercury_nb.ledger.listing import tasks_table
 
     handle = _settings_handle(magics)
     if handle is not None:
-        print(tasks_table(handle.ledger.list_tasks(TASKS_SHOWN), time.time(), TABLE_WIDTH))
+        print(tasks_table(runs.recent_tasks(handle, TASKS_SHOWN), time.time(), TABLE_WIDTH))
 
 
 def _show_one(magics: MagicsHost, task_id: str) -> None:
+    from mercury_nb import runs
     from mercury_nb.ledger.listing import task_detail
-    from mercury_nb.ledger.records import AmbiguousTaskId
-    from mercury_nb.ledger.texts import UNKNOWN_TASK
 
     handle = _settings_handle(magics)
     if handle is None:
         return
-    try:
-        record = handle.ledger.get(task_id)
-    except AmbiguousTaskId as error:
-        raise UsageError(str(error)) from None
-    if record is None:
-        raise UsageError(UNKNOWN_TASK.format(task_id=task_id))
-    print(task_detail(record, handle.ledger.events(record.id), time.time(),
-                      handle.ledger.children(record.id)))
+    shown = runs.show_task(handle, task_id)
+    if isinstance(shown, runs.Refusal):
+        raise UsageError(shown.message)
+    print(task_detail(shown.record, shown.events, time.time(), shown.subagents))
 
 
 def _stop(magics: MagicsHost, task_id: str) -> None:

@@ -28,7 +28,15 @@ from mercury_nb.runs.launch import (
 from mercury_nb.runs.planning import PlannedRun, Refusal, RefusalKind, continue_request
 from mercury_nb.runs.settings import plan
 from mercury_nb.runs.stopping import StopReply, request_stop
-from mercury_nb.runs.watching import TaskDetail, list_tasks, task_detail, watch
+from mercury_nb.runs.watching import (
+    ShownTask,
+    TaskDetail,
+    list_tasks,
+    recent_tasks,
+    show_task,
+    task_detail,
+    watch,
+)
 
 __all__ = [
     "EventKind",
@@ -37,6 +45,7 @@ __all__ = [
     "RefusalKind",
     "Run",
     "RunEvent",
+    "ShownTask",
     "StopReply",
     "TaskDetail",
     "continue_request",
@@ -47,8 +56,10 @@ __all__ = [
     "plan",
     "prepare",
     "prepare_continue",
+    "recent_tasks",
     "request_stop",
     "run_task",
+    "show_task",
     "start",
     "task_detail",
     "watch",

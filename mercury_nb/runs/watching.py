@@ -3,7 +3,8 @@
 :func:`watch` polls ``PRAGMA data_version`` every :data:`WATCH_POLL_S` seconds and reads the
 events table (by its id index, from the last id seen) only after a commit, so events any
 process records appear within half a second without re-reading whole tables.
-:func:`list_tasks` and :func:`task_detail` are the read side for the CLI and the server.
+:func:`list_tasks` and :func:`task_detail` are the read side for the server;
+:func:`recent_tasks` and :func:`show_task` for ``tasks`` / ``show`` in the CLI and the magic.
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mercury_nb.ledger.access import default_home, open_ledger
+from mercury_nb.ledger.access import LedgerHandle, default_home, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
-from mercury_nb.ledger.records import TaskRecord
+from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskRecord
+from mercury_nb.ledger.texts import UNKNOWN_TASK
 from mercury_nb.runs.events import RunEvent
+from mercury_nb.runs.planning import Refusal
 
 WATCH_POLL_S = 0.1
 """How often a watcher asks SQLite whether anything was committed."""
@@ -99,3 +102,31 @@ def outcome_of(record: TaskRecord) -> dict[str, Any] | None:
         "evidence": record.evidence, "steps": record.steps, "models": list(record.models),
         "answer": record.answer, "providers": dict(record.providers), "usage": record.usage,
     }
+
+
+def recent_tasks(handle: LedgerHandle, limit: int | None = None) -> list[TaskRecord]:
+    """The most recently updated tasks of ``handle``'s ledger (``tasks`` in the CLI and the
+    magic, which opened it with a startup pass)."""
+    return handle.ledger.list_tasks(limit)
+
+
+@dataclass(frozen=True)
+class ShownTask:
+    """One task as ``show`` prints it: its row, its summary events (no step, tool or pulse
+    events) and the sub-agents it delegated."""
+
+    record: TaskRecord
+    events: list[EventRecord]
+    subagents: list[TaskRecord]
+
+
+def show_task(handle: LedgerHandle, task_id_or_prefix: str) -> ShownTask | Refusal:
+    """The task with this id (or unique prefix), or a ``unknown-task`` refusal saying that
+    no task, or more than one, matches."""
+    try:
+        record = handle.ledger.get(task_id_or_prefix)
+    except AmbiguousTaskId as error:
+        return Refusal(str(error), kind="unknown-task")
+    if record is None:
+        return Refusal(UNKNOWN_TASK.format(task_id=task_id_or_prefix), kind="unknown-task")
+    return ShownTask(record, handle.ledger.events(record.id), handle.ledger.children(record.id))

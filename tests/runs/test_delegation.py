@@ -178,3 +178,24 @@ def test_plain_continue_never_picks_a_paused_sub_agent(home: Path, tmp_path: Pat
     assert isinstance(refusal, runs.Refusal) and refusal.kind == "nothing-to-continue"
     again = runs.prepare("Write the parts", cfg, report=lambda line: None)
     assert isinstance(again, runs.PlannedRun)  # the sub-agent's text is no paused duplicate
+
+
+def test_show_task_finds_by_prefix_lists_sub_agents_and_refuses_unknown_or_ambiguous(
+    home: Path, tmp_path: Path
+) -> None:
+    handle = runs.ledger_for(MercuryConfig(workdir=tmp_path, home=home), lambda line: None)
+    assert handle is not None
+    for task_id, parent in (("abc123000001", None), ("abc123000001.1", "abc123000001"),
+                            ("abc123000002", None)):
+        handle.ledger.start_task(TaskHeader(task_id, "t", str(tmp_path), ("m",), parent=parent))
+    shown = runs.show_task(handle, "abc123000001")
+    assert isinstance(shown, runs.ShownTask)
+    assert [sub.id for sub in shown.subagents] == ["abc123000001.1"]
+    assert [event.kind for event in shown.events] == ["started"]
+    ambiguous = runs.show_task(handle, "abc123")
+    assert isinstance(ambiguous, runs.Refusal) and "matches several tasks" in ambiguous.message
+    unknown = runs.show_task(handle, "ffffff")
+    assert isinstance(unknown, runs.Refusal) and "There is no task 'ffffff'" in unknown.message
+    assert len(runs.recent_tasks(handle, 1)) == 1
+    assert {r.id for r in runs.recent_tasks(handle)} == {
+        "abc123000001", "abc123000001.1", "abc123000002"}
