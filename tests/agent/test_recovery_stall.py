@@ -38,7 +38,9 @@ async def test_stalled_loopback_stream_is_aborted_and_the_retry_completes(
     model = LiteLLMModel("openai/mercury-test", api_base=server.url, api_key="sk-test",
                          timeout_s=30)
     events: list[AgentEvent] = []
-    config = cfg(tmp_path, stall_soft_ms=100, stall_hard_ms=700)
+    # hard 3 s: the retry (litellm over loopback HTTP) must start streaming within it even
+    # on a loaded machine; at 700 ms a slow retry stalled a second time
+    config = cfg(tmp_path, stall_soft_ms=100, stall_hard_ms=3000)
     outcome = await run_task("What is 2+2?", config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
