@@ -162,6 +162,9 @@ async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> To
             env=tracked.environment({**os.environ, **_COMMAND_ENV}),
         )
     except BaseException:
+        # a Stop while the shell was starting: it may already run and have forked, and asyncio
+        # kills only the shell; its children carry the marker, so they are found and killed
+        processes.kill_tree(tracked)
         processes.forget(tracked)
         raise
     tracked.attach(proc.pid)

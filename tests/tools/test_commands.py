@@ -118,6 +118,32 @@ async def test_cancellation_kills_the_child_and_propagates(
     assert wait_until_gone(pid), f"sleep {pid} survived the Stop"
 
 
+async def test_a_stop_while_the_shell_is_starting_kills_what_it_already_forked(
+    registry: ToolRegistry, ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """asyncio can be cancelled in create_subprocess_shell after the shell runs (while it
+    connects the pipes); then it kills the shell alone. Simulated: the shell starts, forks a
+    background sleep, and the cancellation arrives before run_command gets the process."""
+    real = asyncio.create_subprocess_shell
+    pid_file = tmp_path / "child.pid"
+    started: list[asyncio.subprocess.Process] = []
+
+    async def starting_then_cancelled(*args: object, **kwargs: object) -> object:
+        started.append(await real(*args, **kwargs))  # type: ignore[arg-type]
+        deadline = time.monotonic() + 10
+        while not pid_file.exists() or not pid_file.read_text().strip():
+            assert time.monotonic() < deadline, "the command never forked"
+            await asyncio.sleep(0.01)
+        raise asyncio.CancelledError
+
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", starting_then_cancelled)
+    with pytest.raises(asyncio.CancelledError):
+        await run(registry, ctx, f"sleep 30 & echo $! > {pid_file}; wait", timeout_s=60)
+    child = int(pid_file.read_text())
+    assert wait_until_gone(child), f"sleep {child} survived a Stop during the shell's start"
+    assert wait_until_gone(started[0].pid), "the shell survived"
+
+
 async def test_output_is_streamed_to_the_observer(registry: ToolRegistry, ctx: ToolContext) -> None:
     seen: list[str] = []
     watched = ToolContext(root=ctx.root, config=ctx.config, on_output=seen.append)
