@@ -82,19 +82,13 @@ def plan_cell(task: str, config: MercuryConfig, args: argparse.Namespace) -> Pla
     handle = ledger_for(config)
     wants_continue, task_id = continue_request(task)
     if wants_continue:
-        plan = plan_continue(handle, task_id, config, overrides_of(args))
+        plan = plan_continue(handle, task_id, config, vars(args))
     else:
         plan = plan_task(handle, task, config)
     if isinstance(plan, Refusal):
         print(plan.message)
         return None
     return plan
-
-
-def overrides_of(args: argparse.Namespace) -> dict[str, Any]:
-    """The flags of a ``continue`` the user gave explicitly (``runs.plan`` reads them)."""
-    names = ("model", "fallback", "api_base", "max_steps", "yes")
-    return {name: getattr(args, name) for name in names}
 
 
 def line_command(magics: MagicsHost, line: str) -> Any:
@@ -176,7 +170,7 @@ def _continue(magics: MagicsHost, task_id: str | None, flags: list[str]) -> Any:
 
     args = _flags(magics, " ".join(shlex.quote(flag) for flag in flags))
     config = magics._config(args)
-    plan = plan_continue(ledger_for(config), task_id, config, overrides_of(args))
+    plan = plan_continue(ledger_for(config), task_id, config, vars(args))
     if isinstance(plan, Refusal):
         print(plan.message)
         return None

@@ -38,7 +38,7 @@ from mercury_nb.ledger.texts import (
     PAUSED_DUPLICATE,
     UNKNOWN_TASK,
 )
-from mercury_nb.runs.settings import plan
+from mercury_nb.runs.settings import continue_flags, plan
 
 if TYPE_CHECKING:
     from mercury_nb.tools.ask_user import AskHandler
@@ -182,8 +182,8 @@ def plan_continue(
     """Resume ``task_id`` (an id or a unique prefix), or the workspace's latest paused task.
 
     ``config`` is the current one (workspace for the default pick, API key, home);
-    ``overrides`` are the flags the user gave explicitly (model, max_steps, …), as
-    :func:`~mercury_nb.runs.settings.plan` reads them."""
+    ``overrides`` are the front end's flags; those a continue applies
+    (:func:`~mercury_nb.runs.settings.continue_flags`) lay over the checkpoint's settings."""
     if handle is None:
         return Refusal(NO_LEDGER, kind="no-ledger")
     ledger = handle.ledger
@@ -209,7 +209,7 @@ def plan_continue(
                        record, kind="missing-workspace")
     checkpoint = usable_checkpoint(ledger.checkpoint(record.id))
     try:
-        resumed = resume_config(record, checkpoint, config, overrides or {})
+        resumed = resume_config(record, checkpoint, config, continue_flags(overrides or {}))
     except ValueError as error:  # pydantic's ValidationError is a ValueError
         return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record,
                        kind="bad-settings")
@@ -249,13 +249,3 @@ def resume_config(record: TaskRecord, checkpoint: Mapping[str, Any] | None,
         checkpoint = {"config": values}
     return plan(overrides, checkpoint=checkpoint, current=current)
 
-
-def flag_overrides(**flags: Any) -> dict[str, Any]:
-    """The explicitly given flags of a ``continue``, as config fields (see
-    :func:`~mercury_nb.runs.settings.flag_values`); a new ``model`` drops old fallbacks."""
-    from mercury_nb.runs.settings import flag_values
-
-    values = flag_values(flags)
-    if "model" in values and "fallbacks" not in values:
-        values["fallbacks"] = ()
-    return values

@@ -20,6 +20,16 @@ from mercury_nb.contract.config import MercuryConfig
 FRONT_END_FLAGS = frozenset({"wait", "json", "command", "id", "task", "quiet"})
 """Flags of the magic and the CLI that are not settings (ignored by :func:`plan`)."""
 
+CONTINUE_FLAGS = ("model", "fallback", "fallbacks", "api_base", "max_steps", "yes", "auto_yes")
+"""The flags a ``continue`` lays over its checkpoint's settings. A resumed task keeps its own
+workspace and mode: ``--workdir`` only picks whose paused task continues, and ``--chat``
+does not turn a task into a question."""
+
+
+def continue_flags(flags: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a front end's flags a ``continue`` applies (see :data:`CONTINUE_FLAGS`)."""
+    return {name: flags[name] for name in CONTINUE_FLAGS if name in flags}
+
 
 def flag_values(flags: Mapping[str, Any]) -> dict[str, Any]:
     """The explicitly given flags as config fields: ``fallback`` (a list) becomes

@@ -14,11 +14,11 @@ from mercury_nb.runs.planning import (
     PlannedRun,
     Refusal,
     continue_request,
-    flag_overrides,
     plan_continue,
     plan_task,
     resume_config,
 )
+from mercury_nb.runs.settings import continue_flags
 from mercury_nb.testing import Turn, call
 
 
@@ -40,11 +40,12 @@ def test_continue_requests(text: str, expected: tuple[bool, str | None]) -> None
     assert continue_request(text) == expected
 
 
-def test_flag_overrides_drop_old_fallbacks_for_a_new_model() -> None:
-    assert flag_overrides() == {}
-    assert flag_overrides(model="openai/x") == {"model": "openai/x", "fallbacks": ()}
-    assert flag_overrides(model="openai/x", fallbacks=("openai/y",), max_steps=9) == {
-        "model": "openai/x", "fallbacks": ("openai/y",), "max_steps": 9}
+def test_continue_flags_keep_the_tasks_workspace_and_mode() -> None:
+    given = {"model": "openai/x", "fallback": ["openai/y"], "max_steps": 9, "yes": True,
+             "workdir": Path("/elsewhere"), "chat": True, "json": True}
+    assert continue_flags(given) == {"model": "openai/x", "fallback": ["openai/y"],
+                                     "max_steps": 9, "yes": True}
+    assert continue_flags({}) == {}
 
 
 @pytest.fixture
