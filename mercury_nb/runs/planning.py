@@ -29,6 +29,7 @@ from mercury_nb.ledger.access import LedgerHandle
 from mercury_nb.ledger.owner import is_alive
 from mercury_nb.ledger.recorder import TaskRecorder
 from mercury_nb.ledger.records import AmbiguousTaskId, TaskRecord
+from mercury_nb.ledger.store_reads import LedgerReads
 from mercury_nb.ledger.texts import (
     ALREADY_CLAIMED,
     CANNOT_CONTINUE,
@@ -173,6 +174,18 @@ def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
     return Refusal(decision.message, record, kind="workspace-busy")
 
 
+def find_task(ledger: LedgerReads, task_id_or_prefix: str) -> TaskRecord | Refusal:
+    """The task with this id (or the only one whose id starts with it), or an
+    ``unknown-task`` refusal saying that no task, or more than one, matches."""
+    try:
+        record = ledger.get(task_id_or_prefix)
+    except AmbiguousTaskId as error:
+        return Refusal(str(error), kind="unknown-task")
+    if record is None:
+        return Refusal(UNKNOWN_TASK.format(task_id=task_id_or_prefix), kind="unknown-task")
+    return record
+
+
 def plan_continue(
     handle: LedgerHandle | None,
     task_id: str | None,
@@ -189,13 +202,12 @@ def plan_continue(
     ledger = handle.ledger
     handle.flush()
     ledger.recover_interrupted()
+    record: TaskRecord | None
     if task_id:
-        try:
-            record = ledger.get(task_id)
-        except AmbiguousTaskId as error:
-            return Refusal(str(error), kind="unknown-task")
-        if record is None:
-            return Refusal(UNKNOWN_TASK.format(task_id=task_id))
+        found = find_task(ledger, task_id)
+        if isinstance(found, Refusal):
+            return found
+        record = found
         if record.status not in RESUMABLE:
             return Refusal(CANNOT_CONTINUE.format(task_id=record.id, status=record.status),
                            record, kind="cannot-continue")

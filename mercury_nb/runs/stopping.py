@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from mercury_nb.ledger.access import default_home, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
-from mercury_nb.ledger.records import AmbiguousTaskId
+from mercury_nb.runs.planning import Refusal, find_task
 
 POLL_S = 0.15
 """How often a process with running tasks checks for stop requests (a cheap pragma)."""
@@ -33,7 +33,6 @@ IDLE_POLLS = 20
 StopKind = Literal["requested", "not-running", "unknown"]
 
 NOT_RUNNING = "Task {task_id} is not running (it is {status}); there is nothing to stop."
-UNKNOWN = "There is no task {task_id!r} in the work ledger."
 REQUESTED = "Stop requested for task {task_id}; it ends as aborted within a second."
 
 
@@ -55,12 +54,9 @@ def request_stop(task_id_or_prefix: str, *, home: Path | str | None = None) -> S
     handle.flush()
     ledger = handle.ledger
     ledger.recover_interrupted()
-    try:
-        record = ledger.get(task_id_or_prefix)
-    except AmbiguousTaskId as error:
-        return StopReply("unknown", task_id_or_prefix, str(error))
-    if record is None:
-        return StopReply("unknown", task_id_or_prefix, UNKNOWN.format(task_id=task_id_or_prefix))
+    record = find_task(ledger, task_id_or_prefix)
+    if isinstance(record, Refusal):
+        return StopReply("unknown", task_id_or_prefix, record.message)
     if record.status != "running" or not ledger.request_stop(record.id):
         status = record.status if record.status != "running" else "finishing"
         return StopReply("not-running", record.id,

@@ -17,10 +17,9 @@ from typing import Any
 
 from mercury_nb.ledger.access import LedgerHandle, default_home, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
-from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskRecord
-from mercury_nb.ledger.texts import UNKNOWN_TASK
+from mercury_nb.ledger.records import EventRecord, TaskRecord
 from mercury_nb.runs.events import RunEvent
-from mercury_nb.runs.planning import Refusal
+from mercury_nb.runs.planning import Refusal, find_task
 
 WATCH_POLL_S = 0.1
 """How often a watcher asks SQLite whether anything was committed."""
@@ -123,10 +122,7 @@ class ShownTask:
 def show_task(handle: LedgerHandle, task_id_or_prefix: str) -> ShownTask | Refusal:
     """The task with this id (or unique prefix), or a ``unknown-task`` refusal saying that
     no task, or more than one, matches."""
-    try:
-        record = handle.ledger.get(task_id_or_prefix)
-    except AmbiguousTaskId as error:
-        return Refusal(str(error), kind="unknown-task")
-    if record is None:
-        return Refusal(UNKNOWN_TASK.format(task_id=task_id_or_prefix), kind="unknown-task")
+    record = find_task(handle.ledger, task_id_or_prefix)
+    if isinstance(record, Refusal):
+        return record
     return ShownTask(record, handle.ledger.events(record.id), handle.ledger.children(record.id))
