@@ -23,6 +23,9 @@ class RunningTask:
     task_id: str
     task: str
     owner_alive: bool
+    sub_agent: bool = False
+    """A delegate_task sub-agent: never named, its parent runs too (and a stop of the parent
+    ends both)."""
 
 
 @dataclass(frozen=True)
@@ -44,10 +47,11 @@ StartDecision = StartAllowed | WorkspaceBusy
 def decide_start(mode: Literal["execute", "chat"], running: Sequence[RunningTask]) -> StartDecision:
     """A ``chat`` task (a question: it never forces changes) always starts. Any other task is
     refused while a task whose owner is alive runs in the same workspace (the most recent
-    one is named); a task left ``running`` by a dead process does not count."""
+    one is named); a task left ``running`` by a dead process does not count, and a running
+    sub-agent is not named (its parent is)."""
     if mode == "chat":
         return StartAllowed()
-    live = [task for task in running if task.owner_alive]
+    live = [task for task in running if task.owner_alive and not task.sub_agent]
     if not live:
         return StartAllowed()
     first = live[0]

@@ -159,14 +159,14 @@ def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
 def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
                     resuming: str | None = None) -> Refusal | None:
     """A refusal when a live task (not ``resuming``) runs in ``workspace`` and the new one
-    may change files; None otherwise (an unreadable ledger never stops a task). A running
-    sub-agent is not named: its parent runs too, and stopping the parent stops both."""
+    may change files; None otherwise (an unreadable ledger never stops a task)."""
     try:
         records = [r for r in handle.ledger.find(workspace=workspace, status="running")
-                   if r.id != resuming and r.parent is None]
+                   if r.id != resuming]
     except sqlite3.Error:
         return None
-    running = [RunningTask(r.id, r.task, is_alive(r.owner_pid, r.owner_token)) for r in records]
+    running = [RunningTask(r.id, r.task, is_alive(r.owner_pid, r.owner_token),
+                           sub_agent=r.parent is not None) for r in records]
     decision = decide_start(config.mode, running)
     if not isinstance(decision, WorkspaceBusy):
         return None

@@ -14,6 +14,7 @@ from mercury_nb.contract.shared_workspace import (
 
 LIVE = RunningTask("a1", "Build the site", owner_alive=True)
 DEAD = RunningTask("d1", "Old work", owner_alive=False)
+SUB = RunningTask("a1.1", "Write the pages", owner_alive=True, sub_agent=True)
 
 
 @pytest.mark.parametrize(
@@ -24,6 +25,7 @@ DEAD = RunningTask("d1", "Old work", owner_alive=False)
         pytest.param("chat", [LIVE], None, id="chat-question-allowed"),
         pytest.param("execute", [DEAD], None, id="dead-owner-does-not-count"),
         pytest.param("execute", [DEAD, LIVE], "a1", id="names-the-live-one"),
+        pytest.param("execute", [SUB, LIVE], "a1", id="names-the-parent-not-its-sub-agent"),
     ],
 )
 def test_decide_start(mode: str, running: list[RunningTask], refused_for: str | None) -> None:
