@@ -27,7 +27,6 @@ from mercury_nb.workspace.notebook_check import execute_notebook
 
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink
-    from mercury_nb.agent.session import TaskSession
     from mercury_nb.agent.stall_watch import AttemptStalled
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.tools.base import ToolContext

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, assert_never
+from typing import assert_never
 
 from mercury_nb.agent.checkpoint import checkpoint_of
 from mercury_nb.agent.escalation import grounding_message, step_observation
@@ -46,9 +46,6 @@ from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.registry import ToolRegistry
 from mercury_nb.transport.protocol import ChatModel, ModelRequest
 from mercury_nb.workspace.snapshot import Snapshot
-
-if TYPE_CHECKING:
-    pass
 
 TURN_ENDS = (TurnVerdict.TEXT_STOP, TurnVerdict.STEPS_EXHAUSTED)
 """Verdicts after which the next turn is a new one (the doom detector's in-turn runs reset);

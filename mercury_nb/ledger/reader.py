@@ -69,11 +69,6 @@ class LedgerReader:
             ).fetchall()
         return [str(row[0]) for row in rows]
 
-    def last_event_id(self) -> int:
-        with self._lock:
-            row = self._conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()
-        return int(row[0])
-
 
 def safe_close(reader: LedgerReader | None) -> None:
     if reader is not None:

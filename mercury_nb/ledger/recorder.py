@@ -63,7 +63,6 @@ class TaskRecorder:
             parent=parent,
         )
         self.finished = False
-        self._snapshot_saved = False
         self._snapshot_sent: str | None = None
         self._broken = False
         self._progress: list[Progress] | None = None
@@ -171,8 +170,6 @@ class TaskRecorder:
         ledger.save_turn(self.header, verdict=verdict, decision=decision,
                          checkpoint=json.dumps(data),
                          snapshot=clean_snapshot, steps=steps)
-        if clean_snapshot is not None:
-            self._snapshot_saved = True
 
     def _finish(self, ledger: Ledger, outcome: TaskOutcome) -> None:
         def listed(items: list[Any]) -> str:

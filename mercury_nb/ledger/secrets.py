@@ -8,20 +8,9 @@ import os
 from collections.abc import Mapping
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.redaction import MIN_SECRET_CHARS, known_secrets, redact_data
-from mercury_nb.contract.redaction import env_secrets as _env_secrets
+from mercury_nb.contract.redaction import known_secrets, redact_data
 
-SECRET_NAME_SUFFIXES = ("_API_KEY", "_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-"""Kept for callers; names are matched by ``contract.redaction.SECRET_NAME``."""
-
-MIN_ENV_SECRET_CHARS = MIN_SECRET_CHARS
-
-__all__ = ["env_secrets", "ledger_secrets", "redact_data"]
-
-
-def env_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The values of secret-named environment variables (stripped)."""
-    return _env_secrets(os.environ if environ is None else environ)
+__all__ = ["ledger_secrets", "redact_data"]
 
 
 def ledger_secrets(

@@ -25,7 +25,8 @@ from mercury_nb.runs.launch import (
     run_task,
     start,
 )
-from mercury_nb.runs.planning import PlannedRun, Refusal, RefusalKind, continue_request
+from mercury_nb.runs.lookup import Refusal, RefusalKind
+from mercury_nb.runs.planning import PlannedRun, continue_request
 from mercury_nb.runs.settings import plan
 from mercury_nb.runs.stopping import StopReply, request_stop
 from mercury_nb.runs.watching import (

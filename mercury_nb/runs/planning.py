@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.events import EventSink
 from mercury_nb.contract.config import MercuryConfig
@@ -28,8 +28,7 @@ from mercury_nb.contract.shared_workspace import RunningTask, WorkspaceBusy, dec
 from mercury_nb.ledger.access import LedgerHandle
 from mercury_nb.ledger.owner import is_alive
 from mercury_nb.ledger.recorder import TaskRecorder
-from mercury_nb.ledger.records import AmbiguousTaskId, TaskRecord
-from mercury_nb.ledger.store_reads import LedgerReads
+from mercury_nb.ledger.records import TaskRecord
 from mercury_nb.ledger.texts import (
     ALREADY_CLAIMED,
     CANNOT_CONTINUE,
@@ -37,8 +36,8 @@ from mercury_nb.ledger.texts import (
     NO_LEDGER,
     NOTHING_TO_CONTINUE,
     PAUSED_DUPLICATE,
-    UNKNOWN_TASK,
 )
+from mercury_nb.runs.lookup import Refusal, find_task
 from mercury_nb.runs.settings import continue_flags, plan
 
 if TYPE_CHECKING:
@@ -67,24 +66,6 @@ def continue_request(text: str) -> tuple[bool, str | None]:
 def workspace_of(config: MercuryConfig) -> str:
     """The workspace as the ledger stores it: the resolved workdir."""
     return str(Path(config.workdir).resolve())
-
-
-RefusalKind = Literal["paused-duplicate", "nothing-to-continue", "already-claimed",
-                      "unknown-task", "cannot-continue", "missing-workspace", "no-ledger",
-                      "bad-settings", "workspace-busy"]
-"""Why nothing started (``workspace-busy``: another task runs in the same workspace)."""
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Nothing starts; ``message`` tells why and ``kind`` says it as a type. ``paused`` is
-    True when the answer is that the task is paused (the CLI exits 3), False for a request
-    that cannot be served (exit 2)."""
-
-    message: str
-    record: TaskRecord | None = None
-    paused: bool = False
-    kind: RefusalKind = "unknown-task"
 
 
 @dataclass(frozen=True)
@@ -172,18 +153,6 @@ def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
         return None
     record = next(r for r in records if r.id == decision.running.task_id)
     return Refusal(decision.message, record, kind="workspace-busy")
-
-
-def find_task(ledger: LedgerReads, task_id_or_prefix: str) -> TaskRecord | Refusal:
-    """The task with this id (or the only one whose id starts with it), or an
-    ``unknown-task`` refusal saying that no task, or more than one, matches."""
-    try:
-        record = ledger.get(task_id_or_prefix)
-    except AmbiguousTaskId as error:
-        return Refusal(str(error), kind="unknown-task")
-    if record is None:
-        return Refusal(UNKNOWN_TASK.format(task_id=task_id_or_prefix), kind="unknown-task")
-    return record
 
 
 def plan_continue(

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from mercury_nb.ledger.access import default_home, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
-from mercury_nb.runs.planning import Refusal, find_task
+from mercury_nb.runs.lookup import Refusal, find_task
 
 POLL_S = 0.15
 """How often a process with running tasks checks for stop requests (a cheap pragma)."""

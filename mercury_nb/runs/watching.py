@@ -19,7 +19,7 @@ from mercury_nb.ledger.access import LedgerHandle, default_home, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
 from mercury_nb.ledger.records import EventRecord, TaskRecord
 from mercury_nb.runs.events import RunEvent
-from mercury_nb.runs.planning import Refusal, find_task
+from mercury_nb.runs.lookup import Refusal, find_task
 
 WATCH_POLL_S = 0.1
 """How often a watcher asks SQLite whether anything was committed."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb import runs
-from mercury_nb.agent.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ledger.records import TaskRecord
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
@@ -108,10 +108,6 @@ def summary(record: Any, events: list[Any] | None = None) -> TaskSummary:
     )
 
 
-def event_json(event: runs.RunEvent) -> dict[str, Any]:
-    return event.to_json()
-
-
 def detail_json(detail: Any) -> dict[str, Any]:
     """``runs.TaskDetail`` as the detail view's JSON: the outcome when known, else the record."""
     record = detail.record
@@ -129,7 +125,7 @@ def detail_json(detail: Any) -> dict[str, Any]:
         providers=outcome.get("providers", {}),
         usage={str(k): dict(v) for k, v in usage.items() if isinstance(v, dict)},
         costs=estimate_all(usage),
-        events=[event_json(event) for event in detail.events],
+        events=[event.to_json() for event in detail.events],
         subagents=[summary(child, []) for child in detail.subagents],
     )
     return out.model_dump(mode="json")

@@ -29,7 +29,6 @@ from mercury_nb.server.backend import (
     WorkdirError,
     detail,
     detail_json,
-    event_json,
     remember,
     resolve_workdir,
     runs,
@@ -262,7 +261,7 @@ class EventsSocket(ExtensionHandlerMixin, WebSocketMixin, websocket.WebSocketHan
             async for event in runs.watch(task_id, after=after):
                 if since is not None and event.at < since:
                     continue
-                await self.write_message(json.dumps(event_json(event)))
+                await self.write_message(json.dumps(event.to_json()))
         except (websocket.WebSocketClosedError, asyncio.CancelledError):
             return
 

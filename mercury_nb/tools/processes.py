@@ -89,9 +89,6 @@ class KillReport:
     killed: tuple[int, ...] = ()
     survived: tuple[int, ...] = ()
 
-    def __add__(self, other: KillReport) -> KillReport:
-        return KillReport(self.killed + other.killed, self.survived + other.survived)
-
     def describe(self) -> str:
         """One truthful line: how many processes were killed (pids), and any survivor."""
         if not self.killed and not self.survived:

@@ -11,7 +11,6 @@ from pathlib import Path
 from mercury_nb.workspace.dirfd import _CLOEXEC, _NOFOLLOW, open_dir
 
 _DEFAULT_UMASK = 0o022
-NAME_MAX = 255
 _TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
 
 

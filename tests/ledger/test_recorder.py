@@ -22,10 +22,10 @@ from mercury_nb.agent.events import (
 )
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.redaction import env_secrets
 from mercury_nb.contract.vocabulary import NoticeKind
 from mercury_nb.ledger.access import open_ledger
 from mercury_nb.ledger.recorder import TaskRecorder
-from mercury_nb.ledger.secrets import env_secrets
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.ledger.writer import LedgerWriter
 from mercury_nb.testing import Turn, call
