@@ -1,16 +1,14 @@
 """The one door from the server into tasks: the runs layer, and turning its records into JSON.
 
 Tasks are started, continued, stopped and watched only through :mod:`mercury_nb.runs`. The
-ledger keeps every finished task's outcome (answer, provider ledger and usage included); the
-outcomes of the runs this server launched are also kept here (bounded) so the detail has
-them before the ledger's writer thread has recorded them.
+ledger keeps every finished task's outcome (answer, provider ledger and usage included), and
+``runs.task_detail`` reads it after this process's queued writes have landed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +20,13 @@ from mercury_nb.server.pricing import estimate_all
 
 __all__ = ["detail", "detail_json", "remember", "resolve_workdir", "runs", "summary"]
 
-KEEP_OUTCOMES = 200
-_outcomes: OrderedDict[str, dict[str, Any]] = OrderedDict()
 _launched: dict[str, TaskRecord] = {}
 """Runs this server started whose first ledger write may still be queued."""
 
 
 def remember(run: runs.Run, text: str | None = None) -> None:
-    """Keep ``run``'s outcome (answer, providers, usage) once it ends; until the ledger has
-    its row, :func:`detail` answers with a provisional running record."""
+    """Until the ledger has ``run``'s row, :func:`detail` answers with a provisional running
+    record."""
     now = time.time()
     cfg = run.config
     _launched[run.task_id] = TaskRecord(
@@ -39,11 +35,6 @@ def remember(run: runs.Run, text: str | None = None) -> None:
 
     def done(task: asyncio.Task[TaskOutcome]) -> None:
         _launched.pop(run.task_id, None)
-        if task.cancelled() or task.exception() is not None:
-            return
-        _outcomes[run.task_id] = task.result().model_dump(mode="json")
-        while len(_outcomes) > KEEP_OUTCOMES:
-            _outcomes.popitem(last=False)
 
     run.task.add_done_callback(done)
 
@@ -112,9 +103,7 @@ def detail_json(detail: Any) -> dict[str, Any]:
     """``runs.TaskDetail`` as the detail view's JSON: the outcome when known, else the record."""
     record = detail.record
     outcome: dict[str, Any] = dict(detail.outcome or {})
-    if record.status != "running":
-        outcome.update(_outcomes.get(record.id, {}))
-    usage = outcome.get("usage") or getattr(record, "usage", None) or {}
+    usage = outcome.get("usage") or record.usage or {}
     if not isinstance(usage, dict):
         usage = {}
     out = TaskDetailOut(

@@ -90,9 +90,9 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
     def root(self) -> Path:
         return Path(self.settings.get("server_root_dir") or self.serverapp.root_dir)
 
-    def write_detail(self, task_id: str) -> None:
-        try:
-            found = detail(task_id)
+    async def write_detail(self, task_id: str) -> None:
+        try:  # the ledger read (a flush of queued writes, the events) off the server's loop
+            found = await asyncio.to_thread(detail, task_id)
         except LookupError as error:  # an ambiguous prefix
             return self.fail(400, str(error))
         if found is None:
@@ -170,7 +170,7 @@ class TaskHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def get(self, task_id: str) -> None:
-        self.write_detail(task_id)
+        await self.write_detail(task_id)
 
 
 class StopHandler(MercuryHandler):

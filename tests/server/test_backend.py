@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from mercury_nb import runs
 from mercury_nb.ledger.records import TaskRecord
-from mercury_nb.server import backend
+from mercury_nb.runs.watching import outcome_of
 from mercury_nb.server.backend import WorkdirError, detail_json, live_state, resolve_workdir
 
 
@@ -39,16 +40,11 @@ def test_workdir_must_be_a_folder_inside_the_root(tmp_path: Path, requested: str
             resolve_workdir(tmp_path, requested)
 
 
-def test_detail_shows_usage_with_an_estimated_cost_per_model(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    record = _record()
-    monkeypatch.setitem(backend._outcomes, record.id, {
-        "answer": "Done.",
-        "usage": {"gpt-4o-mini": {"prompt_tokens": 1000, "completion_tokens": 100},
-                  "ollama/x": {"prompt_tokens": 5, "completion_tokens": 5}},
-    })
-    out = detail_json(runs.TaskDetail(record, None, []))
+def test_detail_shows_usage_with_an_estimated_cost_per_model() -> None:
+    record = replace(_record(), answer="Done.", usage={
+        "gpt-4o-mini": {"prompt_tokens": 1000, "completion_tokens": 100},
+        "ollama/x": {"prompt_tokens": 5, "completion_tokens": 5}})
+    out = detail_json(runs.TaskDetail(record, outcome_of(record), []))
     assert out["answer"] == "Done."
     costs = {c["model"]: c for c in out["costs"]}
     assert costs["gpt-4o-mini"]["usd"] > 0
