@@ -9,8 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,29 +19,18 @@ from mercury_nb.ledger.access import close_all
 from mercury_nb.ledger.texts import INTERRUPTED_BLOCKER, PAUSED_DUPLICATE
 from mercury_nb.testing import Stall, Turn, call
 from mercury_nb.transport.protocol import ModelRequest
+from tests.runs import crossproc
+from tests.runs.crossproc import wait_until
 
 SECRET = "sk-cli-ledger-secret-9876543210"
 
 
 def cli_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MERCURY_")}
-    env.update({"MERCURY_HOME": str(home), "MERCURY_RETRY_BASE_S": "0",
-                "MERCURY_API_KEY": SECRET})
-    return env
+    return crossproc.cli_env(home, SECRET)
 
 
 def run_cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mercury_nb", *args], cwd=cwd,
-                          env=cli_env(home), capture_output=True, text=True, timeout=120)
-
-
-def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    """Poll observable state until ``condition`` holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        threading.Event().wait(0.02)
+    return crossproc.run_cli(*args, cwd=cwd, home=home, api_key=SECRET)
 
 
 def ledger_rows(home: Path) -> list[tuple[str, str, int]]:

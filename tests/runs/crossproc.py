@@ -15,22 +15,30 @@ from pathlib import Path
 
 import pytest
 
+from mercury_nb.testing.orphans import alive
+
 LONG_COMMAND = "sleep 300 & echo $! > child.pid; echo $$ > shell.pid; wait"
 """A command whose process tree (the shell and a background sleep) must be gone after a stop."""
 
 STOP_WITHIN_S = 1.0
 
 
-def cli_env(home: Path) -> dict[str, str]:
+RUNS_KEY = "sk-runs-test-0123456789"
+
+
+def cli_env(home: Path, api_key: str = RUNS_KEY) -> dict[str, str]:
+    """This environment without MERCURY_*, then the home, no retry wait and a test key."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MERCURY_")}
     env.update({"MERCURY_HOME": str(home), "MERCURY_RETRY_BASE_S": "0",
-                "MERCURY_API_KEY": "sk-runs-test-0123456789"})
+                "MERCURY_API_KEY": api_key})
     return env
 
 
-def run_cli(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: Path, home: Path, api_key: str = RUNS_KEY
+            ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mercury_nb", *args], cwd=cwd,
-                          env=cli_env(home), capture_output=True, text=True, timeout=120)
+                          env=cli_env(home, api_key), capture_output=True, text=True,
+                          timeout=120)
 
 
 def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
@@ -75,15 +83,6 @@ def pid_in(path: Path) -> int | None:
         return int(path.read_text().strip())
     except (OSError, ValueError):
         return None
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie waiting to be reaped does not count)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def stop_latency(home: Path, task_id: str) -> float:

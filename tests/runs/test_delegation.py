@@ -8,7 +8,6 @@ import asyncio
 import time
 from pathlib import Path
 
-import psutil
 from crossproc import wait_for
 
 from mercury_nb import runs
@@ -16,6 +15,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.testing import Turn, call
+from mercury_nb.testing.orphans import alive
 
 SUB_TASK = "Write the parts files part0.txt to part3.txt"
 
@@ -24,10 +24,6 @@ def wait_command(folder: Path) -> str:
     """A shell with a background child, both waiting; their pids go to ``folder`` (outside
     the workspace: no file change there)."""
     return f"sleep 300 & echo $! > {folder}/child.pid; echo $$ > {folder}/shell.pid; wait"
-
-
-def gone(pid: int) -> bool:
-    return not psutil.pid_exists(pid) or psutil.Process(pid).status() == "zombie"
 
 
 def tree(folder: Path) -> list[int]:
@@ -107,7 +103,7 @@ async def test_a_stop_request_for_the_sub_agent_alone_ends_only_it(
     finally:
         other.close()
     outcome = await asyncio.wait_for(run.outcome(), timeout=30)
-    await wait_for(lambda: all(gone(pid) for pid in pids), "the command's process tree to go",
+    await wait_for(lambda: not any(alive(pid) for pid in pids), "the command's process tree to go",
                    timeout=2)
     [result] = tool_results(model)
     assert result.startswith(f"aborted: sub-agent {sub_id} stopped — it was stopped")
@@ -134,7 +130,7 @@ async def test_stopping_the_parent_ends_its_running_sub_agent(
     outcome = await asyncio.wait_for(run.outcome(), timeout=10)
     assert (outcome.status, outcome.verdict) == ("aborted", "aborted")
     await wait_for(lambda: row(home, sub_id).status == "aborted", "the sub-agent's end")
-    await wait_for(lambda: all(gone(pid) for pid in pids), "the command's process tree to go",
+    await wait_for(lambda: not any(alive(pid) for pid in pids), "the command's process tree to go",
                    timeout=2)
 
 

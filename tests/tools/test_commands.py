@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from mercury_nb.testing import orphans
+from mercury_nb.testing.orphans import alive
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.commands import HeadTailBuffer, effective_timeout
 from mercury_nb.tools.registry import ToolRegistry
@@ -25,23 +27,10 @@ async def run(
     return await registry.execute("run_command", json.dumps({"command": command, **extra}), ctx)
 
 
-def alive(pid: int) -> bool:
-    """Whether ``pid`` is a running process (a zombie waiting to be reaped counts as gone)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-
-
-def wait_until_gone(pid: int, deadline_s: float = 10.0) -> bool:
-    """Polls the observable process state until it is gone (the deadline only bounds a failure)."""
-    end = time.monotonic() + deadline_s
-    while alive(pid):
-        if time.monotonic() > end:
-            return False
-        time.sleep(0.01)
-    return True
+def wait_until_gone(pid: int) -> bool:
+    """:func:`mercury_nb.testing.orphans.wait_until_gone` with a roomy deadline (it only
+    bounds a failure)."""
+    return orphans.wait_until_gone(pid, deadline_s=10.0)
 
 
 async def test_success_reports_exit_code_and_output(
