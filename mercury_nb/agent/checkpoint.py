@@ -26,8 +26,14 @@ CHECKPOINT_VERSION = 1
 def checkpoint_of(loop: CheckpointedLoop) -> dict[str, Any]:
     """Everything needed to resume ``loop``'s task later, as JSON-ready data (no secrets:
     the config is stored without its API key)."""
-    session = loop.session
-    state = loop.state
+    # hashes and sizes, plus the "before" text of the files changed so far only
+    return {**session_checkpoint(loop.session, loop.state),
+            "snapshot": loop.snapshot.stored().to_json()}
+
+
+def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[str, Any]:
+    """The checkpoint without its start snapshot: the conversation, counters and tool log
+    (what a resume in the same process needs; it keeps the snapshot it has)."""
     return {
         "version": CHECKPOINT_VERSION,
         "task_id": session.task_id,
@@ -43,8 +49,6 @@ def checkpoint_of(loop: CheckpointedLoop) -> dict[str, Any]:
         "last_verdict": session.last_verdict,
         "continuations": state.budget.continuations if state else 0,
         "truncation_rounds": state.truncation.rounds if state else 0,
-        # hashes and sizes, plus the "before" text of the files changed so far only
-        "snapshot": loop.snapshot.stored().to_json(),
     }
 
 
