@@ -163,7 +163,8 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
 
 def resumed(loop: AgentLoop, nudge: str) -> AgentLoop:
     """The same session continued from its checkpoint (the JSON a ledger would keep, but for
-    the start snapshot, which stays the one in memory), with a fresh step budget, the continuation counters carried over and ``nudge`` appended."""
+    the start snapshot, which stays the one in memory), with a fresh step budget, the
+    continuation counters carried over and ``nudge`` appended."""
     data = json.loads(json.dumps(session_checkpoint(loop.session, loop.state)))
     config = loop.config  # the live config: it still carries the API key
     session = restore_session(data, config)
