@@ -49,19 +49,28 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
     }
   }, []);
 
-  const scheduleRefresh = useCallback(() => {
-    if (refreshTimer.current !== null) {
-      return;
-    }
-    refreshTimer.current = window.setTimeout(() => {
-      refreshTimer.current = null;
-      refreshList();
-      const id = selectedRef.current;
-      if (id) {
-        void refreshDetail(id);
+  const detailStale = useRef(false);
+  const scheduleRefresh = useCallback(
+    (taskId: string) => {
+      const open = selectedRef.current;
+      if (open && (taskId === open || taskId.startsWith(`${open}.`))) {
+        detailStale.current = true; // the open task (or one of its sub-agents) changed
       }
-    }, 150);
-  }, [refreshList, refreshDetail]);
+      if (refreshTimer.current !== null) {
+        return;
+      }
+      refreshTimer.current = window.setTimeout(() => {
+        refreshTimer.current = null;
+        refreshList();
+        const id = selectedRef.current;
+        if (id && detailStale.current) {
+          detailStale.current = false;
+          void refreshDetail(id);
+        }
+      }, 150);
+    },
+    [refreshList, refreshDetail]
+  );
 
   useEffect(() => {
     refreshList();
@@ -72,14 +81,14 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
       const known = pulses.current.get(event.task_id);
       const data = event.data || {};
       const step = typeof data.step === 'number' ? data.step : known?.step ?? null;
+      // the tool running now: a finished tool or a new step clears it (as the server's live
+      // state does)
       const tool =
-        typeof data.tool === 'string'
-          ? data.tool
-          : typeof data.name === 'string'
-            ? data.name
-            : event.kind === 'step-started'
-              ? null
-              : known?.tool ?? null;
+        event.kind === 'tool-finished' || event.kind === 'step-started'
+          ? null
+          : typeof data.tool === 'string'
+            ? data.tool
+            : known?.tool ?? null;
       pulses.current.set(event.task_id, {
         step,
         tool,
@@ -89,7 +98,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
             ? event.at - data.silent_s
             : event.at
       });
-      scheduleRefresh();
+      scheduleRefresh(event.task_id);
     });
     const ticker = window.setInterval(() => setNow(Date.now() / 1000), 1000);
     const poll = window.setInterval(refreshList, 15000);
