@@ -128,7 +128,7 @@ def _main(argv: Sequence[str] | None) -> int:
             case "show":
                 return _show(handle, args.id, as_json=args.json)
             case "stop":
-                return _stop(args.id, config)
+                return _stop(handle, args.id)
             case "run":
                 from mercury_nb.runs.planning import plan_task
 
@@ -163,10 +163,12 @@ def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     return {name: getattr(args, name) for name in names if hasattr(args, name)}
 
 
-def _stop(task_id: str, config: MercuryConfig) -> int:
+def _stop(handle: LedgerHandle | None, task_id: str) -> int:
     from mercury_nb.runs import request_stop
 
-    reply = request_stop(task_id, home=config.home)
+    if handle is None:
+        return _unreadable_ledger("no task can be stopped")
+    reply = request_stop(task_id, handle=handle)
     print(reply.message, file=sys.stdout if reply.kind == "requested" else sys.stderr)
     return EXIT_COMPLETED if reply.kind == "requested" else EXIT_USAGE
 
@@ -236,9 +238,10 @@ async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
         view.close()
 
 
-def _unreadable_ledger() -> int:
-    """``tasks`` / ``show`` without a ledger: the reason went to stderr; never "No tasks"."""
-    print("error: the work ledger could not be opened, so no tasks can be listed "
+def _unreadable_ledger(consequence: str = "no tasks can be listed") -> int:
+    """``tasks`` / ``show`` / ``stop`` without a ledger: the reason went to stderr; never
+    "No tasks"."""
+    print(f"error: the work ledger could not be opened, so {consequence} "
           "(see the message above)", file=sys.stderr)
     return EXIT_FAILED
 

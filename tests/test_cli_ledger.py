@@ -203,8 +203,9 @@ def test_a_damaged_ledger_is_reported_and_replaced(home: Path,
     assert len(list(home.glob("ledger.sqlite3.corrupt-*"))) == 1
 
 
-@pytest.mark.parametrize("args", [("tasks",), ("tasks", "--json"), ("show", "abc")],
-                         ids=["tasks", "tasks-json", "show"])
+@pytest.mark.parametrize("args", [("tasks",), ("tasks", "--json"), ("show", "abc"),
+                                  ("stop", "abc")],
+                         ids=["tasks", "tasks-json", "show", "stop"])
 def test_a_ledger_that_cannot_be_opened_is_reported_with_exit_1(
     tmp_path: Path, args: tuple[str, ...]
 ) -> None:

@@ -158,8 +158,10 @@ def _stop(magics: MagicsHost, task_id: str) -> None:
     A task that is not running (or unknown) is a usage error naming why."""
     from mercury_nb.runs import request_stop
 
-    config = magics._config(_flags(magics, ""))
-    reply = request_stop(task_id, home=config.home)
+    handle = ledger_for(magics._config(_flags(magics, "")))
+    if handle is None:
+        return  # ledger_for printed why the ledger could not be opened
+    reply = request_stop(task_id, handle=handle)
     if reply.kind != "requested":
         raise UsageError(reply.message)
     print(reply.message)

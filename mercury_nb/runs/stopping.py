@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from mercury_nb.ledger.access import default_home, open_ledger
+from mercury_nb.ledger.access import LedgerHandle, default_home, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
 from mercury_nb.runs.lookup import Refusal, find_task
 
@@ -45,15 +45,19 @@ class StopReply:
     message: str
 
 
-def request_stop(task_id_or_prefix: str, *, home: Path | str | None = None) -> StopReply:
+def request_stop(task_id_or_prefix: str, *, home: Path | str | None = None,
+                 handle: LedgerHandle | None = None) -> StopReply:
     """Ask whichever process runs the task (an id or a unique prefix) to stop it.
 
     Tasks left ``running`` by a dead process are first paused (crash recovery), so they
-    answer ``not-running``. ``home`` defaults to ``MERCURY_HOME`` (else ``~/.mercury``)."""
-    handle = open_ledger(home if home is not None else default_home())
-    handle.flush()
+    answer ``not-running``. ``handle`` is a ledger a front end already opened with its
+    startup pass (which did that recovery); else the one at ``home`` (default
+    ``MERCURY_HOME``, else ``~/.mercury``) is opened and recovered here."""
+    if handle is None:
+        handle = open_ledger(home if home is not None else default_home())
+        handle.flush()
+        handle.ledger.recover_interrupted()
     ledger = handle.ledger
-    ledger.recover_interrupted()
     record = find_task(ledger, task_id_or_prefix)
     if isinstance(record, Refusal):
         return StopReply("unknown", task_id_or_prefix, record.message)
