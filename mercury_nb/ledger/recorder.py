@@ -68,6 +68,9 @@ class TaskRecorder:
         self._progress: list[Progress] | None = None
         """The open batch of progress events (its write is queued), or None."""
         self._progress_lock = threading.Lock()
+        self._closed = threading.Event()
+        """Set when the open batch is closed: its write (waiting on the writer thread for
+        the burst to gather) goes at once, so a turn's or the end's write never waits."""
 
     def _clean(self, text: str) -> str:
         return redact(displayable(text), self.secrets)
@@ -138,19 +141,23 @@ class TaskRecorder:
             batch = self._progress
             if batch is None:
                 batch = self._progress = []
+                closed = self._closed = threading.Event()
                 due = time.monotonic() + PROGRESS_COALESCE_S
-                self.writer.submit(lambda ledger: self._write_progress(ledger, batch, due))
+                self.writer.submit(
+                    lambda ledger: self._write_progress(ledger, batch, due, closed))
             batch.append((kind, text, json.dumps(data) if data else None))
 
     def _close_batch(self) -> None:
         """Later progress goes into a new batch, written after what is queued now."""
         with self._progress_lock:
             self._progress = None
+            self._closed.set()
 
-    def _write_progress(self, ledger: Ledger, batch: list[Progress], due: float) -> None:
+    def _write_progress(self, ledger: Ledger, batch: list[Progress], due: float,
+                        closed: threading.Event) -> None:
         wait = due - time.monotonic()
         if wait > 0 and self._progress is batch:  # still open: let the burst gather
-            time.sleep(wait)
+            closed.wait(wait)
         with self._progress_lock:
             if self._progress is batch:
                 self._progress = None

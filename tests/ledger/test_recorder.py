@@ -311,3 +311,52 @@ async def test_the_answer_and_provider_ledger_are_recorded_for_any_reader(
     kept = outcome_of(record)
     assert kept is not None
     assert (kept["answer"], kept["providers"]) == (outcome.answer, dict(outcome.providers))
+
+
+class HeldWriter:
+    """A writer that keeps the submitted writes, to run them by hand."""
+
+    def __init__(self) -> None:
+        self.writes: list[Any] = []
+
+    def submit(self, write: Any) -> None:
+        self.writes.append(write)
+
+    def fail(self, error: BaseException) -> None:
+        raise AssertionError(error)
+
+
+class EventsLedger:
+    def __init__(self) -> None:
+        self.added: list[list[tuple[str, Any, Any]]] = []
+
+    def add_events(self, header: Any, events: list[tuple[str, Any, Any]]) -> None:
+        self.added.append(events)
+
+
+def test_closing_a_batch_lets_its_waiting_write_go_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A progress batch's write waits on the writer thread for the burst to gather; a turn
+    or the task's end closes the batch, and the write goes then, not at the deadline."""
+    import threading
+
+    from mercury_nb.ledger import recorder as recorder_module
+
+    monkeypatch.setattr(recorder_module, "PROGRESS_COALESCE_S", 3600.0)
+    writer = HeldWriter()
+    recorder = TaskRecorder(writer, "t1", "build it", MercuryConfig(workdir=tmp_path))  # type: ignore[arg-type]
+    recorder.record(Notice("working"))
+    ledger = EventsLedger()
+    write = threading.Thread(target=writer.writes[0], args=(ledger,), daemon=True)
+    write.start()
+    waiting = recorder._closed._cond._waiters  # type: ignore[attr-defined]  # CPython's Event
+    for _ in range(1000):  # until the write waits for the burst to gather
+        if waiting:
+            break
+        write.join(timeout=0.01)
+    assert waiting, "the batch's write never waited"
+    recorder.record(TaskStarted("t1", "build it", "m", 5))  # closes the open batch
+    write.join(timeout=10)
+    assert not write.is_alive(), "the closed batch's write still waits for its deadline"
+    assert [[kind for kind, _, _ in batch] for batch in ledger.added] == [["notice"]]
