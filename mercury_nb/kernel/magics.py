@@ -195,19 +195,16 @@ class MercuryMagics(Magics):
         task_id = plan.task_id
         sink = guarded_sink(view)
 
-        def run() -> Any:
-            return plan.run(sink, ask_user=getattr(view, "ask", None))
-
         def spawn(target: Any) -> Any:
             from mercury_nb.runs import launch
 
             return launch(plan, sink=sink, ask=getattr(view, "ask", None), loop=target).task
 
         if loop is None:
-            scheduling.run_until_done(run, task_id=task_id, view=view, spawn=spawn)
+            scheduling.run_until_done(spawn, task_id=task_id, view=view)
             return None
-        record = scheduling.start(run, task_id=task_id, view=view, attached=attached, loop=loop,
-                                  spawn=spawn)
+        record = scheduling.start(spawn, task_id=task_id, view=view, attached=attached,
+                                  loop=loop)
         return scheduling.WaitForTask(record) if waiting else None
 
 

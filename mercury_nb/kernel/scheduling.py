@@ -32,7 +32,7 @@ import asyncio
 import traceback
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
@@ -45,7 +45,6 @@ KEEP_FINISHED = 50
 
 STOPPED_BEFORE_OUTCOME = "Stopped — the task was cancelled before it could report an outcome."
 
-RunFactory = Callable[[], Coroutine[Any, Any, TaskOutcome]]
 Spawn = Callable[[asyncio.AbstractEventLoop], "asyncio.Task[TaskOutcome]"]
 """Creates the task on a loop (``mercury_nb.runs.launch``, which also registers it for stop
 requests from other processes)."""
@@ -97,20 +96,18 @@ def latest() -> RunningTask | None:
 
 
 def start(
-    run: RunFactory,
+    spawn: Spawn,
     *,
     task_id: str,
     view: RunView,
     attached: bool,
     loop: asyncio.AbstractEventLoop | None = None,
-    spawn: Spawn | None = None,
 ) -> RunningTask:
-    """Create the task on ``loop`` (default: the running loop) with ``spawn`` (default: from
-    ``run``), register it, wire Stop."""
+    """Create the task on ``loop`` (default: the running loop) with ``spawn`` (the runs
+    layer's launch), register it, wire Stop."""
     global _latest
     target = loop if loop is not None else asyncio.get_running_loop()
-    task = spawn(target) if spawn is not None else target.create_task(
-        run(), name=f"mercury:{task_id}")
+    task = spawn(target)
     record = RunningTask(task_id=task_id, task=task, view=view, attached=attached)
     _running[task_id] = record
     _latest = record
@@ -167,8 +164,7 @@ class WaitForTask:
         )
 
 
-def run_until_done(run: RunFactory, *, task_id: str, view: RunView,
-                   spawn: Spawn | None = None) -> TaskOutcome | None:
+def run_until_done(spawn: Spawn, *, task_id: str, view: RunView) -> TaskOutcome | None:
     """No loop is running: drive the task to the end on IPython's persistent loop.
 
     Ctrl-C cancels the task and waits for its ``aborted`` outcome. An exception of the
@@ -178,7 +174,7 @@ def run_until_done(run: RunFactory, *, task_id: str, view: RunView,
 
     get_loop = cast(Callable[[], asyncio.AbstractEventLoop], async_helpers.get_asyncio_loop)
     loop = get_loop()
-    record = start(run, task_id=task_id, view=view, attached=True, loop=loop, spawn=spawn)
+    record = start(spawn, task_id=task_id, view=view, attached=True, loop=loop)
     try:
         loop.run_until_complete(wait(record))
     except KeyboardInterrupt:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,11 @@ def outcome(task_id: str, status: str = "completed") -> TaskOutcome:
                        answer=None, banner=f"banner {status}")
 
 
+
+def spawning(run: Any) -> Any:
+    """A spawn (what the magic passes: the runs layer's launch) for a test coroutine."""
+    return lambda loop: loop.create_task(run())
+
 async def test_started_task_is_held_until_done_then_kept_as_finished() -> None:
     release = asyncio.Event()
     task_id = scheduling.new_task_id()
@@ -47,7 +53,7 @@ async def test_started_task_is_held_until_done_then_kept_as_finished() -> None:
         return outcome(task_id)
 
     view = FakeView()
-    record = scheduling.start(run, task_id=task_id, view=view, attached=False)
+    record = scheduling.start(spawning(run), task_id=task_id, view=view, attached=False)
     assert scheduling.latest() is record
     assert record in scheduling.running()
     assert scheduling.get(task_id) is record
@@ -73,7 +79,7 @@ async def test_stop_button_cancels_and_the_run_turns_it_into_an_outcome() -> Non
         raise AssertionError("unreachable")
 
     view = FakeView()
-    record = scheduling.start(run, task_id=task_id, view=view, attached=False)
+    record = scheduling.start(spawning(run), task_id=task_id, view=view, attached=False)
     await entered.wait()
     assert view.stop is not None
     view.stop()  # what the Stop button calls
@@ -86,7 +92,8 @@ async def test_background_exception_is_shown_in_the_view() -> None:
         raise RuntimeError("boom in the loop")
 
     view = FakeView()
-    record = scheduling.start(run, task_id=scheduling.new_task_id(), view=view, attached=False)
+    record = scheduling.start(spawning(run), task_id=scheduling.new_task_id(), view=view,
+                              attached=False)
     await asyncio.wait([record.task])
     assert len(view.errors) == 1
     assert "Traceback" in view.errors[0] and "RuntimeError: boom in the loop" in view.errors[0]
@@ -98,7 +105,8 @@ async def test_attached_exception_is_raised_by_the_wait_not_shown_twice() -> Non
         raise ValueError("bad")
 
     view = FakeView()
-    record = scheduling.start(run, task_id=scheduling.new_task_id(), view=view, attached=True)
+    record = scheduling.start(spawning(run), task_id=scheduling.new_task_id(), view=view,
+                              attached=True)
     with pytest.raises(ValueError, match="bad"):
         await WaitForTask(record)
     assert view.errors == []
@@ -109,7 +117,8 @@ async def test_cancel_before_the_run_starts_is_reported_and_wait_ends_quietly() 
         raise AssertionError("never entered")
 
     view = FakeView()
-    record = scheduling.start(run, task_id=scheduling.new_task_id(), view=view, attached=True)
+    record = scheduling.start(spawning(run), task_id=scheduling.new_task_id(), view=view,
+                              attached=True)
     record.stop()
     assert await WaitForTask(record) is None
     assert view.errors == [STOPPED_BEFORE_OUTCOME]
@@ -122,7 +131,7 @@ async def test_wait_resolves_to_none_so_the_cell_shows_no_value() -> None:
     async def run() -> TaskOutcome:
         return outcome(task_id)
 
-    record = scheduling.start(run, task_id=task_id, view=FakeView(), attached=True)
+    record = scheduling.start(spawning(run), task_id=task_id, view=FakeView(), attached=True)
     waiter = WaitForTask(record)
     assert task_id in repr(waiter)
     assert await waiter is None
@@ -141,7 +150,7 @@ async def test_interrupting_the_waiting_cell_cancels_the_task_into_its_outcome()
             return outcome(task_id, "aborted")
         raise AssertionError("unreachable")
 
-    record = scheduling.start(run, task_id=task_id, view=FakeView(), attached=True)
+    record = scheduling.start(spawning(run), task_id=task_id, view=FakeView(), attached=True)
     cell = asyncio.ensure_future(WaitForTask(record))  # like ipykernel's cell future
     await entered.wait()
     cell.cancel()  # what a kernel interrupt does to an async cell
@@ -157,7 +166,7 @@ def test_run_until_done_drives_the_task_without_a_running_loop() -> None:
         return outcome(task_id)
 
     view = FakeView()
-    result = scheduling.run_until_done(run, task_id=task_id, view=view)
+    result = scheduling.run_until_done(spawning(run), task_id=task_id, view=view)
     assert result is not None and result.task_id == task_id
     assert scheduling.get(task_id) is not None and view.closed == 1
 
@@ -169,5 +178,5 @@ def test_finished_registry_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         async def run(task_id: str = task_id) -> TaskOutcome:
             return outcome(task_id)
 
-        scheduling.run_until_done(run, task_id=task_id, view=FakeView())
+        scheduling.run_until_done(spawning(run), task_id=task_id, view=FakeView())
     assert [scheduling.get(i) is not None for i in ids] == [False, False, True, True]
