@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from mercury_nb.server.pricing import estimate, estimate_all, price_file
+from mercury_nb.server.pricing import estimate, estimate_all
+from mercury_nb.transport.model_info import table_file as price_file
 
 
 def test_the_price_file_is_found_inside_the_installed_litellm() -> None:
