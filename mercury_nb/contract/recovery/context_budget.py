@@ -36,7 +36,6 @@ from mercury_nb.contract.recovery.compaction import (
 from mercury_nb.contract.recovery.memory_governor import (
     CHARS_PER_TOKEN,
     estimate_tokens,
-    pause_sentence,
     usable_budget,
 )
 
@@ -115,11 +114,6 @@ class PauseForOverflow:
     """Pause honestly for ``why`` (the pause banner's words): the request still does not fit."""
 
     why: str
-
-    @property
-    def text(self) -> str:
-        """The whole pause sentence, as the user reads it."""
-        return pause_sentence(self.why)
 
 
 OverflowDecision = ShrinkAndRetry | PauseForOverflow
@@ -218,7 +212,7 @@ def step_overflow_shrunk(
 
 
 def overflow_pause_why(observation: OverflowObservation, retries: int) -> str:
-    """Why an overflow pauses: the pause banner's words (see :func:`pause_sentence`)."""
+    """Why an overflow pauses: the words the pause banner (``Paused(why)``) carries."""
     window = observation.overflow.window or observation.known_window
     size = f"its {window:,}-token context" if window else "its context"
     return (

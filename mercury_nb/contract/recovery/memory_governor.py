@@ -112,17 +112,6 @@ class PauseForPressure:
     reason: PressureReason
     why: str
 
-    @property
-    def text(self) -> str:
-        """The whole pause sentence, as the user reads it."""
-        return pause_sentence(self.why)
-
-
-def pause_sentence(why: str) -> str:
-    """``I've paused for now — <why>, then send "continue" …``: a governor's pause in full."""
-    return (f"I've paused for now — {why}, then send \"continue\" and I'll pick up right "
-            "where I left off.")
-
 
 GovernorDecision = NoPressure | Compact | Summarize | PauseForPressure
 

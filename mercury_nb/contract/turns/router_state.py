@@ -79,7 +79,7 @@ class TurnFacts:
     doom: DoomLoop | None = None
     """The doom-loop detector stopped this attempt (``trouble`` then names the provider)."""
     pressure_pause: str | None = None
-    """The memory governor's pause text (``PauseForPressure.text``): memory or context
+    """The memory governor's pause words (``PauseForPressure.why``): memory or context
     pressure outlasted compaction, so the task pauses honestly before the next request."""
 
 

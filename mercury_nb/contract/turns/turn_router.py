@@ -69,11 +69,6 @@ __all__ = [
 ]
 
 
-def pressure_ending(why: str) -> Paused:
-    """The honest pause for the memory governor's ``why`` (naming memory or context, with the
-    numbers, and the advice): the pause banner adds its opening and the resume hint."""
-    return Paused(why)
-
 
 def step_router(
     state: RouterState, facts: TurnFacts, config: MercuryConfig
@@ -84,7 +79,7 @@ def step_router(
     A ``text-stop`` or ``steps-exhausted`` turn goes to the narration guard first; only
     when the guard has nothing to do does the gate or the step budget decide."""
     if facts.pressure_pause is not None:
-        return state, FinishWith(pressure_ending(facts.pressure_pause))
+        return state, FinishWith(Paused(facts.pressure_pause))  # the banner adds the resume hint
     match facts.verdict:
         case TurnVerdict.ABORTED:
             return state, FinishWith(Aborted())

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from mercury_nb.contract.banners import banner_text
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import Paused
 from mercury_nb.contract.recovery.compaction import compaction_marker
 from mercury_nb.contract.recovery.context_budget import (
     ContextOverflow,
@@ -94,11 +96,12 @@ def test_overflow_pauses_honestly_when_retries_are_used_up() -> None:
     state = OverflowState(CONFIG.context_overflow_retries)
     _, decision = step_overflow(state, _observe(8192, None), CONFIG)
     assert isinstance(decision, PauseForOverflow)
-    assert decision.text.startswith(
+    banner = banner_text(Paused(decision.why), [])
+    assert banner.startswith(
         "I've paused for now — the model still reports the request does not fit its "
         "8,192-token context after shrinking the conversation 3 times"
     )
-    assert decision.text.endswith('send "continue" and I\'ll pick up right where I left off.')
+    assert banner.endswith('Send "continue" and I\'ll pick up right where I left off.')
 
 
 NOTHING_LEFT_TO_CUT = PauseForOverflow(

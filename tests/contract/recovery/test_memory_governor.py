@@ -5,7 +5,9 @@ from typing import Any
 
 import pytest
 
+from mercury_nb.contract.banners import banner_text
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import Paused
 from mercury_nb.contract.recovery.memory_governor import (
     Compact,
     GovernorDecision,
@@ -202,10 +204,10 @@ def test_state_after_relief_is_clear() -> None:
 def test_memory_pause_text() -> None:
     pause = pressure_pause(MEM, CONFIG)
     assert pause.reason == "memory"
-    assert pause.text == (
+    assert banner_text(Paused(pause.why), []) == (
         "I've paused for now — the kernel is using 2500 MB of memory, over its 2000 MB "
         "limit, even after compacting the conversation. Free some memory in the kernel "
-        '(or raise MERCURY_MEMORY_LIMIT_MB), then send "continue" and I\'ll pick up right '
+        '(or raise MERCURY_MEMORY_LIMIT_MB). Send "continue" and I\'ll pick up right '
         "where I left off."
     )
 
@@ -213,19 +215,19 @@ def test_memory_pause_text() -> None:
 def test_context_pause_text() -> None:
     pause = pressure_pause(CTX, CONFIG)
     assert pause.reason == "context"
-    assert pause.text == (
+    assert banner_text(Paused(pause.why), []) == (
         "I've paused for now — the conversation is still too large for the model's context "
         "(about 120,000 tokens for a budget of 90,000), even after compacting the "
-        "conversation. Switch to a model with a larger context window if you can, then "
-        'send "continue" and I\'ll pick up right where I left off.'
+        "conversation. Switch to a model with a larger context window if you can. "
+        'Send "continue" and I\'ll pick up right where I left off.'
     )
 
 
 def test_pause_for_both_names_both() -> None:
     [_, pause] = run([BOTH, BOTH])
     assert isinstance(pause, PauseForPressure)
-    assert "2500 MB of memory" in pause.text
-    assert "about 120,000 tokens" in pause.text
+    assert "2500 MB of memory" in pause.why
+    assert "about 120,000 tokens" in pause.why
 
 
 @pytest.mark.parametrize(

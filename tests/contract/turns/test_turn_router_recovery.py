@@ -19,7 +19,7 @@ from mercury_nb.contract.turns.router_state import (
     TurnFacts,
     user,
 )
-from mercury_nb.contract.turns.turn_router import pressure_ending, step_router
+from mercury_nb.contract.turns.turn_router import step_router
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 
 CONFIG = MercuryConfig(model="a", fallbacks=("b",), retry_base_s=0.0)
@@ -47,10 +47,9 @@ STALL = "Task stalled 8 minutes with no progress (was: waiting for a)"
         pytest.param("the kernel is out of memory", "the kernel is out of memory", id="plain"),
     ],
 )
-def test_pressure_ending_keeps_the_governors_words(why: str, reason: str) -> None:
-    ending = pressure_ending(why)
-    assert ending == Paused(reason)
-    banner = banner_text(ending, [])
+def test_a_pressure_pause_keeps_the_governors_words(why: str, reason: str) -> None:
+    assert why == reason  # the governor's words, as the Paused ending carries them
+    banner = banner_text(Paused(why), [])
     assert banner.count("I've paused for now") == 1
     assert banner.count('Send "continue"') + banner.count('send "continue"') == 1
 
@@ -60,7 +59,7 @@ def test_a_pressure_pause_ends_the_task_whatever_the_verdict(verdict: TurnVerdic
     state = RouterState.start("build it", CONFIG)
     facts = TurnFacts(verdict=verdict, pressure_pause=CONTEXT)
     new_state, decision = step_router(state, facts, CONFIG)
-    assert decision == FinishWith(pressure_ending(CONTEXT))
+    assert decision == FinishWith(Paused(CONTEXT))
     assert new_state == state
 
 
