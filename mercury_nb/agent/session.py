@@ -38,7 +38,7 @@ class TaskSession:
     steps_total: int = 0
     steps_in_budget: int = 0
     seq: int = 0
-    """Lowered ``max_tokens`` per provider index after a provider rejected the ask."""
+    """The order number of the latest tool call (``ToolLogEntry.seq``): what ran after what."""
     provider_index: int = 0
     models_used: list[str] = field(default_factory=list)
     answer: str | None = None

@@ -47,6 +47,7 @@ from mercury_nb.contract.recovery.subagent_supervisor import (
     SupervisorState,
     step_supervisor,
 )
+from mercury_nb.contract.shared_workspace import task_excerpt
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.tools.base import SubagentRunner, Tool, ToolContext
 from mercury_nb.tools.delegate import DELEGATE_TOOL_NAME
@@ -55,9 +56,6 @@ from mercury_nb.tools.registry import ToolRegistry
 from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.snapshot import Snapshot
-
-TASK_EXCERPT_CHARS = 80
-"""Characters of the sub-task shown in the parent's "started" line."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +131,7 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
         on_event=sink,
         snapshot=snapshot,
     )
-    parent.on_event(Notice(f"[{sub_id}] sub-agent started: {_excerpt(task)}", "subagent"))
+    parent.on_event(Notice(f"[{sub_id}] sub-agent started: {task_excerpt(task)}", "subagent"))
     sink(TaskStarted(sub_id, task, parent.models[0].name, config.max_steps))
     supervisor = SupervisorState()
     while True:
@@ -178,8 +176,3 @@ def resumed(loop: AgentLoop, nudge: str) -> AgentLoop:
         snapshot=loop.snapshot,  # the start snapshot in memory, every "before" text kept
         state=restore_router_state(data, session.task, config),
     )
-
-
-def _excerpt(task: str) -> str:
-    line = " ".join(task.split())
-    return line if len(line) <= TASK_EXCERPT_CHARS else line[: TASK_EXCERPT_CHARS - 1] + "…"

@@ -13,6 +13,13 @@ BUSY_MESSAGE = (
     "wait until it ends; a question asked with --chat may run meanwhile."
 )
 TASK_EXCERPT_CHARS = 80
+"""Characters of a task's text shown where it is named (a refusal, a sub-agent's start)."""
+
+
+def task_excerpt(task: str) -> str:
+    """``task`` on one line, whitespace collapsed, cut to :data:`TASK_EXCERPT_CHARS` (``…``)."""
+    line = " ".join(task.split())
+    return line if len(line) <= TASK_EXCERPT_CHARS else line[: TASK_EXCERPT_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,5 @@ def decide_start(mode: Literal["execute", "chat"], running: Sequence[RunningTask
     if not live:
         return StartAllowed()
     first = live[0]
-    task = " ".join(first.task.split())
-    if len(task) > TASK_EXCERPT_CHARS:
-        task = task[: TASK_EXCERPT_CHARS - 1] + "…"
-    return WorkspaceBusy(first, BUSY_MESSAGE.format(task_id=first.task_id, task=task))
+    return WorkspaceBusy(first, BUSY_MESSAGE.format(task_id=first.task_id,
+                                                    task=task_excerpt(first.task)))

@@ -40,8 +40,9 @@ DOOM_LOOP_KIND = "doom-loop"
 """``FailedAttempt.kind`` for an attempt aborted by the doom-loop detector."""
 
 EMPTY_REPLY_KIND = "empty-reply"
-"""``ProviderFailure.kind`` for a complete reply with no text (or only whitespace) and no
-tool call: a transient failure of the provider, never an answer and never narration."""
+"""``ProviderError.kind`` (and so ``FailedAttempt.kind``) for a complete reply with no text
+(or only whitespace) and no tool call: a transient failure of the provider, never an answer
+and never narration."""
 EMPTY_REPLY_MESSAGE = "the model answered with nothing (no text and no tool call)"
 EMPTY_REPLIES_PAUSE = (
     "every model I could try answered with nothing — no text and no tool call "
