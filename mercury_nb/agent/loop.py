@@ -30,6 +30,7 @@ from mercury_nb.contract.escalation.doom_loop import (
     observe_step,
     reset_for_new_turn,
 )
+from mercury_nb.contract.recovery.context_budget import PauseForOverflow, SendShrunk
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -185,13 +186,17 @@ class AgentLoop:
                 # no model answered: not a step (a task no model ever answered reports 0)
                 self.session.steps_total -= 1
                 self.session.steps_in_budget -= 1
-                overflow = await self.memory.absorb_overflow(self, failure.error, request)
-                if overflow is True:  # the conversation was shrunk: the same step again
-                    first = was_first
-                    continue
-                if isinstance(overflow, str):
-                    return TurnReport.paused_for_pressure(overflow)
-                return TurnReport.provider_failed(failure.error, request, tool_names, did_work)
+                match await self.memory.absorb_overflow(self, failure.error, request):
+                    case SendShrunk():  # the conversation was shrunk: the same step again
+                        first = was_first
+                        continue
+                    case PauseForOverflow(why=why):
+                        return TurnReport.paused_for_pressure(why)
+                    case None:  # not an overflow: a provider failure
+                        return TurnReport.provider_failed(failure.error, request, tool_names,
+                                                          did_work)
+                    case _ as unreachable:
+                        assert_never(unreachable)
             except AttemptStalled as stalled:
                 return stalled_turn(self.session, stalled, model.name, request, tool_names,
                                     did_work)

@@ -146,13 +146,13 @@ class MemoryGovernor:
 
     async def absorb_overflow(
         self, loop: GovernedLoop, error: ProviderError, request: ModelRequest
-    ) -> bool | str:
+    ) -> SendShrunk | PauseForOverflow | None:
         """A context overflow of ``request``: learn the window it names, shrink the
-        conversation and answer True (send the same step again), or the honest pause's why
-        when it still does not fit. False: the error is not an overflow."""
+        conversation and answer :class:`SendShrunk` (send the same step again), or the honest
+        :class:`PauseForOverflow` when it still does not fit. None: not an overflow."""
         overflow = parse_context_overflow(error.status, error.kind, error.message)
         if overflow is None:
-            return False
+            return None
         extra = tools_tokens(request.tools)
         known = await context_window_of(loop.model, self.config, self.learned)
         observation = OverflowObservation(
@@ -161,8 +161,8 @@ class MemoryGovernor:
         )
         self.overflow, decision = step_overflow(self.overflow, observation, self.config)
         match decision:
-            case PauseForOverflow(why=why):
-                return why
+            case PauseForOverflow():
+                return decision
             case ShrinkAndRetry(window=window, target_tokens=target):
                 if window is not None:
                     self.learned[loop.model.name] = window
@@ -174,16 +174,11 @@ class MemoryGovernor:
                     tokens_after=estimate_tokens(result.messages) + extra,
                 )
                 self.overflow, after = step_overflow_shrunk(self.overflow, shrunk, self.config)
-                match after:
-                    case PauseForOverflow(why=why):
-                        return why
-                    case SendShrunk():
-                        loop.on_event(Notice(OVERFLOW_NOTICE.format(
-                            window=f"{window:,}-token " if window else "",
-                            before=result.chars_before, after=result.chars_after)))
-                        return True
-                    case _ as unreachable:
-                        assert_never(unreachable)
+                if isinstance(after, SendShrunk):
+                    loop.on_event(Notice(OVERFLOW_NOTICE.format(
+                        window=f"{window:,}-token " if window else "",
+                        before=result.chars_before, after=result.chars_after)))
+                return after
             case _ as unreachable:
                 assert_never(unreachable)
 
