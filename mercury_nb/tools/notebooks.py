@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
+from mercury_nb.tools.budget import result_budget
 from mercury_nb.tools.file_reading import refuse_unreadable
 from mercury_nb.tools.files import head_tail, read_text
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
@@ -74,9 +75,10 @@ class InsertCellArgs(BaseModel):
     source: str = Field(description="The new cell's source.")
 
 
-def load_notebook(ws: Workspace, path: Path, shown: str) -> NotebookNode:
-    """The notebook at ``path`` as nbformat v4, or a ToolError saying why it cannot be read.
-    A notebook stored in an older format is converted; ``converted_from`` says from which."""
+def load_notebook(ws: Workspace, path: Path, shown: str) -> tuple[NotebookNode, int | None]:
+    """The notebook at ``path`` as nbformat v4 (read once), and the nbformat major version
+    it is stored in when that is older than 4 (it is converted, and an edit writes it back
+    as v4), else None; or a ToolError saying why it cannot be read."""
     if path.is_dir():
         raise ToolError(f"{shown} is a directory, not a notebook")
     if not path.exists():
@@ -86,17 +88,11 @@ def load_notebook(ws: Workspace, path: Path, shown: str) -> NotebookNode:
         notebook = _reads(text, as_version=4, capture_validation_error={})
     except Exception as exc:
         raise ToolError(f"{shown} is not a readable notebook: {_first_line(exc)}") from exc
-    return notebook
-
-
-def converted_from(ws: Workspace, path: Path, shown: str) -> int | None:
-    """The nbformat major version of the notebook on disk when it is older than 4 (it is
-    written back as v4, and the result says so), else None."""
     try:
-        major = json.loads(read_text(ws, path, shown)).get("nbformat")
-    except (ToolError, ValueError, AttributeError):
-        return None
-    return major if isinstance(major, int) and major < 4 else None
+        major = json.loads(text).get("nbformat")
+    except (ValueError, AttributeError):
+        major = None
+    return notebook, major if isinstance(major, int) and major < 4 else None
 
 
 def conversion_note(major: int | None) -> str:
@@ -179,17 +175,16 @@ def render_notebook(notebook: NotebookNode, shown: str) -> str:
 def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
-    notebook = load_notebook(ws, path, args.path)
+    notebook, _ = load_notebook(ws, path, args.path)
     content = render_notebook(notebook, ws.rel(path))
-    return ToolResult(ok=True, content=head_tail(content, ctx.config.read_file_max_chars))
+    return ToolResult(ok=True, content=head_tail(content, result_budget(ctx)))
 
 
 def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
     rel = ws.rel(path)
-    notebook = load_notebook(ws, path, args.path)
-    older = converted_from(ws, path, args.path)
+    notebook, older = load_notebook(ws, path, args.path)
     count = len(notebook.cells)
     if not 0 <= args.index < count:
         valid = f"cells 0..{count - 1}" if count else "no cells (use insert_notebook_cell)"
@@ -217,8 +212,7 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
         notebook = _new_notebook()
         older = None
     else:
-        notebook = load_notebook(ws, path, args.path)
-        older = converted_from(ws, path, args.path)
+        notebook, older = load_notebook(ws, path, args.path)
     count = len(notebook.cells)
     if not 0 <= args.index <= count:
         raise ToolError(
