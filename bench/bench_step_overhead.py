@@ -5,7 +5,7 @@ Run with ``python bench/bench_step_overhead.py [--steps N] [--repeats R]`` for t
 on ``sys.path``, or compare checkouts side by side in one run (runs alternate, each in a
 fresh process)::
 
-    python bench/bench_step_overhead.py --compare /tmp/before /work/wt-runs
+    git worktree add ../before HEAD~1 && python bench/bench_step_overhead.py --compare ../before .
 
 An in-process model streams ``--chunks`` text chunks and one ``read_file`` call per step (a
 60-byte file, a different one each step so no doom loop fires), then answers. The time per
@@ -61,10 +61,10 @@ async def one_run(steps: int, chunks: int) -> float:
     """Seconds per step of one recorded task."""
     from mercury_nb.contract.config import MercuryConfig
 
-    try:  # after issue 9: the runs layer (also registers the task for remote stops)
+    try:  # the runs layer plans and launches (and registers the task for remote stops)
         from mercury_nb.runs import launch
         from mercury_nb.runs.planning import plan_task
-    except ImportError:  # before: the ledger planned and ran tasks
+    except ImportError:  # older checkouts: the ledger planned and ran tasks
         from mercury_nb.ledger.runs import plan_task  # type: ignore[no-redef]
 
         launch = None  # type: ignore[assignment]
@@ -101,6 +101,7 @@ def measure(steps: int, chunks: int, repeats: int) -> list[float]:
 
 def compare(checkouts: list[str], args: argparse.Namespace) -> None:
     """Alternate fresh processes over ``checkouts`` (each first on PYTHONPATH)."""
+    checkouts = [os.path.abspath(path) for path in checkouts]
     results: dict[str, list[float]] = {path: [] for path in checkouts}
     for _ in range(args.rounds):
         for path in checkouts:

@@ -9,9 +9,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 if TYPE_CHECKING:
+    __version__: str
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.contract.outcome import TaskOutcome
     from mercury_nb.runs.launch import run_task
@@ -46,7 +45,18 @@ def unload_ipython_extension(ipython: Any) -> None:
     unregister(ipython)
 
 
+def _installed_version() -> str:
+    """The installed distribution's version; its one source is ``labextension/package.json``."""
+    from importlib.metadata import version
+
+    return version("mercury-nb")
+
+
 def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        value: Any = _installed_version()
+        globals()[name] = value
+        return value
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'mercury_nb' has no attribute {name!r}")
@@ -56,4 +66,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | {"__version__"})

@@ -28,4 +28,5 @@ echo "$want" > .labextension-stamp
 if [ -d .venv/share/jupyter/labextensions ]; then
   rm -rf .venv/share/jupyter/labextensions/mercury-nb
   cp -r mercury_nb/labextension .venv/share/jupyter/labextensions/mercury-nb
+  cp install.json .venv/share/jupyter/labextensions/mercury-nb/install.json
 fi

@@ -12,7 +12,7 @@ export PATH="$PWD/.venv/bin:$PATH"  # jlpm / jupyter for the panel build
 # build requirements first, then an editable install without an isolated build env (which
 # would download JupyterLab into a throwaway env on every run); the panel is built by
 # scripts/build_labextension.sh below, or by hatch-jupyter-builder when it is missing
-if ! { .venv/bin/python -m pip install --disable-pip-version-check hatchling editables \
+if ! { .venv/bin/python -m pip install --disable-pip-version-check hatchling editables "hatch-nodejs-version>=0.3.2" \
         "hatch-jupyter-builder>=0.9" "jupyterlab>=4.2,<5" \
      && .venv/bin/python -m pip install --disable-pip-version-check --no-build-isolation \
         -e ".[test,lab]"; } \

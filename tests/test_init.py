@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -48,3 +51,45 @@ def test_version_matches_the_installed_distribution() -> None:
     from importlib.metadata import version
 
     assert mercury_nb.__version__ == version("mercury-nb")
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _source_version() -> str:
+    """The one place the version is written: the panel's ``labextension/package.json``."""
+    return str(json.loads((ROOT / "labextension" / "package.json").read_text())["version"])
+
+
+def test_the_version_is_written_once_in_the_panels_package_json() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"]
+    assert "version" in project["project"]["dynamic"]
+    assert project["tool"]["hatch"]["version"] == {"source": "nodejs",
+                                                    "path": "labextension/package.json"}
+    assert any(r.startswith("hatch-nodejs-version") for r in project["build-system"]["requires"])
+    literal = re.compile(r"""(__version__|\bversion)\s*[:=]\s*["']\d+\.\d+""")
+    written = [str(p.relative_to(ROOT)) for p in [ROOT / "pyproject.toml",
+                                                 *sorted((ROOT / "mercury_nb").rglob("*.py"))]
+               if literal.search(p.read_text())]
+    assert written == []
+
+
+def test_the_package_reports_the_version_package_json_gives() -> None:
+    from importlib.metadata import version
+
+    assert version("mercury-nb") == _source_version()
+    assert mercury_nb.__version__ == _source_version()
+    built = ROOT / "mercury_nb" / "labextension" / "package.json"
+    if built.exists():  # the built panel (gitignored) carries the same version
+        assert json.loads(built.read_text())["version"] == _source_version()
+
+
+def test_install_json_ships_with_the_panel_and_names_the_pip_package() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    shared = project["tool"]["hatch"]["build"]["targets"]["wheel"]["shared-data"]
+    assert shared["install.json"] == "share/jupyter/labextensions/mercury-nb/install.json"
+    assert shared["mercury_nb/labextension"] == "share/jupyter/labextensions/mercury-nb"
+    install = json.loads((ROOT / "install.json").read_text())
+    name = project["project"]["name"]
+    assert (install["packageManager"], install["packageName"]) == ("python", name)

@@ -13,7 +13,7 @@ prompt is resent and when nothing is left to cut). Here:
 * Kernel RSS comes from ``/proc/self/statm`` (else the peak from ``resource``), checked only
   when ``config.memory_limit_mb`` is set.
 * ``Compact`` replaces the contents of ``session.messages`` itself, so the next request
-  sends the compacted list (the original compacted a copy); ``Summarize`` asks the current
+  sends the compacted list (compacting a copy would send it all); ``Summarize`` asks the current
   model, in a plain request without tools, for the summary ``plan_summary`` describes and
   applies it. A summary that cannot be had (no span to replace, a failed, stalled or empty
   reply) ends in the governor's honest pause. Nothing here raises on pressure.

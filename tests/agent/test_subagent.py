@@ -28,7 +28,7 @@ from mercury_nb.contract.banners import STEP_BUDGET_PAUSE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.runs import run_task
 from mercury_nb.testing import Turn, call
-from mercury_nb.tools.registry import default_registry
+from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.protocol import ModelRequest
 
 CALC = "def add(a, b):\n    return a + b\n"
@@ -306,9 +306,14 @@ async def test_stopping_only_the_sub_agent_tells_the_parent_it_was_aborted(
 
 def test_a_sub_agent_gets_every_tool_but_delegate_task() -> None:
     parent = default_registry()
-    assert subagent_registry(parent).names() == tuple(
-        name for name in parent.names() if name != "delegate_task"
-    )
+    pick = {name: parent.get(name) for name in ("read_file", "delegate_task", "run_command")}
+    planted = ToolRegistry([tool for tool in pick.values() if tool is not None])
+    sub = subagent_registry(planted)
+    assert sub.names() == ("read_file", "run_command")
+    assert (sub.get("read_file"), sub.get("run_command")) == (pick["read_file"],
+                                                              pick["run_command"])
+    assert "delegate_task" in parent and "delegate_task" not in subagent_registry(parent)
+    assert "run_command" in subagent_registry(parent)
 
 
 def test_the_sub_agent_sink_forwards_prefixed_notices_only() -> None:

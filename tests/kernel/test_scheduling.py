@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from mercury_nb.agent.events import StepStarted, TaskFinished
+from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.kernel import scheduling
 from mercury_nb.kernel.scheduling import STOPPED_BEFORE_OUTCOME, WaitForTask
+from mercury_nb.runs import PlannedRun, launch
+from mercury_nb.testing import ScriptedModel, Stall, Turn
 
 
 class FakeView:
@@ -66,24 +71,39 @@ async def test_started_task_is_held_until_done_then_kept_as_finished() -> None:
     assert (view.errors, view.closed) == ([], 1)
 
 
-async def test_stop_button_cancels_and_the_run_turns_it_into_an_outcome() -> None:
-    entered = asyncio.Event()
+def stalling_run(tmp_path: Path, task_id: str) -> tuple[Any, asyncio.Event, list[object]]:
+    """A spawn of a real run (the runs layer's launch, unrecorded) whose model goes silent
+    for ten minutes at its first step, the event that says the step began, and its events."""
+    model = ScriptedModel([Turn(text="never arrives", fault=Stall(seconds=600))])
+    config = MercuryConfig(workdir=tmp_path, home=tmp_path / "home", model=model.name)
+    planned = PlannedRun(task_id, "Wait for the model.", config, handle=None)
+    stepping = asyncio.Event()
+    events: list[object] = []
+
+    def sink(event: object) -> None:
+        events.append(event)
+        if isinstance(event, StepStarted):
+            stepping.set()
+
+    def spawn(loop: asyncio.AbstractEventLoop) -> asyncio.Task[TaskOutcome]:
+        return launch(planned, sink=sink, loop=loop, model=model).task
+
+    return spawn, stepping, events
+
+
+async def test_stop_button_cancels_and_the_run_turns_it_into_an_outcome(tmp_path: Path) -> None:
     task_id = scheduling.new_task_id()
-
-    async def run() -> TaskOutcome:
-        try:
-            entered.set()
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            return outcome(task_id, "aborted")
-        raise AssertionError("unreachable")
-
+    spawn, stepping, events = stalling_run(tmp_path, task_id)
     view = FakeView()
-    record = scheduling.start(spawning(run), task_id=task_id, view=view, attached=False)
-    await entered.wait()
+    record = scheduling.start(spawn, task_id=task_id, view=view, attached=False)
+    await asyncio.wait_for(stepping.wait(), timeout=30)
     assert view.stop is not None
     view.stop()  # what the Stop button calls
-    assert (await record.task).status == "aborted"
+    await asyncio.wait({record.task}, timeout=30)  # (wait_for's timeout would cancel it)
+    result = record.task.result()
+    assert (result.task_id, result.status, result.verdict) == (task_id, "aborted", "aborted")
+    assert record.outcome == result
+    assert [e for e in events if isinstance(e, TaskFinished)] == [TaskFinished(result)]
     assert view.errors == [] and view.closed == 1
 
 
@@ -138,24 +158,18 @@ async def test_wait_resolves_to_none_so_the_cell_shows_no_value() -> None:
     assert record.outcome is not None
 
 
-async def test_interrupting_the_waiting_cell_cancels_the_task_into_its_outcome() -> None:
-    entered = asyncio.Event()
+async def test_interrupting_the_waiting_cell_cancels_the_task_into_its_outcome(
+    tmp_path: Path,
+) -> None:
     task_id = scheduling.new_task_id()
-
-    async def run() -> TaskOutcome:
-        try:
-            entered.set()
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            return outcome(task_id, "aborted")
-        raise AssertionError("unreachable")
-
-    record = scheduling.start(spawning(run), task_id=task_id, view=FakeView(), attached=True)
+    spawn, stepping, _ = stalling_run(tmp_path, task_id)
+    record = scheduling.start(spawn, task_id=task_id, view=FakeView(), attached=True)
     cell = asyncio.ensure_future(WaitForTask(record))  # like ipykernel's cell future
-    await entered.wait()
+    await asyncio.wait_for(stepping.wait(), timeout=30)
     cell.cancel()  # what a kernel interrupt does to an async cell
-    await asyncio.wait([cell])
-    assert record.outcome is not None and record.outcome.status == "aborted"
+    await asyncio.wait_for(asyncio.wait([cell]), timeout=30)
+    assert record.outcome is not None
+    assert (record.outcome.status, record.outcome.verdict) == ("aborted", "aborted")
 
 
 def test_run_until_done_drives_the_task_without_a_running_loop() -> None:

@@ -154,7 +154,7 @@ async def test_a_list_without_limit_pages_by_fifty(jp_fetch: Fetch) -> None:
 
 
 @on_server_loop
-async def test_stop_ends_a_running_task_aborted_within_two_seconds(
+async def test_stop_ends_a_running_task_aborted(
     jp_fetch: Fetch, models: Any
 ) -> None:
     task_id = await start(jp_fetch, models("api-slow", slow()), "Think slowly.")
@@ -163,12 +163,11 @@ async def test_stop_ends_a_running_task_aborted_within_two_seconds(
                    ["task"]["workspace"], "started.md").exists():
         assert time.monotonic() < deadline
         await asyncio.sleep(0.05)
-    asked = time.monotonic()
     reply = await call(jp_fetch, "tasks", task_id, "stop", method="POST", body="")
     assert reply["kind"] == "requested"
-    detail = await wait_status(jp_fetch, task_id, ("aborted", "completed", "failed"), 2.0)
-    assert detail["task"]["status"] == "aborted"
-    assert time.monotonic() - asked < 2.0
+    detail = await wait_status(jp_fetch, task_id, ("aborted", "completed", "failed"))
+    assert (detail["task"]["status"], detail["task"]["verdict"]) == ("aborted", "aborted")
+    assert [c["path"] for c in detail["changes"]] == ["started.md"]  # stopped, files kept
     again = await call(jp_fetch, "tasks", task_id, "stop", method="POST", body="")
     assert again["kind"] == "not-running"
 

@@ -11,8 +11,8 @@ user. Then it runs guard rounds until one lands a mutation:
 * rounds walk the provider chain starting AT the provider that served the narrating turn:
   round 1 goes to that provider (now forced, which it has not been yet), and each later
   round goes to the provider after the one that actually served the previous round. With
-  chain ``[a, b, c]`` and ``b`` serving the turn, rounds go ``b, c, a, b, …``. The
-  TypeScript original started from the default provider ``a`` (its bug #8);
+  chain ``[a, b, c]`` and ``b`` serving the turn, rounds go ``b, c, a, b, …``. Never
+  from the default provider ``a``: that would skip forcing the provider that narrated;
 * after ``config.guard_rounds`` failed rounds the wake-up call opens a second cycle with
   fresh grounding, up to ``config.guard_rounds_total`` rounds in all;
 * then :class:`PauseWorkNotStarted` names the last failed mutating-tool result.

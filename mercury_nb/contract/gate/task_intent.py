@@ -13,7 +13,7 @@ anchored and works on whole words, never substrings ("latest" is not "test",
 3. otherwise a chat-like request ("make me a workout plan based on the latest
    research"): treated as a question, so it never triggers forced rounds. Wrongly
    reading work as chat costs an honest "no file changes" banner; wrongly reading
-   chat as work cost the original ten forced rounds.
+   chat as work would cost up to ten forced rounds of the narration guard.
 """
 
 from __future__ import annotations

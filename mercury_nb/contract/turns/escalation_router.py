@@ -125,7 +125,7 @@ def _start_round(
 
 
 def forced_choice_refused(trouble: ProviderTrouble) -> bool:
-    """A forced first step refused before any output for its ``tool_choice`` (bug #4)."""
+    """A forced first step refused before any output for its ``tool_choice`` (thinking models)."""
     return (
         trouble.tool_choice == "required"
         and not trouble.streamed_output

@@ -218,7 +218,7 @@ NPM_FAIL_4 = run("npm test", 1, 4)
         pytest.param([run("ls", 0, 4), run("cat a.py", 0, 5)], 3, NoCheck(), id="no-check"),
         pytest.param([PYTEST_OK_4], 3, Verified(PYTEST_OK_4), id="pass-after-change"),
         pytest.param([PYTEST_OK_4], None, Verified(PYTEST_OK_4), id="nothing-changed"),
-        # the original's bug #3: a failing npm test counted as evidence
+        # a failing npm test is never evidence
         pytest.param([NPM_FAIL_4], 3, CheckFailed(NPM_FAIL_4), id="failing-npm-test"),
         pytest.param(
             [run("pytest", 0, 4, timed_out=True)],
