@@ -47,6 +47,7 @@ def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[
         "output_caps": {str(k): v for k, v in (state.output_caps if state else ())},
         "models_used": list(session.models_used),
         "last_verdict": session.last_verdict,
+        "grounded_paths": list(session.grounded_paths),
         "continuations": state.budget.continuations if state else 0,
         "truncation_rounds": state.truncation.rounds if state else 0,
     }
@@ -57,7 +58,8 @@ def restore_session(data: dict[str, Any], config: MercuryConfig) -> TaskSession:
     session = TaskSession.start(data["task"], config, data["task_id"])
     session.messages = list(data["messages"])
     session.tool_log = [
-        ToolLogEntry(**{**e, "changed_paths": tuple(e.get("changed_paths", ()))})
+        ToolLogEntry(**{**e, "changed_paths": tuple(e.get("changed_paths", ())),
+                        "read_paths": tuple(e.get("read_paths", ()))})
         for e in data["tool_log"]
     ]
     session.steps_total = int(data["steps_total"])
@@ -65,6 +67,7 @@ def restore_session(data: dict[str, Any], config: MercuryConfig) -> TaskSession:
     session.provider_index = int(data["provider_index"])
     session.models_used = list(data["models_used"])
     session.last_verdict = data.get("last_verdict")
+    session.grounded_paths = tuple(data.get("grounded_paths") or ())
     return session
 
 

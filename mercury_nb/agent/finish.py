@@ -9,6 +9,7 @@ from mercury_nb.contract.banners import banner_text, blocker_line, last_check_li
 from mercury_nb.contract.endings import (
     Ending,
     Failed,
+    NoChangesCompletion,
     Paused,
     ProviderFailure,
     VerificationFailedPause,
@@ -78,6 +79,8 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
         evidence=command_evidence(session),
         steps=session.steps_total,
         models=list(session.models_used),
+        unread=[clean(name) for name in ending.unread]
+        if isinstance(ending, NoChangesCompletion) else [],
         usage={
             name: Usage(prompt_tokens=prompt, completion_tokens=completion,
                         total_tokens=prompt + completion)

@@ -24,6 +24,7 @@ class ToolLogEntry:
     exit_code: int | None = None
     timed_out: bool = False
     changed_paths: tuple[str, ...] = ()
+    read_paths: tuple[str, ...] = ()
 
 
 @dataclass
@@ -46,6 +47,14 @@ class TaskSession:
     last_verdict: str | None = None
     usage: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Model name -> (prompt, completion) tokens its provider reported, summed."""
+    grounded_paths: tuple[str, ...] = ()
+    """Workspace-relative files the agent itself read into the conversation (answer grounding)."""
+
+    @property
+    def read_paths(self) -> frozenset[str]:
+        """Every file whose content the task showed the model: grounded, or read by a tool."""
+        tools = (p for e in self.tool_log if e.ok for p in e.read_paths)
+        return frozenset((*self.grounded_paths, *tools))
 
     def add_usage(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
         prompt, completion = self.usage.get(model, (0, 0))

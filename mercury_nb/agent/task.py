@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from mercury_nb.agent.events import EventSink, Notice, TaskFinished, TaskStarted
 from mercury_nb.agent.finish import build_outcome
+from mercury_nb.agent.grounded_answers import answer_grounding, mark_unread
 from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
@@ -69,7 +70,7 @@ async def run_task(
         sink(TaskFinished(outcome))
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
-                             ask_user=ask_user, subagents=subagents)
+                             ask_user=ask_user, subagents=subagents, ground=True)
 
 
 async def run_session(
@@ -82,10 +83,12 @@ async def run_session(
     ask_user: AskHandler | None = None,
     state: RouterState | None = None,
     subagents: SubagentFactory | None = None,
+    ground: bool = False,
 ) -> TaskOutcome:
     """Announce, run and finish ``session``: a new one from :func:`run_task`, or one restored
     from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
-    as ``aborted``; the change summary is measured against ``snapshot``."""
+    as ``aborted``; the change summary is measured against ``snapshot``. ``ground``: a new
+    question that names workspace files gets them read first (``agent.grounded_answers``)."""
     config = session.config
     root = Workspace(config.workdir)
     sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
@@ -103,6 +106,10 @@ async def run_session(
         state=state,
     )
     try:
+        if ground:  # a question naming files: they come read, as verified context
+            grounding = await answer_grounding(session, root, models[0])
+            if grounding is not None:
+                session.messages.append(grounding)
         ending: Ending = await loop.run()
     except asyncio.CancelledError:
         current = asyncio.current_task()
@@ -112,6 +119,7 @@ async def run_session(
         session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
     finally:
         _end_task_processes(session.task_id, sink)
+    ending = await mark_unread(ending, session, root)
     report = await asyncio.to_thread(measure_changes, snapshot, root.root)
     outcome = build_outcome(session, ending, report)
     if loop.state is not None and loop.state.providers.ledger:

@@ -100,6 +100,7 @@ async def run_tool_calls(
                 exit_code=result.exit_code,
                 timed_out=result.timed_out,
                 changed_paths=result.changed_paths,
+                read_paths=result.read_paths,
             )
         )
         on_event(ToolFinished(step=step, name=call.name, ok=result.ok, summary=summary))

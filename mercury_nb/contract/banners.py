@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import assert_never
 
+from mercury_nb.contract.answer_grounding import unread_notice
 from mercury_nb.contract.endings import (
     Aborted,
     Blocker,
@@ -139,10 +140,13 @@ def banner_text(
         case VerifiedCompletion(evidence=evidence):
             lines = [TASK_COMPLETE, *change_summary_lines(changes), evidence_line(evidence)]
             return "\n".join(lines)
-        case NoChangesCompletion(verified_by=how):
+        case NoChangesCompletion(verified_by=how, unread=unread):
             if changes:
                 raise ValueError("a no-changes ending was given a non-empty change list")
-            return NO_CHANGES.format(how=how)
+            lines = [NO_CHANGES.format(how=how)]
+            if unread:
+                lines.append(unread_notice(unread))
+            return "\n".join(lines)
         case StepBudgetPause():
             return _with_changes([STEP_BUDGET_PAUSE], changes, CHANGES_SO_FAR)
         case WorkNotStartedPause(blocker=blocker):

@@ -126,6 +126,10 @@ class MercuryConfig(BaseModel):
     grounding_entries: int = Field(default=30, ge=1)
     """Workspace entries listed in the agent-executed grounding message."""
 
+    answer_grounding_files: int = Field(default=3, ge=0)
+    """Workspace files a question names that the agent reads itself before the first request
+    (0: none)."""
+
     doom_identical_calls: int = Field(default=4, ge=2)
     """Same tool with the same arguments this many times in a row is a loop."""
 

@@ -32,6 +32,9 @@ class NoChangesCompletion:
     """Answered; git (or a content snapshot outside git) confirms nothing changed."""
 
     verified_by: Literal["git", "snapshot"]
+    unread: tuple[str, ...] = ()
+    """Workspace files the answer talks about that the task never read (as the answer wrote
+    them); the banner says "answered without reading …"."""
 
     def __post_init__(self) -> None:
         if self.verified_by not in ("git", "snapshot"):

@@ -72,6 +72,9 @@ class TaskOutcome(BaseModel):
     providers: dict[str, str] = {}
     """The per-provider ledger: each provider that failed during the task and its first
     error (redacted, at most ``provider_error_chars`` chars), in chain order."""
+    unread: list[str] = []
+    """Workspace files the answer talks about that the task never read (the banner says
+    "answered without reading …"); empty for every other ending."""
     usage: dict[str, Usage] = {}
     """Token usage per model of the chain (keyed by its configured name), summed over the
     task's requests in this run; models whose provider reported no usage are absent."""

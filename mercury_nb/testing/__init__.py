@@ -1,7 +1,15 @@
-"""Fakes that ship in the package: a scripted model and a loopback OpenAI-protocol server."""
+"""Fakes that ship in the package: a scripted model, a loopback OpenAI-protocol server, and
+the replay of recorded traffic on both."""
 
 from mercury_nb.testing.collect import CollectedStream, collect_stream
 from mercury_nb.testing.loopback_server import LoopbackServer
+from mercury_nb.testing.replay import (
+    Recording,
+    ReplayModel,
+    RequestShape,
+    load_recording,
+    replay_server,
+)
 from mercury_nb.testing.script import (
     AUTO,
     DropMidStream,
@@ -34,6 +42,9 @@ __all__ = [
     "MalformedChunk",
     "MalformedChunkError",
     "NoFinish",
+    "Recording",
+    "ReplayModel",
+    "RequestShape",
     "ScriptExhausted",
     "ScriptedModel",
     "Stall",
@@ -42,7 +53,9 @@ __all__ = [
     "call",
     "collect_stream",
     "get_scripted_model",
+    "load_recording",
     "register_scripted_model",
+    "replay_server",
     "scripted",
     "unregister_scripted_model",
 ]

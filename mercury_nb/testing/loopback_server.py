@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import Any
 
 from mercury_nb.testing.loopback_http import ChatCompletionsHandler, LoopbackHTTPServer
-from mercury_nb.testing.script import ScriptStep, describe_turns
+from mercury_nb.testing.script import OnExhausted, ScriptStep, describe_turns
 
 _ANY_MODEL = "*"
 
@@ -21,6 +21,8 @@ class LoopbackServer:
     kept in :attr:`requests`, with its arrival time (``time.monotonic()``) in
     :attr:`request_times`. ``routes`` answers GET requests with fixed JSON (a server's
     ``/props`` or ``/v1/models``); their paths are kept in :attr:`get_requests`.
+    ``on_exhausted="repeat_last"`` answers requests beyond a model's script with its last
+    turn (kept in :attr:`repeated`) instead of refusing them.
     Use as a context manager, or :meth:`start` / :meth:`stop`.
     """
 
@@ -28,6 +30,7 @@ class LoopbackServer:
         self,
         script: Sequence[ScriptStep] | Mapping[str, Sequence[ScriptStep]],
         routes: Mapping[str, Any] | None = None,
+        on_exhausted: OnExhausted = "fail",
     ) -> None:
         if isinstance(script, Mapping):
             self._scripts = {str(k): tuple(v) for k, v in script.items()}
@@ -40,6 +43,9 @@ class LoopbackServer:
         self.requests: list[dict[str, Any]] = []
         self.request_times: list[float] = []
         self.overruns: list[dict[str, Any]] = []
+        self.on_exhausted: OnExhausted = on_exhausted
+        self.repeated: list[dict[str, Any]] = []
+        """Request bodies beyond the script answered with the last turn (``repeat_last``)."""
         self.errors: list[str] = []
         """Exceptions raised while serving (a callable turn that failed, say)."""
         self._lock = threading.Lock()
@@ -115,6 +121,9 @@ class LoopbackServer:
             self.request_times.append(arrived)
             steps = self._scripts.get(key)
             used = self._used.get(key, 0)
+            if steps and used >= len(steps) and self.on_exhausted == "repeat_last":
+                self.repeated.append(body)
+                return steps[-1], len(self.requests) - 1
             if steps is None or used >= len(steps):
                 self.overruns.append(body)
                 return None

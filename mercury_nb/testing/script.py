@@ -120,6 +120,9 @@ class Turn:
     finish_reason: str | _Auto | None = AUTO
     fault: Fault | None = None
     chunk_size: int = 16
+    usage: tuple[int, int] | None = None
+    """``(prompt_tokens, completion_tokens)`` to report (a recorded reply's usage); None:
+    the scripted model reports none and the loopback server sends its own estimate."""
 
     def __post_init__(self) -> None:
         if self.chunk_size < 1:
@@ -136,6 +139,11 @@ class Turn:
             return "tool_calls" if self.tool_calls else "stop"
         return self.finish_reason
 
+
+OnExhausted: TypeAlias = Literal["fail", "repeat_last"]
+"""What a fake does when asked for more turns than scripted: ``"fail"`` (the default) refuses
+the request and reports it in ``assert_complete``; ``"repeat_last"`` plays the last turn
+again, as a stuck small model does, and counts it in ``repeated``."""
 
 TurnFactory: TypeAlias = Callable[[ModelRequest], Turn]
 ScriptStep: TypeAlias = Turn | TurnFactory

@@ -11,6 +11,7 @@ from mercury_nb.testing.script import (
     HttpError,
     MalformedChunk,
     MalformedChunkError,
+    OnExhausted,
     ScriptStep,
     Stall,
     Turn,
@@ -31,6 +32,7 @@ from mercury_nb.transport.protocol import (
     ModelRequest,
     ProviderError,
     StreamChunk,
+    UsageChunk,
 )
 from mercury_nb.transport.provider_errors import kind_for_status
 
@@ -45,14 +47,20 @@ class ScriptedModel:
     Text and tool arguments are split into ``chunk_size`` pieces; faults raise or stop the
     stream as documented in :mod:`mercury_nb.testing.script`. Asking for more turns than
     scripted raises :class:`ScriptExhausted`, and :meth:`assert_complete` also reports it,
-    so a loop that swallows the error still fails the test.
+    so a loop that swallows the error still fails the test. With
+    ``on_exhausted="repeat_last"`` the last turn is played again instead, and the requests
+    it answered are kept in :attr:`repeated`.
     """
 
-    def __init__(self, turns: Sequence[ScriptStep], name: str = "scripted/test") -> None:
+    def __init__(self, turns: Sequence[ScriptStep], name: str = "scripted/test",
+                 on_exhausted: OnExhausted = "fail") -> None:
         self.name = name
         self.turns: tuple[ScriptStep, ...] = tuple(turns)
+        self.on_exhausted: OnExhausted = on_exhausted
         self.requests: list[ModelRequest] = []
         self.overruns: list[ModelRequest] = []
+        self.repeated: list[ModelRequest] = []
+        """Requests beyond the script answered with the last turn (``repeat_last``)."""
         self._used = 0
 
     @property
@@ -65,15 +73,20 @@ class ScriptedModel:
 
     async def _play(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
         self.requests.append(request)
-        if self._used >= len(self.turns):
+        if self._used < len(self.turns):
+            step = self.turns[self._used]
+            self._used += 1
+        elif self.on_exhausted == "repeat_last" and self.turns:
+            self.repeated.append(request)
+            step = self.turns[-1]
+        else:
             self.overruns.append(request)
             raise ScriptExhausted(
                 f"{self.name}: asked for turn {len(self.requests)} but only "
                 f"{len(self.turns)} turn(s) were scripted. Request: {describe_request(request)}"
             )
-        turn_number = self._used
-        self._used += 1
-        turn = resolve_turn(self.turns[turn_number], request)
+        turn_number = len(self.requests) - 1  # a repeated turn's tool calls get fresh ids
+        turn = resolve_turn(step, request)
         if isinstance(turn.fault, HttpError):
             fault = turn.fault
             raise ProviderError(
@@ -94,6 +107,8 @@ class ScriptedModel:
         reason = turn.resolved_finish_reason
         if reason is not None:
             yield FinishChunk(reason)
+        if turn.usage is not None:  # last, as OpenAI's include_usage chunk comes
+            yield UsageChunk(*turn.usage)
 
     async def _strike(self, turn: Turn, position: int) -> None:
         match turn.fault:

@@ -62,6 +62,10 @@ def _estimate_tokens(text: str) -> int:
 
 
 def _usage(turn: Turn, body: dict[str, Any]) -> dict[str, int]:
+    if turn.usage is not None:
+        recorded_prompt, recorded_completion = turn.usage
+        return {"prompt_tokens": recorded_prompt, "completion_tokens": recorded_completion,
+                "total_tokens": recorded_prompt + recorded_completion}
     prompt = _estimate_tokens(json.dumps(body.get("messages") or []))
     completion = _estimate_tokens(
         turn.text + "".join(spec.name + spec.arguments_json for spec in turn.tool_calls)

@@ -34,6 +34,9 @@ class ToolResult:
     exit_code: int | None = None
     """For run_command: the process exit code (None when it was killed or never ran)."""
     timed_out: bool = False
+    read_paths: tuple[str, ...] = ()
+    """Workspace-relative paths whose content this call showed the model (read_file,
+    read_notebook): what an answer may talk about as read."""
 
 
 @dataclass

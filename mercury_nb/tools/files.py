@@ -119,7 +119,7 @@ def read_file(args: ReadArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     page = read_page(ws.root, path, ws.rel(path), offset=args.offset, limit=args.limit,
                      budget=result_budget(ctx))
-    return ToolResult(ok=True, content=page.content())
+    return ToolResult(ok=True, content=page.content(), read_paths=(ws.rel(path),))
 
 
 def create_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:

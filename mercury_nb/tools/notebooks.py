@@ -177,7 +177,8 @@ def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     notebook, _ = load_notebook(ws, path, args.path)
     content = render_notebook(notebook, ws.rel(path))
-    return ToolResult(ok=True, content=head_tail(content, result_budget(ctx)))
+    return ToolResult(ok=True, content=head_tail(content, result_budget(ctx)),
+                      read_paths=(ws.rel(path),))
 
 
 def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:

@@ -43,3 +43,19 @@ async def test_checkpoint_round_trip(tmp_path: Path, scripted_model) -> None:
     assert restored_config.workdir == tmp_path
     assert restore_router_state(data, session.task, restored_config).budget.continuations == 1
     assert restore_snapshot(data).root == str(tmp_path.resolve())
+
+
+async def test_what_the_task_read_survives_a_checkpoint(tmp_path: Path, scripted_model) -> None:
+    (tmp_path / "README.md").write_text("# calc\n")
+    (tmp_path / "notes.md").write_text("notes\n")
+    model = scripted_model([Turn(tool_calls=(call("read_file", path="notes.md"),)),
+                            Turn(text="README.md and notes.md say little.")])
+    events: list[AgentEvent] = []
+    config = MercuryConfig(workdir=tmp_path, mode="chat")
+    await run_task("Summarise README.md", config, model=model, on_event=events.append)
+    data = json.loads(json.dumps([e for e in events if isinstance(e, TurnEnded)][-1].checkpoint()))
+
+    session = restore_session(data, config_of(data))
+    assert session.grounded_paths == ("README.md",)
+    assert session.tool_log[0].read_paths == ("notes.md",)
+    assert session.read_paths == {"README.md", "notes.md"}

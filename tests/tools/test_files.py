@@ -97,7 +97,7 @@ async def test_read_file_returns_the_text(
 ) -> None:
     (root / "notes.md").write_text("# Notes\nline\n")
     assert await call(registry, ctx, "read_file", path="notes.md") == ToolResult(
-        ok=True, content="# Notes\nline\n"
+        ok=True, content="# Notes\nline\n", read_paths=("notes.md",)
     )
 
 

@@ -45,7 +45,7 @@ async def test_read_notebook_lists_cells_and_trimmed_outputs(
     registry: ToolRegistry, ctx: ToolContext, nb_path: Path
 ) -> None:
     result = await call(registry, ctx, "read_notebook", path="analysis.ipynb")
-    assert result.ok
+    assert result.ok and result.read_paths == ("analysis.ipynb",)  # an answer may cite it
     lines = result.content.splitlines()
     assert lines[0] == "analysis.ipynb: 3 cells"
     assert lines[1:5] == [
