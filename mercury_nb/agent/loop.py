@@ -198,6 +198,11 @@ class AgentLoop:
                         first = was_first
                         continue
                     case PauseForOverflow(why=why):
+                        next_cap = await self.memory.output_cap(self, self._output_cap())
+                        if await self.fit.changes_set(self.model, self.session, self.registry,
+                                                      next_cap):  # the learned window's tools
+                            first = was_first
+                            continue
                         return await self._paused(why, True, request.max_tokens)
                     case None:  # not an overflow: a provider failure
                         return TurnReport.provider_failed(failure.error, request, tool_names,

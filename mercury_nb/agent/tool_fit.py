@@ -22,6 +22,7 @@ from mercury_nb.contract.recovery.window_fit import (
     FitState,
     OfferTools,
     prefix_fit,
+    set_changes,
     step_fit,
 )
 from mercury_nb.transport.context_window import context_window_of
@@ -78,6 +79,13 @@ class ToolFit:
                 return registry.schemas(names, compact=tool_set == "compact")
             case _ as unreachable:
                 assert_never(unreachable)
+
+    async def changes_set(
+        self, model: ChatModel, session: TaskSession, registry: ToolRegistry, reply_tokens: int
+    ) -> bool:
+        """The next request would carry another tool set (the window changed)."""
+        observation = await self.observe(model, session, registry, reply_tokens)
+        return set_changes(self.state, observation, self.config)
 
     async def unfit_prefix(
         self, model: ChatModel, session: TaskSession, registry: ToolRegistry, reply_tokens: int

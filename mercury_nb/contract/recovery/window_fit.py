@@ -14,6 +14,8 @@ minus the reply's reserve (``usable_budget``); token counts are the project's es
   :class:`~mercury_nb.contract.endings.WindowTooSmall` failure with the numbers and the
   fixes: no request is sent, and continuing with the same window could not help. An
   unknown window is never judged.
+* ``set_changes``: after an overflow error taught a smaller window, a request the shrink
+  could not cut is still worth sending again when the tool set changes with that window.
 * ``prefix_fit``: when the conversation stays too large after compaction, a resume can help
   only if what is never cut (system prompt, tools, task) fits the budget; otherwise the
   answer is ``WindowTooSmall`` naming the task, not a pause that promises a resume.
@@ -153,6 +155,12 @@ def step_fit(
         return state, too_small(observation, tool_set, config)
     moved = tool_set == "compact" and state.tool_set != "compact"
     return FitState(tool_set), OfferTools(tool_set, _notice(observation, config) if moved else None)
+
+
+def set_changes(state: FitState, observation: FitObservation, config: MercuryConfig) -> bool:
+    """The next request would carry another tool set than the last (a window learned from an
+    overflow error can make the compact set the one that fits: worth sending again)."""
+    return state.tool_set is not None and chosen_set(observation, config) != state.tool_set
 
 
 def prefix_fit(
