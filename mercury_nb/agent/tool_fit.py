@@ -1,9 +1,10 @@
-"""The window-fit edge: measures what every request carries (system prompt, tool schemas,
-task) against the current model's window, and offers the tool set the pure
-:mod:`mercury_nb.contract.recovery.window_fit` picks, or the failure it names.
+"""The window-fit edge: the tool set each request carries, or the small-window failure.
 
-The window is the memory governor's (:func:`mercury_nb.transport.context_window.context_window_of`,
-with the windows overflow errors taught it); both tool sets are measured over every tool of the
+It measures what every request carries (system prompt, tool schemas, task) against the
+current model's window and offers the tool set the pure
+:mod:`mercury_nb.contract.recovery.window_fit` picks, or the failure it names. The window is
+the memory governor's (:func:`mercury_nb.transport.context_window.context_window_of`, with the
+windows overflow errors taught it); both tool sets are measured over every tool of the
 registry, so the choice does not change between a guard round's fewer tools and the next step.
 """
 

@@ -1,5 +1,4 @@
-"""Whether a model's window holds what every request carries: the tool set to offer, or the
-honest failure when nothing fits.
+"""The window fit: the tool set a model's window holds, or the honest failure when none fits.
 
 Pure rules (no I/O). Every request carries the system prompt and the tool definitions, and
 the task (the first user message) is never cut either. The prompt budget is the window
