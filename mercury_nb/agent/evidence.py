@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
-from mercury_nb.contract.endings import Blocker
+from mercury_nb.contract.endings import Blocker, WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
 from mercury_nb.contract.gate.completion_gate import only_non_code
@@ -58,6 +58,10 @@ class TurnReport:
     doom: DoomLoop | None = None
     pressure: str | None = None
     """The memory governor's pause text: the task pauses before the next request."""
+    window_too_small: WindowTooSmall | None = None
+    """The window cannot hold what every request carries: the task fails, nothing sent."""
+    reply_cap: int | None = None
+    """``max_tokens`` of the turn's last request."""
 
     @classmethod
     def ended(
@@ -111,6 +115,11 @@ class TurnReport:
         return cls(TurnVerdict.INTERRUPTED, None, pressure=why)
 
     @classmethod
+    def cannot_fit(cls, ending: WindowTooSmall) -> TurnReport:
+        """The window cannot hold the request's fixed part: end with ``ending``."""
+        return cls(TurnVerdict.INTERRUPTED, None, window_too_small=ending)
+
+    @classmethod
     def looped(cls, loop: DoomLoop, reply: StepReply, provider: str) -> TurnReport:
         """The doom-loop detector stopped the attempt; the work done so far is kept."""
         trouble = ProviderTrouble(provider=provider, message=loop.description, kind=DOOM_LOOP_KIND)
@@ -150,6 +159,7 @@ async def gather_turn_facts(loop: MeasuredLoop, report: TurnReport) -> TurnFacts
         mutations_in_task=session.successful_mutations_since(0),
         last_failed_mutation=Blocker(failed.name, failed.result_head) if failed else None,
         doom=report.doom, pressure_pause=report.pressure,
+        window_too_small=report.window_too_small, reply_cap=report.reply_cap,
     )
     if report.verdict is TurnVerdict.TRUNCATED and reply is not None and reply.tool_calls:
         return replace(base, trouble=None, cut_write=True,

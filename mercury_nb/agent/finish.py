@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 
 from mercury_nb.agent.session import TaskSession
-from mercury_nb.contract.banners import banner_text, blocker_line, last_check_line
+from mercury_nb.contract.banners import (
+    banner_text,
+    blocker_line,
+    last_check_line,
+    window_reason,
+)
 from mercury_nb.contract.endings import (
     Ending,
     Failed,
@@ -13,6 +18,7 @@ from mercury_nb.contract.endings import (
     Paused,
     ProviderFailure,
     VerificationFailedPause,
+    WindowTooSmall,
     WorkNotStartedPause,
     status_of,
 )
@@ -34,6 +40,8 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return error
         case Failed(reason=reason):
             return reason
+        case WindowTooSmall():
+            return window_reason(ending)
         case _:
             return None
 

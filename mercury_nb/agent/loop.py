@@ -21,9 +21,10 @@ from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
+from mercury_nb.agent.tool_fit import ToolFit
 from mercury_nb.agent.tool_runner import run_tool_calls
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Ending
+from mercury_nb.contract.endings import Ending, WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import (
     DoomLoop,
     DoomState,
@@ -79,10 +80,13 @@ class AgentLoop:
     """The stall watchdog of every model request and tool step (see ``stall_watch``)."""
     memory: MemoryGovernor = field(init=False, repr=False)
     """Checked before every request: compaction in place, or a pressure pause."""
+    fit: ToolFit = field(init=False, repr=False)
+    """Checked before every request: the tool set the window holds, or the failure."""
 
     def __post_init__(self) -> None:
         self.watch = StallWatch(self.config, self.on_event)
         self.memory = MemoryGovernor(self.config)
+        self.fit = ToolFit(self.config, self.memory.learned)
         # run_command reports to this task's watch (a copy: a resumed loop has its own)
         self.ctx = replace(self.ctx, **self.watch.tool_callbacks())
 
@@ -161,12 +165,15 @@ class AgentLoop:
         self.session.provider_index = directive.provider_index
         while True:
             tool_names = self._offered_tools(directive.tool_names) if first else None
-            tools = self.registry.schemas(tool_names)
             cap = self._output_cap()
             cap = await self.memory.output_cap(self, cap)  # never more than the window allows
+            tools = await self.fit.offer(self.model, self.session, self.registry, tool_names,
+                                         cap, self.on_event)
+            if isinstance(tools, WindowTooSmall):  # no request can be sent in this window
+                return TurnReport.cannot_fit(tools)
             pressure = await self.memory.relieve(self, tools, cap)
             if pressure is not None:
-                return TurnReport.paused_for_pressure(pressure)
+                return await self._paused(pressure.why, pressure.reason == "context", cap)
             request = ModelRequest(
                 messages=tuple(self.session.messages), tools=tools,
                 tool_choice=directive.tool_choice if first else "auto", max_tokens=cap,
@@ -191,7 +198,12 @@ class AgentLoop:
                         first = was_first
                         continue
                     case PauseForOverflow(why=why):
-                        return TurnReport.paused_for_pressure(why)
+                        next_cap = await self.memory.output_cap(self, self._output_cap())
+                        if await self.fit.changes_set(self.model, self.session, self.registry,
+                                                      next_cap):  # the learned window's tools
+                            first = was_first
+                            continue
+                        return await self._paused(why, True, request.max_tokens)
                     case None:  # not an overflow: a provider failure
                         return TurnReport.provider_failed(failure.error, request, tool_names,
                                                           did_work)
@@ -229,7 +241,17 @@ class AgentLoop:
                 return TurnReport.looped(loop, reply, model.name)
             if _keeps_going(reply, self.session.steps_in_budget, self.config.max_steps):
                 continue
-            return TurnReport.ended(verdict, reply, model.name, did_work)
+            report = TurnReport.ended(verdict, reply, model.name, did_work)
+            return replace(report, reply_cap=cap)
+
+    async def _paused(self, why: str, context: bool, cap: int) -> TurnReport:
+        """The pause for pressure that outlasted compaction; for the context, only while a
+        resume can succeed: when even what is never cut does not fit, the honest failure."""
+        if context:
+            unfit = await self.fit.unfit_prefix(self.model, self.session, self.registry, cap)
+            if unfit is not None:
+                return TurnReport.cannot_fit(unfit)
+        return TurnReport.paused_for_pressure(why)
 
 
 def _keeps_going(reply: StepReply, steps_used: int, max_steps: int) -> bool:

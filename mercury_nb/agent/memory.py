@@ -22,8 +22,6 @@ prompt is resent and when nothing is left to cut). Here:
 from __future__ import annotations
 
 import gc
-import json
-import math
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -62,6 +60,7 @@ from mercury_nb.contract.recovery.memory_governor import (
     estimate_tokens,
     pressure_pause,
     step_governor,
+    tools_tokens,
     usable_budget,
 )
 from mercury_nb.transport.context_window import context_window_of
@@ -124,11 +123,6 @@ def read_rss_mb() -> float | None:
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024
 
 
-def tools_tokens(tools: tuple[dict[str, Any], ...]) -> int:
-    """Estimated prompt tokens of the tool schemas sent with a request."""
-    return math.ceil(len(json.dumps(tools)) / CHARS_PER_TOKEN) if tools else 0
-
-
 @dataclass
 class MemoryGovernor:
     """Checks before every request of one task; holds the pure governor's state."""
@@ -188,9 +182,9 @@ class MemoryGovernor:
 
     async def relieve(
         self, loop: GovernedLoop, tools: tuple[dict[str, Any], ...], output_reserve: int
-    ) -> str | None:
+    ) -> PauseForPressure | None:
         """Compact or summarize ``loop.session.messages`` until the governor sees no
-        pressure. Returns None to go on, or why the governor pauses (the pause banner's words)."""
+        pressure. Returns None to go on, or the governor's pause (``why``: the banner's words)."""
         window = await context_window_of(loop.model, self.config, self.learned)
         budget = usable_budget(window, output_reserve) if window else NO_BUDGET
         extra_tokens = tools_tokens(tools)
@@ -207,9 +201,9 @@ class MemoryGovernor:
                     self._compact(loop, reason, budget - extra_tokens)
                 case Summarize():
                     if not await self._summarize(loop, budget, output_reserve):
-                        return pressure_pause(observation, self.config).why
-                case PauseForPressure(why=why):
-                    return why
+                        return pressure_pause(observation, self.config)
+                case PauseForPressure():
+                    return decision
                 case _ as unreachable:
                     assert_never(unreachable)
 

@@ -23,6 +23,7 @@ from mercury_nb.contract.endings import (
     TruncationPause,
     VerificationFailedPause,
     VerifiedCompletion,
+    WindowTooSmall,
     WorkNotStartedPause,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
@@ -52,6 +53,13 @@ ALL_PROVIDERS_FAILED = "All LLM providers failed. Last error: {error}"
 PER_PROVIDER = "Per-provider:"
 FAILED = "I couldn't finish this one — {reason}."
 _READ_BACK_LISTED = 5
+NO_RESUME = "Continuing cannot help with the same window. To fix it:"
+LARGER_WINDOW_FIX = "use a model or server with a larger window (for llama-server: `-c {window}`)"
+WINDOW_VARIABLE_NOTE = (
+    "Set MERCURY_CONTEXT_WINDOW only if the server really has more than {window:,} tokens."
+)
+COMPACT_FIX = "use the compact tool set: MERCURY_TOOL_SET=compact (about {tokens:,} tokens)"
+SHORTER_TASK_FIX = "shorten the task (about {tokens:,} tokens)"
 
 
 def change_line(change: FileChange) -> str:
@@ -117,6 +125,47 @@ def blocker_line(blocker: Blocker | None, blocker_chars: int = 120) -> str:
     return f"What blocked it: {blocker.tool}: {result}"
 
 
+def about(tokens: int) -> str:
+    """A measured size as said "about": to the hundred from 1,000 up, else to the ten."""
+    step = 100 if tokens >= 1000 else 10
+    return f"{max(step, round(tokens / step) * step):,}"
+
+
+def window_reason(ending: WindowTooSmall) -> str:
+    """What does not fit, as one clause: the tool definitions, or the task beside them."""
+    size = f"this model's {ending.window:,}-token window"
+    if ending.task_tokens:
+        needed = ending.system_tokens + ending.tools_tokens + ending.task_tokens
+        return (f"{size} cannot hold the task with the tool definitions (about "
+                f"{about(needed)} tokens for a budget of {ending.budget:,})")
+    form = ", even in their compact form" if ending.compact else ""
+    tools = about(ending.tools_tokens)
+    return f"{size} cannot hold the tool definitions (about {tools} tokens){form}"
+
+
+def window_lines(ending: WindowTooSmall) -> list[str]:
+    """The small-window failure: the clause, the arithmetic, and the fixes (no resume)."""
+    fixed = ending.system_tokens + ending.tools_tokens
+    carried = "the system prompt and the tool definitions"
+    if ending.task_tokens:
+        carried += f" (about {fixed:,} tokens) and the task"
+        fixed += ending.task_tokens
+    fixes = [LARGER_WINDOW_FIX.format(window=ending.larger_window)]
+    if ending.compact_tokens is not None:
+        fixes.append(COMPACT_FIX.format(tokens=ending.compact_tokens))
+    if ending.task_tokens:
+        fixes.append(SHORTER_TASK_FIX.format(tokens=ending.task_tokens))
+    return [
+        FAILED.format(reason=window_reason(ending)),
+        f"Every request carries {carried}, about {fixed:,} tokens before any conversation; the "
+        f"window leaves {ending.budget:,} for them after {ending.reply_tokens:,} for the reply.",
+        NO_RESUME,
+        *(f"- {fix};" for fix in fixes[:-1]),
+        f"- {'or ' if len(fixes) > 1 else ''}{fixes[-1]}.",
+        WINDOW_VARIABLE_NOTE.format(window=ending.window),
+    ]
+
+
 def _sentence(reason: str) -> str:
     return reason.strip().rstrip(".…")
 
@@ -173,6 +222,8 @@ def banner_text(
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case Failed(reason=reason):
             return _with_changes([FAILED.format(reason=_sentence(reason))], changes, CHANGES_SO_FAR)
+        case WindowTooSmall():
+            return _with_changes(window_lines(ending), changes, CHANGES_SO_FAR)
         case Aborted(by=by):
             if not changes:
                 return "\n".join([ABORTED[by], NOTHING_WRITTEN])

@@ -95,6 +95,9 @@ class MercuryConfig(BaseModel):
     max_truncation_rounds: int = Field(default=6, ge=0)
     """Resume rounds after a reply cut by the output-token limit."""
 
+    max_prose_truncation_rounds: int = Field(default=1, ge=0)
+    """Of those, rounds after a cut *prose* reply (asked to be shorter, never to go on)."""
+
     min_output_tokens: int = Field(default=4096, ge=256)
     """Floor for halving ``max_tokens`` when a provider rejects the asked value."""
 
@@ -182,6 +185,16 @@ class MercuryConfig(BaseModel):
 
     output_window_fraction: float = Field(default=0.25, gt=0, le=0.5, allow_inf_nan=False)
     """``max_tokens`` is at most this fraction of the known or assumed context window."""
+
+    reply_max_tokens: int = Field(default=4096, ge=256)
+    """``max_tokens`` of one reply when the window is unknown or at most ``reply_cap_window``
+    (a local server's), so one rambling reply ends in bounded time."""
+
+    reply_cap_window: int = Field(default=32768, ge=1024)
+    """Larger windows (cloud models) keep ``max_output_tokens``, cut only by the fraction."""
+
+    tool_set: Literal["auto", "full", "compact"] = "auto"
+    """Tool definitions sent: ``full``, ``compact`` (short) or ``auto`` (full if it fits well)."""
 
     tool_result_window_fraction: float = Field(default=0.15, gt=0, le=1, allow_inf_nan=False)
     """One tool result holds at most this fraction of the usable prompt budget; larger

@@ -120,6 +120,28 @@ class Failed:
 
 
 @dataclass(frozen=True)
+class WindowTooSmall:
+    """The model's context window cannot hold what every request carries (the system prompt
+    and the tool definitions, or those with the task), so no request can be sent: a failure,
+    since continuing with the same window cannot help. Token counts are estimates."""
+
+    window: int
+    budget: int
+    """Prompt tokens the window leaves after ``reply_tokens`` are reserved for the reply."""
+    reply_tokens: int
+    system_tokens: int
+    tools_tokens: int
+    """The tool definitions that were measured (the compact set's when ``compact``)."""
+    compact: bool
+    task_tokens: int = 0
+    """Above zero: the system prompt and the tools fit, but not with the task."""
+    compact_tokens: int | None = None
+    """The compact tool set's size, when switching to it would make the request fit."""
+    larger_window: int = 8192
+    """A window that holds the full tool set comfortably (the fix to suggest)."""
+
+
+@dataclass(frozen=True)
 class Aborted:
     """Stopped by the user (Stop button) or an interrupt; nothing is rolled back."""
 
@@ -136,6 +158,7 @@ Ending = (
     | Paused
     | ProviderFailure
     | Failed
+    | WindowTooSmall
     | Aborted
 )
 
@@ -153,7 +176,7 @@ def status_of(ending: Ending) -> EndingStatus:
             | Paused()
         ):
             return "paused"
-        case ProviderFailure() | Failed():
+        case ProviderFailure() | Failed() | WindowTooSmall():
             return "failed"
         case Aborted():
             return "aborted"

@@ -65,6 +65,7 @@ ASK_USER_TOOL = FunctionTool(
         "Offer 2-6 options and name the recommended one. Use it at most once per task; "
         "never for small or medium changes."
     ),
+    brief="Ask the user one question with options, at most once.",
     args_model=AskUserArgs,
     handler=ask_user,
 )

@@ -68,11 +68,13 @@ class ToolContext:
 
 
 class Tool(Protocol):
-    """A tool the model can call. ``schema`` is the OpenAI function-tool definition."""
+    """A tool the model can call. ``schema`` is the OpenAI function-tool definition;
+    ``compact_schema`` the same tool with a short description and no parameter docs."""
 
     name: str
     mutating: bool
     schema: dict[str, Any]
+    compact_schema: dict[str, Any]
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 

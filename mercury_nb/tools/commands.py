@@ -229,6 +229,7 @@ COMMAND_TOOLS: tuple[FunctionTool[Any], ...] = (
             "Run a shell command in the workspace root (stdin is empty). Output is stdout and "
             "stderr together, long output as head + tail; the exit code is reported."
         ),
+        brief="Run a shell command; returns its output and exit code.",
         args_model=RunCommandArgs,
         handler=run_command,
         mutating=True,

@@ -111,6 +111,7 @@ DELEGATE_TASK_TOOL = FunctionTool(
         "evidence) or 'paused:' / 'failed:' (with why). Files it changed still need a "
         "passing check of yours afterwards."
     ),
+    brief="Hand a self-contained sub-task to a sub-agent (it does not see this chat).",
     args_model=DelegateTaskArgs,
     handler=delegate_task,
 )

@@ -221,6 +221,7 @@ FILE_TOOLS: tuple[FunctionTool[Any], ...] = (
     FunctionTool(
         name="list_dir",
         description="List a folder of the workspace: one 'dir: name' or 'file: name' per line.",
+        brief="List a folder.",
         args_model=ListDirArgs,
         handler=list_dir,
     ),
@@ -231,12 +232,14 @@ FILE_TOOLS: tuple[FunctionTool[Any], ...] = (
             "says which lines it holds and the offset to read on; use offset/limit (lines, "
             "1-based) to read a part. Binary files are described, not shown."
         ),
+        brief="Read a text file; offset and limit are lines.",
         args_model=ReadArgs,
         handler=read_file,
     ),
     FunctionTool(
         name="create_file",
         description="Create a new file (parent folders too). Fails if the file already exists.",
+        brief="Create a new file.",
         args_model=ContentArgs,
         handler=create_file,
         mutating=True,
@@ -244,6 +247,7 @@ FILE_TOOLS: tuple[FunctionTool[Any], ...] = (
     FunctionTool(
         name="write_file",
         description="Write a file with the given content, replacing it if it exists.",
+        brief="Write a whole file, replacing it.",
         args_model=ContentArgs,
         handler=write_file,
         mutating=True,
@@ -254,6 +258,7 @@ FILE_TOOLS: tuple[FunctionTool[Any], ...] = (
             "Replace old_text with new_text in an existing file. old_text must occur exactly "
             "once. An empty old_text appends new_text at the end of the file."
         ),
+        brief="Replace old_text (found once) with new_text; empty old_text appends.",
         args_model=EditArgs,
         handler=edit_file,
         mutating=True,
@@ -261,6 +266,7 @@ FILE_TOOLS: tuple[FunctionTool[Any], ...] = (
     FunctionTool(
         name="delete_file",
         description="Delete a file of the workspace (not a folder).",
+        brief="Delete a file.",
         args_model=PathArgs,
         handler=delete_file,
         mutating=True,

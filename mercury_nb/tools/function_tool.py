@@ -34,12 +34,18 @@ class FunctionTool(Generic[ArgsT]):
     args_model: type[ArgsT]
     handler: SyncHandler[ArgsT] | AsyncHandler[ArgsT]
     mutating: bool = False
+    brief: str = ""
+    """The compact set's description (for small windows); empty: the first sentence of
+    ``description``."""
     schema: dict[str, Any] = field(init=False, hash=False, compare=False)
+    compact_schema: dict[str, Any] = field(init=False, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(
             self, "schema", function_schema(self.name, self.description, self.args_model)
         )
+        brief = self.brief or self.description.split(". ", 1)[0].rstrip(".") + "."
+        object.__setattr__(self, "compact_schema", compact_schema(self.schema, brief))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         parsed = self.args_model.model_validate(args)
@@ -57,6 +63,32 @@ def function_schema(name: str, description: str, args_model: type[BaseModel]) ->
         "type": "function",
         "function": {"name": name, "description": description, "parameters": parameters},
     }
+
+
+COMPACT_KEPT = frozenset({"type", "properties", "required", "items", "enum"})
+"""What a compact schema keeps of a parameter schema: names, types, choices, what is needed."""
+
+
+def compact_schema(schema: dict[str, Any], brief: str) -> dict[str, Any]:
+    """``schema`` with ``brief`` for its description and no parameter docs, defaults or
+    bounds: the same tool and parameter names, a fraction of the tokens."""
+    function = schema["function"]
+    return {"type": "function", "function": {
+        "name": function["name"], "description": brief,
+        "parameters": _bare(function["parameters"]),
+    }}
+
+
+def _bare(node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    bare: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            bare[key] = {name: _bare(sub) for name, sub in value.items()}
+        elif key in COMPACT_KEPT:
+            bare[key] = _bare(value)
+    return bare
 
 
 def _clean(node: Any) -> Any:

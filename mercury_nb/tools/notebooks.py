@@ -238,12 +238,14 @@ NOTEBOOK_TOOLS: tuple[FunctionTool[Any], ...] = (
         name="read_notebook",
         description="Read a Jupyter notebook: every cell with its index, type, source and "
         "trimmed outputs.",
+        brief="Read a notebook's cells.",
         args_model=NotebookArgs,
         handler=read_notebook,
     ),
     FunctionTool(
         name="edit_notebook_cell",
         description="Replace the source of one notebook cell (a code cell's outputs are cleared).",
+        brief="Replace the source of a notebook cell.",
         args_model=EditCellArgs,
         handler=edit_notebook_cell,
         mutating=True,
@@ -252,6 +254,7 @@ NOTEBOOK_TOOLS: tuple[FunctionTool[Any], ...] = (
         name="insert_notebook_cell",
         description="Insert a new code, markdown or raw cell at an index (len(cells) appends). "
         "Inserting at index 0 of a missing notebook creates it.",
+        brief="Insert a notebook cell at index.",
         args_model=InsertCellArgs,
         handler=insert_notebook_cell,
         mutating=True,

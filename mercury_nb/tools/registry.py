@@ -43,15 +43,20 @@ class ToolRegistry:
         tool = self._tools.get(name)
         return tool.mutating if tool is not None else name in MUTATING_TOOLS
 
-    def schemas(self, names: Iterable[str] | None = None) -> tuple[dict[str, Any], ...]:
-        """OpenAI function-tool definitions, for all tools or the named ones (in that order)."""
+    def schemas(
+        self, names: Iterable[str] | None = None, *, compact: bool = False
+    ) -> tuple[dict[str, Any], ...]:
+        """OpenAI function-tool definitions, for all tools or the named ones (in that order);
+        ``compact``: the compact set's (short descriptions, for small windows)."""
         if names is None:
-            return tuple(tool.schema for tool in self._tools.values())
-        wanted = list(names)
-        unknown = [name for name in wanted if name not in self._tools]
-        if unknown:
-            raise KeyError(f"unknown tools: {', '.join(unknown)}")
-        return tuple(self._tools[name].schema for name in wanted)
+            tools = list(self._tools.values())
+        else:
+            wanted = list(names)
+            unknown = [name for name in wanted if name not in self._tools]
+            if unknown:
+                raise KeyError(f"unknown tools: {', '.join(unknown)}")
+            tools = [self._tools[name] for name in wanted]
+        return tuple(tool.compact_schema if compact else tool.schema for tool in tools)
 
     async def execute(
         self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext

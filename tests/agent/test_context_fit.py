@@ -100,7 +100,7 @@ async def test_a_llama_cpp_overflow_is_absorbed_not_failed(tmp_path: Path, loopb
     assert server.errors == []
 
 
-async def test_an_overflow_that_cannot_be_fixed_pauses_honestly(
+async def test_an_overflow_that_cannot_be_fixed_fails_honestly(
     tmp_path: Path, loopback_server
 ) -> None:
     error = HttpError(400, message="This model's maximum context length is 4096 tokens. "
@@ -112,10 +112,14 @@ async def test_an_overflow_that_cannot_be_fixed_pauses_honestly(
     outcome = await run_task("Summarize this: " + "lorem ipsum " * 3000, config,
                              model=_model(server))
 
-    assert outcome.status == "paused", outcome.banner
-    assert "does not fit its 4,096-token context" in outcome.banner
+    # the task itself cannot be cut, so no resume could fit it: a failure, not a pause
+    assert outcome.status == "failed", outcome.banner
+    assert outcome.banner.startswith(
+        "I couldn't finish this one — this model's 4,096-token window cannot hold the task "
+        "with the tool definitions")
+    assert "Send \"continue\"" not in outcome.banner
     assert "All LLM providers failed" not in outcome.banner
-    assert len(server.requests) == 1  # the task itself cannot be cut: no pointless retries
+    assert len(server.requests) == 1  # no pointless retries
 
 
 async def test_the_window_is_asked_of_the_server(tmp_path: Path, loopback_server) -> None:

@@ -89,8 +89,9 @@ async def test_doom_loop_moves_to_the_next_provider_which_finishes(
     (tmp_path / "setup.cfg").write_text("[metadata]\nname = demo\n")
     server = loopback_server({"a": looping, "b": FINISHES})
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", "b"),
-                             on_event=events.append)
+    # cut prose is retried (shorter) for six rounds here, so the idle steps reach the detector
+    config = chain_config(tmp_path, server, "a", "b", max_prose_truncation_rounds=6)
+    outcome = await run_task(TASK, config, on_event=events.append)
     assert outcome.status == "completed", outcome.banner
     assert outcome.banner.startswith(TASK_COMPLETE)
     told = user_texts(server.requests_for("b")[0])[-1]
@@ -107,7 +108,8 @@ async def test_doom_loop_on_every_provider_pauses_naming_the_loop(
 ) -> None:
     (tmp_path / "setup.cfg").write_text("[metadata]\nname = demo\n")
     server = loopback_server({"a": looping, "b": looping})
-    config = chain_config(tmp_path, server, "a", "b", max_truncation_rounds=20)
+    config = chain_config(tmp_path, server, "a", "b", max_truncation_rounds=20,
+                          max_prose_truncation_rounds=20)
     outcome = await run_task(TASK, config)
     assert outcome.status == "paused"
     assert outcome.banner.startswith(

@@ -123,26 +123,27 @@ async def test_summary_replaces_older_turns_when_compaction_is_not_enough(
     assert "Summarized 6 earlier messages to relieve context pressure." in notices(events)
 
 
-async def test_pressure_that_outlasts_compaction_pauses_naming_the_context(
+async def test_a_task_the_window_cannot_hold_fails_without_promising_a_resume(
     tmp_path: Path, scripted_model
 ) -> None:
     # a tool result that alone is too large is cut to fit (see test_context_fit); what can
-    # never be cut is the task itself
+    # never be cut is the task itself, so a resume could not fit it either
     model = scripted_model([])
     config = cfg(tmp_path, context_window=20_000, max_output_tokens=4096)
     outcome = await run_task(QUESTION + " " + "fox " * 25_000, config, model=model)
 
-    assert outcome.status == "paused"
-    banner = outcome.banner
-    assert banner.startswith(
-        "I've paused for now — the conversation is still too large for the model's context "
-        "(about "
+    assert outcome.status == "failed", outcome.banner
+    lines = outcome.banner.split("\n")
+    assert lines[0].startswith(
+        "I couldn't finish this one — this model's 20,000-token window cannot hold the task "
+        "with the tool definitions (about "
     )
-    assert (
-        "for a budget of 15,904), even after compacting the conversation. Switch to a model "
-        f"with a larger context window if you can. {RESUME}"
-    ) in banner
-    assert banner.count("I've paused for now") == 1
+    assert lines[0].endswith(" tokens for a budget of 15,904).")
+    assert "Continuing cannot help with the same window. To fix it:" in lines
+    assert lines[-2].startswith("- or shorten the task (about 25,")
+    assert RESUME not in outcome.banner and "continue" not in outcome.banner.lower()
+    assert "the conversation is still too large" not in outcome.banner
+    assert model.requests == [] and outcome.steps == 0
     assert outcome.answer is None
 
 
@@ -159,6 +160,7 @@ async def test_pressure_after_a_summary_pauses(tmp_path: Path, scripted_model) -
     assert outcome.status == "paused"
     assert "too large for the model's context" in outcome.banner
     assert outcome.banner.count("I've paused for now") == 1
+    assert RESUME in outcome.banner  # the task and the tools fit: a resume can still succeed
 
 
 async def test_memory_pressure_pauses_before_asking_the_model(

@@ -192,3 +192,46 @@ async def test_broken_stream_never_completes_when_retries_are_spent(
     assert outcome.verdict == "interrupted"
     assert outcome.answer is None
     assert outcome.banner.startswith("All LLM providers failed.")
+
+
+SORRY = "I'm sorry, " * 60  # a rambling reply the output limit cut (a real small model's)
+
+
+def last_user_text(body: dict[str, Any]) -> str:
+    return str([m for m in body["messages"] if m["role"] == "user"][-1]["content"])
+
+
+async def test_cut_prose_of_a_work_task_is_told_to_act_not_to_go_on_then_pauses(
+    tmp_path: Path, backend
+) -> None:
+    fake = backend([Turn(text=SORRY, finish_reason="length"),
+                    Turn(text=SORRY, finish_reason="length")])
+    outcome = await run_task("Add a function add(a, b) to calc.py", cfg(tmp_path),
+                             model=fake.model)
+    assert outcome.status == "paused"
+    assert outcome.banner.startswith(
+        "I've paused for now — my replies kept hitting the output-token limit.")
+    _, second = fake.requests
+    told = last_user_text(second)
+    assert told.startswith("[SYSTEM] Your previous response hit the output-token limit and was "
+                           "cut off… Do not continue it and do not repeat it. Take the next "
+                           "step of the task now with a tool call")
+    assert "Continue exactly" not in told
+    assert second["tools"] and second["tool_choice"] == "auto"
+
+
+async def test_a_cut_answer_is_asked_again_shorter_within_half_the_cap(
+    tmp_path: Path, backend
+) -> None:
+    fake = backend([Turn(text="The folder holds " + "many things, " * 80, finish_reason="length"),
+                    Turn(text="An empty folder.")])
+    outcome = await run_task("What is in this folder?", cfg(tmp_path, mode="chat"),
+                             model=fake.model)
+    assert outcome.status == "completed", outcome.banner
+    first, second = fake.requests
+    half = first["max_tokens"] // 2
+    assert last_user_text(second) == (
+        "[SYSTEM] Your previous response hit the output-token limit and was cut off… Do not "
+        f"continue it. Answer again from the start, shorter and complete, within {half:,} "
+        f"tokens (about {half * 3 // 4:,} words).")
+    assert outcome.answer == "An empty folder."

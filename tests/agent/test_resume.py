@@ -118,7 +118,9 @@ async def test_a_resumed_task_halves_its_restored_output_cap_not_the_default(
         Turn(fault=HttpError(400, message="max_tokens is too large for this model")),
         Turn(text="Done."),
     ])
-    outcome = await resume_task(data, config_of(data, max_steps=5), model=model)
+    # a large window: no per-reply bound of a small or unknown one gets in the way
+    config = config_of(data, max_steps=5, context_window=200_000)
+    outcome = await resume_task(data, config, model=model)
     assert outcome.status == "completed", outcome.banner
     assert [request.max_tokens for request in model.requests] == [8192, 4096]
 

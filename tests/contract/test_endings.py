@@ -20,6 +20,7 @@ from mercury_nb.contract.endings import (
     TruncationPause,
     VerificationFailedPause,
     VerifiedCompletion,
+    WindowTooSmall,
     WorkNotStartedPause,
     status_of,
 )
@@ -43,6 +44,8 @@ SAMPLES: list[tuple[Ending, EndingStatus]] = [
     (Paused("the same tool call kept repeating", Blocker("run_command", "exit 1")), "paused"),
     (ProviderFailure("503", (ProviderAttempt("gpt-4o", "503 unavailable"),)), "failed"),
     (Failed("the workspace disappeared"), "failed"),
+    (WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808), "failed"),
+    (WindowTooSmall(4096, 3072, 1024, 256, 808, True, task_tokens=9000), "failed"),
     (Aborted("stop"), "aborted"),
     (Aborted("interrupt"), "aborted"),
 ]

@@ -9,6 +9,12 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from mercury_nb.agent.prompts import system_message
+from mercury_nb.contract.recovery.memory_governor import (
+    estimate_tokens,
+    tools_tokens,
+    usable_budget,
+)
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool
 from mercury_nb.tools.registry import MUTATING_TOOLS, ToolRegistry, default_registry
@@ -150,3 +156,44 @@ def test_duplicate_names_are_refused() -> None:
     duplicate.name = "list_dir"
     with pytest.raises(ValueError, match="already registered"):
         registry.register(duplicate)
+
+
+def test_the_compact_set_has_the_same_tools_and_parameters_in_fewer_tokens() -> None:
+    registry = default_registry()
+    full, compact = registry.schemas(), registry.schemas(compact=True)
+    assert [s["function"]["name"] for s in compact] == [s["function"]["name"] for s in full]
+    for long, short in zip(full, compact, strict=True):
+        parameters, bare = long["function"]["parameters"], short["function"]["parameters"]
+        assert set(bare["properties"]) == set(parameters["properties"])
+        assert bare.get("required") == parameters.get("required")
+        assert bare["type"] == "object"
+        assert {p["type"] for p in bare["properties"].values()} == {
+            p["type"] for p in parameters["properties"].values()}
+        assert "description" not in _keys(bare) and "default" not in _keys(bare)
+        assert 0 < len(short["function"]["description"]) < len(long["function"]["description"])
+    insert = next(s for s in compact if s["function"]["name"] == "insert_notebook_cell")
+    assert insert["function"]["parameters"]["properties"]["cell_type"]["enum"] == [
+        "code", "markdown", "raw"]
+
+
+def test_the_sizes_of_both_tool_sets_in_tokens(capsys: pytest.CaptureFixture[str]) -> None:
+    """Measured with the estimate the budget is kept by (12 tools: full 1,525 tokens, compact
+    808, the system prompt 256): the full set does not fit a 2,048-token window's budget
+    beside the system prompt, the compact one does, in little more than half the tokens."""
+    registry = default_registry()
+    full = tools_tokens(registry.schemas())
+    compact = tools_tokens(registry.schemas(compact=True))
+    system = estimate_tokens([system_message("/workspace/project", "execute")])
+    with capsys.disabled():
+        print(f"\ntool schemas: full {full:,} tokens, compact {compact:,}; system {system:,}")
+    assert 1000 <= full <= 2500 and compact <= full * 0.6
+    assert system + full > usable_budget(2048, 512)
+    assert system + compact <= usable_budget(2048, 512)
+
+
+def test_a_tool_without_a_brief_is_compacted_to_its_first_sentence() -> None:
+    tool = FunctionTool(name="t", description="Does one thing. Then more words about it.",
+                        args_model=NoArgs, handler=_raising(ValueError()).handler)
+    assert tool.compact_schema["function"]["description"] == "Does one thing."
+    named = ToolRegistry([tool]).schemas(["t"], compact=True)
+    assert named == (tool.compact_schema,)

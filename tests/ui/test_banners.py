@@ -20,6 +20,7 @@ from mercury_nb.contract.endings import (
     TruncationPause,
     VerificationFailedPause,
     VerifiedCompletion,
+    WindowTooSmall,
     WorkNotStartedPause,
     status_of,
 )
@@ -197,6 +198,7 @@ NON_COMPLETIONS: list[Ending] = [
     Paused("memory pressure stayed high", None),
     ProviderFailure("boom", (ProviderAttempt("a", "b"),)),
     Failed("gone"),
+    WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808),
     Aborted("stop"),
     Aborted("interrupt"),
 ]
@@ -258,3 +260,65 @@ def test_no_changes_banner_refuses_a_change_list() -> None:
 )
 def test_change_line(change: FileChange, line: str) -> None:
     assert change_line(change) == line
+
+
+FIXES = "Continuing cannot help with the same window. To fix it:"
+
+
+@pytest.mark.parametrize(
+    ("ending", "lines"),
+    [
+        pytest.param(
+            WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808),
+            [
+                "I couldn't finish this one — this model's 2,048-token window cannot hold the "
+                "tool definitions (about 1,500 tokens).",
+                "Every request carries the system prompt and the tool definitions, about 1,781 "
+                "tokens before any conversation; the window leaves 1,536 for them after 512 for "
+                "the reply.",
+                FIXES,
+                "- use a model or server with a larger window (for llama-server: `-c 8192`);",
+                "- or use the compact tool set: MERCURY_TOOL_SET=compact (about 808 tokens).",
+                "Set MERCURY_CONTEXT_WINDOW only if the server really has more than 2,048 tokens.",
+            ],
+            id="full-set-compact-would-fit",
+        ),
+        pytest.param(
+            WindowTooSmall(1024, 768, 256, 256, 808, True),
+            [
+                "I couldn't finish this one — this model's 1,024-token window cannot hold the "
+                "tool definitions (about 810 tokens), even in their compact form.",
+                "Every request carries the system prompt and the tool definitions, about 1,064 "
+                "tokens before any conversation; the window leaves 768 for them after 256 for "
+                "the reply.",
+                FIXES,
+                "- use a model or server with a larger window (for llama-server: `-c 8192`).",
+                "Set MERCURY_CONTEXT_WINDOW only if the server really has more than 1,024 tokens.",
+            ],
+            id="compact-set-too",
+        ),
+        pytest.param(
+            WindowTooSmall(4096, 3072, 1024, 256, 808, True, task_tokens=9000,
+                           larger_window=32768),
+            [
+                "I couldn't finish this one — this model's 4,096-token window cannot hold the "
+                "task with the tool definitions (about 10,100 tokens for a budget of 3,072).",
+                "Every request carries the system prompt and the tool definitions (about 1,064 "
+                "tokens) and the task, about 10,064 tokens before any conversation; the window "
+                "leaves 3,072 for them after 1,024 for the reply.",
+                FIXES,
+                "- use a model or server with a larger window (for llama-server: `-c 32768`);",
+                "- or shorten the task (about 9,000 tokens).",
+                "Set MERCURY_CONTEXT_WINDOW only if the server really has more than 4,096 tokens.",
+            ],
+            id="task-too",
+        ),
+    ],
+)
+def test_the_small_window_failure_names_the_numbers_and_the_fixes(
+    ending: WindowTooSmall, lines: list[str]
+) -> None:
+    assert banner_text(ending, []).split("\n") == lines
+    assert status_of(ending) == "failed"
+    assert 'Send "continue"' not in banner_text(ending, CHANGES)
+    assert "conversation is still too large" not in banner_text(ending, [])

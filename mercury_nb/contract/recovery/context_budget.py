@@ -3,7 +3,8 @@
 Pure rules (no I/O):
 
 * ``output_cap``: ``max_tokens`` asked of a model is at most ``output_window_fraction`` of its
-  known (or assumed) window, so a rambling model can never fill the server's context.
+  known (or assumed) window, so a rambling model can never fill the server's context, and
+  at most ``reply_max_tokens`` for a small or unknown window, so it cannot run for minutes.
 * ``tool_result_chars``: one tool result may hold at most ``tool_result_window_fraction`` of
   the usable prompt budget (in characters); tools cut their results to it at the source.
 * ``parse_context_overflow``: a provider's 400 that says the prompt does not fit (OpenAI
@@ -163,10 +164,13 @@ def parse_context_overflow(status: int | None, kind: str, message: str) -> Conte
 
 
 def output_cap(window: int | None, asked: int, config: MercuryConfig) -> int:
-    """``max_tokens`` for a request: ``asked``, at most the window's output fraction."""
-    if window is None:
-        return asked
-    return max(1, min(asked, int(window * config.output_window_fraction)))
+    """``max_tokens`` for a request: ``asked``, at most the window's output fraction, and at
+    most ``reply_max_tokens`` when the window is unknown or no larger than
+    ``reply_cap_window`` (a large cloud window keeps what was asked, cut by the fraction)."""
+    cap = asked if window is None else min(asked, int(window * config.output_window_fraction))
+    if window is None or window <= config.reply_cap_window:
+        cap = min(cap, config.reply_max_tokens)
+    return max(1, cap)
 
 
 def tool_result_chars(window: int | None, output_reserve: int,

@@ -18,12 +18,20 @@ STEP_BUDGET_NUDGE = (
 )
 """First line of the message appended when a fresh step budget is granted."""
 
-TRUNCATED_REPLY_PROMPT = (
-    "[SYSTEM] Your previous response hit the output-token limit and was cut off… "
-    "Continue exactly where it stopped: do not repeat what you already wrote and do not "
-    "start over. Keep each reply short enough to finish; write big files in sections."
+TRUNCATED_STEP_PROMPT = (
+    "[SYSTEM] Your previous response hit the output-token limit and was cut off… Do not "
+    "continue it and do not repeat it. Take the next step of the task now with a tool call, "
+    "or, if the work is done and verified, finish with a summary of a few sentences."
 )
-"""Appended after a plain text reply was cut by the output-token limit (under 400 chars)."""
+"""Appended after a prose reply of a work task was cut by the output-token limit: more of
+the same prose would be cut again (under 400 chars)."""
+
+TRUNCATED_ANSWER_PROMPT = (
+    "[SYSTEM] Your previous response hit the output-token limit and was cut off… Do not "
+    "continue it. Answer again from the start, shorter and complete, within {tokens:,} "
+    "tokens (about {words:,} words)."
+)
+"""Appended after a prose answer to a question was cut by the output-token limit."""
 
 TRUNCATED_WRITE_PROMPT = (
     "[SYSTEM: WRITE TRUNCATED] Your file write was cut off… the file was NOT written. "
@@ -86,6 +94,8 @@ class TruncationState:
     """Resume rounds used so far in this task after output-limit cuts."""
 
     rounds: int = 0
+    prose_rounds: int = 0
+    """Of those, rounds after a cut prose reply."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,10 @@ class TruncationObservation:
 
     cut_write: bool
     path: str | None = None
+    answering: bool = False
+    """The task is a question: a cut prose reply is an answer to give again, shorter."""
+    reply_cap: int | None = None
+    """``max_tokens`` the cut reply had (None: unknown; ``reply_max_tokens`` is assumed)."""
 
 
 @dataclass(frozen=True)
@@ -120,9 +134,13 @@ TruncationDecision = ResumeTruncated | PauseTruncated
 
 
 def truncation_prompt(obs: TruncationObservation, config: MercuryConfig) -> str:
-    """The short continuation prompt, or the sectioned-write demand for a cut write."""
+    """The sectioned-write demand for a cut write; for cut prose, never "continue": a work
+    task takes its next step, a question is answered again within half the cut reply's cap."""
     if not obs.cut_write:
-        return TRUNCATED_REPLY_PROMPT
+        if not obs.answering:
+            return TRUNCATED_STEP_PROMPT
+        tokens = max(1, (obs.reply_cap or config.reply_max_tokens) // 2)
+        return TRUNCATED_ANSWER_PROMPT.format(tokens=tokens, words=tokens * 3 // 4)
     target = f" The file was {obs.path}." if obs.path else ""
     return TRUNCATED_WRITE_PROMPT.format(target=target, lines=config.sectioned_write_lines)
 
@@ -130,12 +148,16 @@ def truncation_prompt(obs: TruncationObservation, config: MercuryConfig) -> str:
 def on_truncated(
     state: TruncationState, obs: TruncationObservation, config: MercuryConfig
 ) -> tuple[TruncationState, TruncationDecision]:
-    """Up to ``config.max_truncation_rounds`` resume rounds, then a pause."""
-    if state.rounds >= config.max_truncation_rounds:
+    """Up to ``config.max_truncation_rounds`` resume rounds, of which at most
+    ``config.max_prose_truncation_rounds`` after cut prose, then the truncation pause."""
+    prose = not obs.cut_write
+    if state.rounds >= config.max_truncation_rounds or (
+        prose and state.prose_rounds >= config.max_prose_truncation_rounds
+    ):
         return state, PauseTruncated(rounds=state.rounds)
     number = state.rounds + 1
     decision = ResumeTruncated(prompt=truncation_prompt(obs, config), round=number)
-    return replace(state, rounds=number), decision
+    return replace(state, rounds=number, prose_rounds=state.prose_rounds + int(prose)), decision
 
 
 _LIMIT_NAMES = frozenset(

@@ -29,6 +29,7 @@ What it does, exactly (this docstring is the one description of its behaviour):
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,12 @@ def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
                 1 for part in content if not (isinstance(part, Mapping) and "text" in part)
             )
     return tokens
+
+
+def tools_tokens(tools: Sequence[Mapping[str, Any]]) -> int:
+    """Estimated prompt tokens of the tool schemas sent with a request (chars / 4 of their
+    JSON)."""
+    return math.ceil(len(json.dumps(list(tools))) / CHARS_PER_TOKEN) if tools else 0
 
 
 def usable_budget(context_window: int, output_reserve: int) -> int:

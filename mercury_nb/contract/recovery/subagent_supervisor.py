@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
+from mercury_nb.contract.banners import window_reason
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
@@ -32,6 +33,7 @@ from mercury_nb.contract.endings import (
     TruncationPause,
     VerificationFailedPause,
     VerifiedCompletion,
+    WindowTooSmall,
     WorkNotStartedPause,
     status_of,
 )
@@ -127,6 +129,8 @@ def why_not_done(ending: Ending) -> str | None:
             return f"every model failed (last error: {error})"
         case Failed(reason=reason):
             return reason.strip().rstrip(".…")
+        case WindowTooSmall():
+            return window_reason(ending)
         case Aborted():
             return "it was stopped"
         case _ as unreachable:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Blocker, Ending
+from mercury_nb.contract.endings import Blocker, Ending, WindowTooSmall
 from mercury_nb.contract.escalation import provider_policy as pp
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.narration_guard import GuardState, RunGuardRound
@@ -81,6 +81,10 @@ class TurnFacts:
     pressure_pause: str | None = None
     """The memory governor's pause words (``PauseForPressure.why``): memory or context
     pressure outlasted compaction, so the task pauses honestly before the next request."""
+    window_too_small: WindowTooSmall | None = None
+    """The window cannot hold what every request carries: the task fails, no request sent."""
+    reply_cap: int | None = None
+    """``max_tokens`` of the turn's last request (a cut prose reply is asked for less)."""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from mercury_nb.contract.gate.completion_gate import (
     PauseVerificationFailed,
     step_gate,
 )
+from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.recovery.continuation import (
     AutoContinue,
     PauseStepBudget,
@@ -78,6 +79,8 @@ def step_router(
     A pressure pause from the memory governor ends the task first, whatever the verdict.
     A ``text-stop`` or ``steps-exhausted`` turn goes to the narration guard first; only
     when the guard has nothing to do does the gate or the step budget decide."""
+    if facts.window_too_small is not None:  # no request can be sent: never resumable
+        return state, FinishWith(facts.window_too_small)
     if facts.pressure_pause is not None:
         return state, FinishWith(Paused(facts.pressure_pause))  # the banner adds the resume hint
     match facts.verdict:
@@ -112,7 +115,9 @@ def _continue(state: RouterState, text: str) -> TurnDirective:
 def _on_truncated(
     state: RouterState, facts: TurnFacts, config: MercuryConfig
 ) -> tuple[RouterState, RouterDecision]:
-    obs = TruncationObservation(cut_write=facts.cut_write, path=facts.cut_write_path)
+    obs = TruncationObservation(cut_write=facts.cut_write, path=facts.cut_write_path,
+                                answering=state.intent is TaskIntent.QUESTION,
+                                reply_cap=facts.reply_cap)
     truncation, decision = on_truncated(state.truncation, obs, config)
     state = replace(state, truncation=truncation)
     match decision:

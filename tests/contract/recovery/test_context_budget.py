@@ -141,18 +141,33 @@ def test_a_shrunk_prompt_is_sent_unless_nothing_is_left_to_cut(
 
 
 @pytest.mark.parametrize(
-    ("window", "asked", "expected"),
+    ("window", "asked", "changes", "expected"),
     [
-        pytest.param(None, 32768, 32768, id="unknown-window"),
-        pytest.param(8192, 32768, 2048, id="small-window"),
-        pytest.param(200_000, 32768, 32768, id="large-window"),
-        pytest.param(16_000, 1024, 1024, id="asked-less"),
+        # the window's output fraction
+        pytest.param(2048, 32768, {}, 512, id="2k-window-fraction"),
+        pytest.param(8192, 32768, {}, 2048, id="8k-window-fraction"),
+        pytest.param(16_000, 32768, {}, 4000, id="16k-window-fraction-under-reply-cap"),
+        pytest.param(16_000, 1024, {}, 1024, id="asked-less"),
+        # a small or unknown window: one reply is bounded by reply_max_tokens
+        pytest.param(None, 32768, {}, 4096, id="unknown-window-reply-cap"),
+        pytest.param(32_768, 32768, {}, 4096, id="32k-local-window-reply-cap"),
+        pytest.param(20_000, 32768, {}, 4096, id="20k-window-reply-cap"),
+        pytest.param(None, 1000, {}, 1000, id="unknown-window-asked-less"),
+        pytest.param(None, 32768, {"reply_max_tokens": 1024}, 1024, id="reply-cap-configured"),
+        pytest.param(8192, 32768, {"reply_max_tokens": 1024}, 1024, id="reply-cap-under-fraction"),
+        pytest.param(65_536, 32768, {"reply_cap_window": 65_536}, 4096,
+                     id="reply-cap-window-raised"),
+        # a large (cloud) window is unharmed: only the fraction of what was asked
+        pytest.param(32_769, 32768, {}, 8192, id="just-over-reply-cap-window"),
+        pytest.param(128_000, 32768, {}, 32000, id="128k-cloud-window"),
+        pytest.param(200_000, 32768, {}, 32768, id="200k-cloud-window"),
+        pytest.param(200_000, 16384, {}, 16384, id="cloud-lowered-cap-kept"),
     ],
 )
-def test_output_cap_is_a_fraction_of_the_window(
-    window: int | None, asked: int, expected: int
+def test_output_cap_is_a_fraction_of_the_window_and_bounded_for_small_ones(
+    window: int | None, asked: int, changes: dict[str, int], expected: int
 ) -> None:
-    assert output_cap(window, asked, CONFIG) == expected
+    assert output_cap(window, asked, MercuryConfig(**changes)) == expected
 
 
 @pytest.mark.parametrize(

@@ -88,27 +88,74 @@ def run_truncated(obs: TruncationObservation, times: int) -> list[TruncationDeci
     return decisions
 
 
-@pytest.mark.parametrize(
-    "obs",
-    [
-        pytest.param(TruncationObservation(cut_write=False), id="text"),
-        pytest.param(TruncationObservation(cut_write=True), id="write"),
-    ],
-)
-def test_six_resume_rounds_then_a_pause(obs: TruncationObservation) -> None:
-    decisions = run_truncated(obs, 7)
+def test_six_resume_rounds_then_a_pause_for_cut_writes() -> None:
+    decisions = run_truncated(TruncationObservation(cut_write=True), 7)
     assert [d.round for d in decisions if isinstance(d, ResumeTruncated)] == [1, 2, 3, 4, 5, 6]
     assert decisions[6] == PauseTruncated(rounds=6)
 
 
-def test_cut_text_reply_prompt() -> None:
-    (decision,) = run_truncated(TruncationObservation(cut_write=False), 1)
+STEP_PROMPT = (
+    "[SYSTEM] Your previous response hit the output-token limit and was cut off… Do not "
+    "continue it and do not repeat it. Take the next step of the task now with a tool call, "
+    "or, if the work is done and verified, finish with a summary of a few sentences."
+)
+
+
+@pytest.mark.parametrize(
+    ("obs", "expected"),
+    [
+        pytest.param(TruncationObservation(False), STEP_PROMPT, id="work-prose"),
+        pytest.param(TruncationObservation(False, reply_cap=512), STEP_PROMPT,
+                     id="work-prose-cap-unused"),
+        pytest.param(
+            TruncationObservation(False, answering=True, reply_cap=512),
+            "[SYSTEM] Your previous response hit the output-token limit and was cut off… Do "
+            "not continue it. Answer again from the start, shorter and complete, within 256 "
+            "tokens (about 192 words).",
+            id="answer-half-the-cap",
+        ),
+        pytest.param(
+            TruncationObservation(False, answering=True),
+            "[SYSTEM] Your previous response hit the output-token limit and was cut off… Do "
+            "not continue it. Answer again from the start, shorter and complete, within 2,048 "
+            "tokens (about 1,536 words).",
+            id="answer-cap-unknown-half-the-reply-max",
+        ),
+    ],
+)
+def test_cut_prose_is_never_asked_to_go_on(obs: TruncationObservation, expected: str) -> None:
+    (decision,) = run_truncated(obs, 1)
     assert isinstance(decision, ResumeTruncated)
-    assert decision.prompt.startswith(
-        "[SYSTEM] Your previous response hit the output-token limit and was cut off…"
-    )
+    assert decision.prompt == expected
     assert len(decision.prompt) < 400
-    assert "WRITE TRUNCATED" not in decision.prompt
+    assert "Continue exactly" not in decision.prompt and "WRITE TRUNCATED" not in decision.prompt
+
+
+@pytest.mark.parametrize(
+    ("sequence", "changes", "expected"),
+    [
+        pytest.param("P", {}, ["resume"], id="one-prose-cut-retried"),
+        pytest.param("PP", {}, ["resume", "pause"], id="repeated-prose-pauses"),
+        pytest.param("PWP", {}, ["resume", "resume", "pause"], id="writes-do-not-reset-prose"),
+        pytest.param("WWP", {}, ["resume", "resume", "resume"], id="writes-then-prose"),
+        pytest.param("PWW", {}, ["resume", "resume", "resume"], id="writes-go-on-after-prose"),
+        pytest.param("PPP", {"max_prose_truncation_rounds": 2}, ["resume", "resume", "pause"],
+                     id="prose-rounds-configured"),
+        pytest.param("P", {"max_prose_truncation_rounds": 0}, ["pause"], id="no-prose-rounds"),
+        pytest.param("WP", {"max_truncation_rounds": 1}, ["resume", "pause"],
+                     id="all-rounds-bound-prose-too"),
+    ],
+)
+def test_repeated_cut_prose_ends_in_the_truncation_pause(
+    sequence: str, changes: dict[str, int], expected: list[str]
+) -> None:
+    config, state, seen = MercuryConfig(**changes), TruncationState(), []
+    for kind in sequence:
+        state, decision = on_truncated(state, TruncationObservation(kind == "W"), config)
+        seen.append("resume" if isinstance(decision, ResumeTruncated) else "pause")
+        if isinstance(decision, PauseTruncated):
+            assert decision.rounds == state.rounds
+    assert seen == expected
 
 
 @pytest.mark.parametrize(

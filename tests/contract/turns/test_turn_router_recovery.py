@@ -7,12 +7,13 @@ import pytest
 
 from mercury_nb.contract.banners import banner_text
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Paused, ProviderFailure
+from mercury_nb.contract.endings import Paused, ProviderFailure, TruncationPause, WindowTooSmall
 from mercury_nb.contract.escalation.provider_policy import CONTINUE_FROM_PARTIAL
 from mercury_nb.contract.recovery.memory_governor import PressureObservation, pressure_pause
 from mercury_nb.contract.turns.router_state import (
     STALL_KIND,
     FinishWith,
+    NextTurn,
     ProviderTrouble,
     RetryStep,
     RouterState,
@@ -99,3 +100,53 @@ def test_stalls_move_down_the_chain_then_fail_naming_the_stall() -> None:
     assert isinstance(last, FinishWith)
     assert isinstance(last.ending, ProviderFailure)
     assert last.ending.last_error == f"stalled: {STALL}"
+
+
+SMALL = WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808)
+
+
+@pytest.mark.parametrize("verdict", list(TurnVerdict), ids=lambda v: v.value)
+@pytest.mark.parametrize("pressure", [None, CONTEXT], ids=["alone", "with-a-pressure-pause"])
+def test_a_window_too_small_fails_the_task_whatever_else(
+    verdict: TurnVerdict, pressure: str | None
+) -> None:
+    state = RouterState.start("build it", CONFIG)
+    facts = TurnFacts(verdict=verdict, window_too_small=SMALL, pressure_pause=pressure)
+    new_state, decision = step_router(state, facts, CONFIG)
+    assert decision == FinishWith(SMALL)
+    assert new_state == state
+
+
+@pytest.mark.parametrize(
+    ("task", "mode", "cut_write", "reply_cap", "starts"),
+    [
+        pytest.param("Create app.py with a CLI", "execute", False, 2048,
+                     "[SYSTEM] Your previous response hit the output-token limit and was cut "
+                     "off… Do not continue it and do not repeat it. Take the next step",
+                     id="work-prose-takes-the-next-step"),
+        pytest.param("What does app.py do?", "execute", False, 512,
+                     "[SYSTEM] Your previous response hit the output-token limit and was cut "
+                     "off… Do not continue it. Answer again from the start, shorter and "
+                     "complete, within 256 tokens", id="question-answered-again-within-half"),
+        pytest.param("Create app.py with a CLI", "chat", False, 1000,
+                     "[SYSTEM] Your previous response hit the output-token limit and was cut "
+                     "off… Do not continue it. Answer again from the start, shorter and "
+                     "complete, within 500 tokens", id="chat-mode-answers-again"),
+        pytest.param("Create app.py with a CLI", "execute", True, 2048,
+                     "[SYSTEM: WRITE TRUNCATED] Your file write was cut off… the file was NOT "
+                     "written. Do NOT retry the same giant write.", id="cut-write-in-sections"),
+    ],
+)
+def test_a_cut_reply_is_routed_by_what_was_cut_and_what_the_task_is(
+    task: str, mode: str, cut_write: bool, reply_cap: int, starts: str
+) -> None:
+    config = CONFIG.with_changes(mode=mode)
+    state = RouterState.start(task, config)
+    facts = TurnFacts(verdict=TurnVerdict.TRUNCATED, cut_write=cut_write, reply_cap=reply_cap)
+    state, decision = step_router(state, facts, config)
+    assert isinstance(decision, NextTurn)
+    (message,) = decision.directive.messages
+    assert message["content"].startswith(starts)
+    _, again = step_router(state, facts, config)
+    # cut prose again ends in the truncation pause; a cut write keeps its resume rounds
+    assert isinstance(again, NextTurn) if cut_write else again == FinishWith(TruncationPause(1))
