@@ -5,14 +5,16 @@ from __future__ import annotations
 import os
 
 from mercury_nb.agent.session import TaskSession
-from mercury_nb.contract.banners import banner_text, blocker_line, last_check_line
+from mercury_nb.contract.banners import banner_text, blocker_line, last_check_line, no_tools_line
 from mercury_nb.contract.endings import (
     Ending,
     Failed,
+    NoToolSupport,
     Paused,
     ProviderFailure,
     VerificationFailedPause,
     WorkNotStartedPause,
+    resumable,
     status_of,
 )
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
@@ -33,6 +35,8 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return error
         case Failed(reason=reason):
             return reason
+        case NoToolSupport():
+            return no_tools_line(ending)
         case _:
             return None
 
@@ -68,6 +72,7 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
     return TaskOutcome(
         task_id=session.task_id,
         status=status,
+        resumable=resumable(ending),
         verdict=session.last_verdict,
         answer=clean(session.answer)
         if status == "completed" and session.answer is not None else None,

@@ -16,6 +16,7 @@ from mercury_nb.contract.endings import (
     Ending,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderFailure,
     StepBudgetPause,
@@ -50,6 +51,23 @@ CHANGES_SO_FAR = "Changes so far:"
 ALL_PROVIDERS_FAILED = "All LLM providers failed. Last error: {error}"
 PER_PROVIDER = "Per-provider:"
 FAILED = "I couldn't finish this one — {reason}."
+NO_TOOL_SUPPORT = (
+    "I can't do this task with {model}: it does not take tools, so it can neither write a "
+    "file nor run a command."
+)
+NO_TOOLS_REPORTED = (
+    "How I know: its server reports that the chat template has no tool support "
+    "(chat_template_caps in /props)."
+)
+NO_TOOLS_OBSERVED = (
+    'How I know: it answered {ignored} forced tool calls (tool_choice "required") with prose '
+    "and no call."
+)
+NO_TOOLS_FIX = (
+    "To fix it: choose a model with tool support; or start llama-server with --jinja and a "
+    "tool-capable --chat-template-file; or use a provider that supports tools. Resuming this "
+    "task cannot help: run it again once the model takes tools."
+)
 _READ_BACK_LISTED = 5
 
 
@@ -116,6 +134,13 @@ def blocker_line(blocker: Blocker | None, blocker_chars: int = 120) -> str:
     return f"What blocked it: {blocker.tool}: {result}"
 
 
+def no_tools_line(ending: NoToolSupport) -> str:
+    """How the missing tool support is known: the server said so, or the model showed it."""
+    if ending.evidence == "reported":
+        return NO_TOOLS_REPORTED
+    return NO_TOOLS_OBSERVED.format(ignored=ending.ignored)
+
+
 def _sentence(reason: str) -> str:
     return reason.strip().rstrip(".…")
 
@@ -169,6 +194,9 @@ def banner_text(
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case Failed(reason=reason):
             return _with_changes([FAILED.format(reason=_sentence(reason))], changes, CHANGES_SO_FAR)
+        case NoToolSupport(model=model):
+            lines = [NO_TOOL_SUPPORT.format(model=model), no_tools_line(ending), NO_TOOLS_FIX]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
         case Aborted(by=by):
             if not changes:
                 return "\n".join([ABORTED[by], NOTHING_WRITTEN])

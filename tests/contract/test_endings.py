@@ -13,6 +13,7 @@ from mercury_nb.contract.endings import (
     EndingStatus,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderAttempt,
     ProviderFailure,
@@ -21,6 +22,7 @@ from mercury_nb.contract.endings import (
     VerificationFailedPause,
     VerifiedCompletion,
     WorkNotStartedPause,
+    resumable,
     status_of,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
@@ -43,6 +45,8 @@ SAMPLES: list[tuple[Ending, EndingStatus]] = [
     (Paused("the same tool call kept repeating", Blocker("run_command", "exit 1")), "paused"),
     (ProviderFailure("503", (ProviderAttempt("gpt-4o", "503 unavailable"),)), "failed"),
     (Failed("the workspace disappeared"), "failed"),
+    (NoToolSupport("openai/smollm2", "reported"), "failed"),
+    (NoToolSupport("openai/smollm2", "observed", 2), "failed"),
     (Aborted("stop"), "aborted"),
     (Aborted("interrupt"), "aborted"),
 ]
@@ -55,6 +59,17 @@ def test_samples_cover_every_ending_variant() -> None:
 @pytest.mark.parametrize(("ending", "status"), [pytest.param(e, s, id=repr(e)) for e, s in SAMPLES])
 def test_status_of(ending: Ending, status: EndingStatus) -> None:
     assert status_of(ending) == status
+
+
+NOT_RESUMABLE = (VerifiedCompletion, NoChangesCompletion, NoToolSupport)
+"""Nothing to resume (a completion), or a resume that fails the same way (no tool support)."""
+
+
+@pytest.mark.parametrize(("ending", "status"), [pytest.param(e, s, id=repr(e)) for e, s in SAMPLES])
+def test_resumable(ending: Ending, status: EndingStatus) -> None:
+    assert resumable(ending) is (not isinstance(ending, NOT_RESUMABLE))
+    if status == "completed":
+        assert not resumable(ending)
 
 
 @pytest.mark.parametrize(

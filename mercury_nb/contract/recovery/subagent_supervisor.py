@@ -26,6 +26,7 @@ from mercury_nb.contract.endings import (
     EndingStatus,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderFailure,
     StepBudgetPause,
@@ -127,6 +128,8 @@ def why_not_done(ending: Ending) -> str | None:
             return f"every model failed (last error: {error})"
         case Failed(reason=reason):
             return reason.strip().rstrip(".…")
+        case NoToolSupport(model=model):
+            return f"its model {model} does not take tools"
         case Aborted():
             return "it was stopped"
         case _ as unreachable:
