@@ -1,7 +1,7 @@
 """Fakes that ship in the package: a scripted model and a loopback OpenAI-protocol server."""
 
 from mercury_nb.testing.collect import CollectedStream, collect_stream
-from mercury_nb.testing.loopback_server import LoopbackServer
+from mercury_nb.testing.loopback_server import LoopbackServer, llama_cpp_props
 from mercury_nb.testing.script import (
     AUTO,
     DropMidStream,
@@ -42,6 +42,7 @@ __all__ = [
     "call",
     "collect_stream",
     "get_scripted_model",
+    "llama_cpp_props",
     "register_scripted_model",
     "scripted",
     "unregister_scripted_model",
