@@ -115,3 +115,22 @@ def test_failed_task_exits_1(tmp_path: Path, loopback_server) -> None:
     )
     assert result.returncode == 1, result.stderr
     assert json.loads(result.stdout)["status"] == "failed"
+
+
+def test_a_server_without_tools_fails_with_exit_1_and_offers_no_continue(
+    tmp_path: Path, loopback_server
+) -> None:
+    from mercury_nb.testing import llama_cpp_props
+
+    server = loopback_server([Turn(text="```python\nprint('hello world')\n```")],
+                             routes=llama_cpp_props(8192, supports_tools=False))
+    result = run_cli("run", "Create hello.py that prints hello world, and run it.",
+                     "--model", "smollm2", "--api-base", server.url, "--json", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    outcome = json.loads(result.stdout)
+    assert (outcome["status"], outcome["resumable"]) == ("failed", False)
+    assert "continue" not in outcome["banner"].lower()
+    assert len(server.requests) == 1
+    again = run_cli("continue", outcome["task_id"], cwd=tmp_path)
+    assert again.returncode != 0 and "cannot be continued" in (again.stdout + again.stderr)
+    assert len(server.requests) == 1, "nothing was resumed"

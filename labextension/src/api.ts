@@ -31,6 +31,8 @@ export interface ITaskSummary {
   live: ILive | null;
   /** For a delegate_task sub-agent: the task that delegated it. */
   parent?: string | null;
+  /** Whether a continue can succeed; false for an ending no resume cures (no tool support). */
+  resumable?: boolean;
 }
 
 export interface ITaskList {

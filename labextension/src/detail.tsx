@@ -78,7 +78,8 @@ export function Detail(props: {
         )}
         {(task.status === 'paused' ||
           task.status === 'failed' ||
-          task.status === 'aborted') && (
+          task.status === 'aborted') &&
+          task.resumable !== false && (
           <button
             className="jp-mercury-continue jp-Button jp-mod-styled jp-mod-accept"
             disabled={props.busy}

@@ -21,7 +21,8 @@ from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.contract.turns.router_state import STALL_KIND, Measured, ProviderTrouble, TurnFacts
 from mercury_nb.contract.turns.stream_assembly import StepReply
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
-from mercury_nb.transport.protocol import ModelRequest, ProviderError
+from mercury_nb.transport.context_window import reported_tool_support
+from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.notebook_check import execute_notebook
 
@@ -45,6 +46,9 @@ class MeasuredLoop(Protocol):
     def on_event(self) -> EventSink: ...
 
     @property
+    def model(self) -> ChatModel: ...
+
+    @property
     def config(self) -> MercuryConfig: ...
 
 
@@ -62,6 +66,10 @@ class TurnReport:
     """The window cannot hold what every request carries: the task fails, nothing sent."""
     reply_cap: int | None = None
     """``max_tokens`` of the turn's last request."""
+    forced: bool = False
+    """The turn's first step was sent with ``tool_choice`` required (set by the loop)."""
+    called_tools: bool = False
+    """The model made at least one tool call during the turn (set by the loop)."""
 
     @classmethod
     def ended(
@@ -160,6 +168,8 @@ async def gather_turn_facts(loop: MeasuredLoop, report: TurnReport) -> TurnFacts
         last_failed_mutation=Blocker(failed.name, failed.result_head) if failed else None,
         doom=report.doom, pressure_pause=report.pressure,
         window_too_small=report.window_too_small, reply_cap=report.reply_cap,
+        forced=report.forced, called_tools=report.called_tools,
+        tools_reported=await reported_tool_support(loop.model),  # asked once per server
     )
     if report.verdict is TurnVerdict.TRUNCATED and reply is not None and reply.tool_calls:
         return replace(base, trouble=None, cut_write=True,

@@ -9,17 +9,20 @@ from mercury_nb.contract.banners import (
     banner_text,
     blocker_line,
     last_check_line,
+    no_tools_line,
     window_reason,
 )
 from mercury_nb.contract.endings import (
     Ending,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderFailure,
     VerificationFailedPause,
     WindowTooSmall,
     WorkNotStartedPause,
+    resumable,
     status_of,
 )
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
@@ -42,6 +45,8 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return reason
         case WindowTooSmall():
             return window_reason(ending)
+        case NoToolSupport():
+            return no_tools_line(ending)
         case _:
             return None
 
@@ -77,6 +82,7 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
     return TaskOutcome(
         task_id=session.task_id,
         status=status,
+        resumable=resumable(ending),
         verdict=session.last_verdict,
         answer=clean(session.answer)
         if status == "completed" and session.answer is not None else None,

@@ -104,7 +104,10 @@ class AgentLoop:
         # a restored task resumes on the provider its checkpoint names (the router's copy)
         directive = TurnDirective(provider_index=state.providers.current)
         while True:
+            calls_before = len(self.session.tool_log)
             report = await self._run_turn(directive)
+            report = replace(report, forced=directive.tool_choice == "required",
+                             called_tools=len(self.session.tool_log) > calls_before)
             self.session.last_verdict = report.verdict.value
             facts = await gather_turn_facts(self, report)
             state, decision = step_router(state, facts, self.config)
@@ -214,6 +217,7 @@ class AgentLoop:
                                     did_work)
             self.memory.step_went_through()
             results: list[tuple[AssembledToolCall, ToolResult]] = []
+            calls_before = len(self.session.tool_log)
             if reply.ending is StreamEnding.COMPLETE:
                 self.session.messages.append(assistant_message(reply))
                 if reply.tool_calls:
@@ -239,6 +243,11 @@ class AgentLoop:
             final_answer = reply.ending is StreamEnding.COMPLETE and not reply.tool_calls
             if isinstance(loop, DoomLoop) and not final_answer:
                 return TurnReport.looped(loop, reply, model.name)
+            if was_first and directive.must_mutate and results and not any(
+                    e.mutating for e in self.session.tool_log[calls_before:]):
+                # a guard round's first step called only non-mutating tools: the round
+                # failed (its calls ran, their results stay in the conversation)
+                return TurnReport.ended(TurnVerdict.TEXT_STOP, reply, model.name, did_work)
             if _keeps_going(reply, self.session.steps_in_budget, self.config.max_steps):
                 continue
             report = TurnReport.ended(verdict, reply, model.name, did_work)

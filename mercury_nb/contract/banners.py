@@ -17,6 +17,7 @@ from mercury_nb.contract.endings import (
     Ending,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderFailure,
     StepBudgetPause,
@@ -52,6 +53,23 @@ CHANGES_SO_FAR = "Changes so far:"
 ALL_PROVIDERS_FAILED = "All LLM providers failed. Last error: {error}"
 PER_PROVIDER = "Per-provider:"
 FAILED = "I couldn't finish this one — {reason}."
+NO_TOOL_SUPPORT = (
+    "I can't do this task with {model}: it does not take tools, so it can neither write a "
+    "file nor run a command."
+)
+NO_TOOLS_REPORTED = (
+    "How I know: its server reports that the chat template has no tool support "
+    "(chat_template_caps in /props)."
+)
+NO_TOOLS_OBSERVED = (
+    'How I know: it answered {ignored} forced tool calls (tool_choice "required") with prose '
+    "and no call."
+)
+NO_TOOLS_FIX = (
+    "To fix it: choose a model with tool support; or start llama-server with --jinja and a "
+    "tool-capable --chat-template-file; or use a provider that supports tools. Resuming this "
+    "task cannot help: run it again once the model takes tools."
+)
 _READ_BACK_LISTED = 5
 NO_RESUME = "Continuing cannot help with the same window. To fix it:"
 LARGER_WINDOW_FIX = "use a model or server with a larger window (for llama-server: `-c {window}`)"
@@ -164,6 +182,11 @@ def window_lines(ending: WindowTooSmall) -> list[str]:
         f"- {'or ' if len(fixes) > 1 else ''}{fixes[-1]}.",
         WINDOW_VARIABLE_NOTE.format(window=ending.window),
     ]
+def no_tools_line(ending: NoToolSupport) -> str:
+    """How the missing tool support is known: the server said so, or the model showed it."""
+    if ending.evidence == "reported":
+        return NO_TOOLS_REPORTED
+    return NO_TOOLS_OBSERVED.format(ignored=ending.ignored)
 
 
 def _sentence(reason: str) -> str:
@@ -224,6 +247,9 @@ def banner_text(
             return _with_changes([FAILED.format(reason=_sentence(reason))], changes, CHANGES_SO_FAR)
         case WindowTooSmall():
             return _with_changes(window_lines(ending), changes, CHANGES_SO_FAR)
+        case NoToolSupport(model=model):
+            lines = [NO_TOOL_SUPPORT.format(model=model), no_tools_line(ending), NO_TOOLS_FIX]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
         case Aborted(by=by):
             if not changes:
                 return "\n".join([ABORTED[by], NOTHING_WRITTEN])

@@ -126,6 +126,10 @@ class MercuryConfig(BaseModel):
     guard_rounds_total: int = Field(default=10, ge=1)
     """Narration-guard rounds in all, wake-up cycle included, before an honest pause."""
 
+    ignored_forcing_limit: int = Field(default=2, ge=1)
+    """Forced tool calls answered with prose and no call after which a model that never
+    made a tool call is taken to have no tool support (the task then fails, naming the fix)."""
+
     grounding_entries: int = Field(default=30, ge=1)
     """Workspace entries listed in the agent-executed grounding message."""
 

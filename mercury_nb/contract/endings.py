@@ -142,6 +142,17 @@ class WindowTooSmall:
 
 
 @dataclass(frozen=True)
+class NoToolSupport:
+    """The model (or its server) does not take tools, so no change can ever be made: a
+    failure no "continue" can cure. ``evidence``: the server ``reported`` it, or the model
+    ``observed`` ignoring ``ignored`` forced tool calls; ``model`` names it."""
+
+    model: str
+    evidence: Literal["reported", "observed"]
+    ignored: int = 0
+
+
+@dataclass(frozen=True)
 class Aborted:
     """Stopped by the user (Stop button) or an interrupt; nothing is rolled back."""
 
@@ -159,6 +170,7 @@ Ending = (
     | ProviderFailure
     | Failed
     | WindowTooSmall
+    | NoToolSupport
     | Aborted
 )
 
@@ -176,9 +188,32 @@ def status_of(ending: Ending) -> EndingStatus:
             | Paused()
         ):
             return "paused"
-        case ProviderFailure() | Failed() | WindowTooSmall():
+        case ProviderFailure() | Failed() | WindowTooSmall() | NoToolSupport():
             return "failed"
         case Aborted():
             return "aborted"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def resumable(ending: Ending) -> bool:
+    """Whether a "continue" of this ending can succeed, so a banner may promise it and a
+    front end may offer it. A completion has nothing to resume; a model without tool support,
+    or a window too small for what every request carries, fails the same way however often
+    it is continued."""
+    match ending:
+        case VerifiedCompletion() | NoChangesCompletion() | NoToolSupport() | WindowTooSmall():
+            return False
+        case (
+            StepBudgetPause()
+            | WorkNotStartedPause()
+            | VerificationFailedPause()
+            | TruncationPause()
+            | Paused()
+            | ProviderFailure()
+            | Failed()
+            | Aborted()
+        ):
+            return True
         case _ as unreachable:
             assert_never(unreachable)

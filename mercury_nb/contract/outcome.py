@@ -60,6 +60,8 @@ class TaskOutcome(BaseModel):
     task_id: str
     task: str
     status: Status
+    resumable: bool = False
+    """Whether a "continue" can succeed (``endings.resumable``): front ends offer one only then."""
     verdict: str | None
     answer: str | None
     banner: str

@@ -44,5 +44,6 @@ MUTATING_TOOLS: tuple[str, ...] = (
     "edit_notebook_cell",
     "insert_notebook_cell",
 )
-"""The tools that change the workspace: the only ones offered on the forced step of a guard
-round (in this order), and the file tools a step's mutation is counted by."""
+"""The tools that change the workspace: the calls a guard round's first step must make (every
+tool is offered there as on every step; the round fails when none of its calls is one of
+these), and the file tools a step's mutation is counted by."""

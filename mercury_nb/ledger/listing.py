@@ -88,6 +88,13 @@ def _event_line(event: EventRecord, record: TaskRecord) -> str:
     return f"  +{at} {' · '.join(parts)}{text}"
 
 
+def _checkpoint_line(record: TaskRecord) -> str:
+    """Whether a checkpoint is kept, and whether a continue can use it."""
+    if not record.has_checkpoint:
+        return "none"
+    return "yes — resumable" if record.resumable else "yes — a continue cannot cure this ending"
+
+
 def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float,
                 subagents: Sequence[TaskRecord] = ()) -> str:
     """Everything the ledger knows about one task, for ``%mercury show ID``: its parent when
@@ -99,7 +106,7 @@ def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float,
         f"models: {', '.join(record.models) or '—'}",
         f"verdict: {record.verdict or '—'} · steps: {record.steps}",
         f"started {age(now - record.created_at)} ago · updated {age(now - record.updated_at)} ago",
-        f"checkpoint: {'yes — resumable' if record.has_checkpoint else 'none'}",
+        f"checkpoint: {_checkpoint_line(record)}",
     ]
     if record.parent:
         lines.append(f"sub-agent of: {record.parent}")

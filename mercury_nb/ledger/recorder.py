@@ -196,6 +196,7 @@ class TaskRecorder:
             answer=self._clean(outcome.answer) if outcome.answer is not None else None,
             providers=json.dumps({name: self._clean(error)
                                   for name, error in outcome.providers.items()}),
+            resumable=outcome.resumable,
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 

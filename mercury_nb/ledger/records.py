@@ -52,6 +52,8 @@ class TaskRecord:
     """The per-provider ledger: each provider that failed and its first error (redacted)."""
     parent: str | None = None
     """The task whose delegate_task started this one (a sub-agent), else None."""
+    resumable: bool = True
+    """Whether a "continue" can succeed (``TaskOutcome.resumable``; True while unfinished)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -63,7 +65,7 @@ class TaskRecord:
     def from_row(cls, row: Sequence[Any]) -> TaskRecord:
         (id_, task, workspace, models, status, verdict, banner, blocker, changes, evidence,
          steps, created, updated, pid, token, has_checkpoint, usage_json, answer,
-         providers_json, parent) = row
+         providers_json, parent, resumable) = row
         usage = json.loads(usage_json) if usage_json else {}
         providers = json.loads(providers_json) if providers_json else {}
         return cls(
@@ -72,7 +74,7 @@ class TaskRecord:
             changes=json.loads(changes), evidence=json.loads(evidence), steps=int(steps),
             created_at=float(created), updated_at=float(updated), owner_pid=pid,
             owner_token=token, has_checkpoint=bool(has_checkpoint), usage=usage,
-            answer=answer, providers=providers, parent=parent,
+            answer=answer, providers=providers, parent=parent, resumable=bool(resumable),
         )
 
 

@@ -77,6 +77,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tasks ADD COLUMN parent_id TEXT",
         "CREATE INDEX IF NOT EXISTS tasks_by_parent ON tasks (parent_id)",
     ),
+    (
+        # whether a "continue" can succeed (TaskOutcome.resumable): 0 for an ending no resume
+        # cures (a model without tool support), so no front end offers one
+        "ALTER TABLE tasks ADD COLUMN resumable INTEGER NOT NULL DEFAULT 1",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -113,7 +113,7 @@ class Ledger(LedgerReads):
             self._ensure(conn, header, who, now)
             conn.execute(
                 "UPDATE tasks SET status = 'running', banner = NULL, blocker = NULL, "
-                "stop_requested_at = NULL, "
+                "stop_requested_at = NULL, resumable = 1, "
                 "updated_at = ?, owner_pid = ?, owner_token = ? WHERE id = ?",
                 (now, who.pid, who.token, header.id),
             )
@@ -132,7 +132,7 @@ class Ledger(LedgerReads):
         def write(conn: sqlite3.Connection) -> bool:
             cursor = conn.execute(
                 "UPDATE tasks SET status = 'running', updated_at = ?, owner_pid = ?, "
-                "stop_requested_at = NULL, "
+                "stop_requested_at = NULL, resumable = 1, "
                 f"owner_token = ? WHERE id = ? AND status IN ({marks})",
                 (now, who.pid, who.token, task_id, *statuses),
             )
@@ -200,10 +200,11 @@ class Ledger(LedgerReads):
     def finish_task(self, header: TaskHeader, *, status: str, verdict: str | None,
                     banner: str | None, blocker: str | None, changes: str, evidence: str,
                     steps: int | None, usage: str = "{}", answer: str | None = None,
-                    providers: str = "{}") -> None:
+                    providers: str = "{}", resumable: bool = True) -> None:
         """The task ended with ``status``; ``changes`` and ``evidence`` are JSON lists,
         ``usage`` (tokens per model) and ``providers`` (provider -> first error) JSON
-        objects; ``steps`` None keeps the count of the last checkpoint."""
+        objects; ``steps`` None keeps the count of the last checkpoint; ``resumable``
+        False: no "continue" can cure this ending."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
@@ -211,9 +212,9 @@ class Ledger(LedgerReads):
             conn.execute(
                 "UPDATE tasks SET status = ?, verdict = ?, banner = ?, blocker = ?, changes = ?, "
                 "evidence = ?, steps = COALESCE(?, steps), usage = ?, answer = ?, providers = ?, "
-                "updated_at = ? WHERE id = ?",
+                "resumable = ?, updated_at = ? WHERE id = ?",
                 (status, verdict, banner, blocker, changes, evidence, steps, usage, answer,
-                 providers, now, header.id),
+                 providers, int(resumable), now, header.id),
             )
             self._event(conn, header.id, now, "finished", verdict, status, blocker)
 

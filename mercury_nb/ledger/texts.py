@@ -33,6 +33,11 @@ UNKNOWN_TASK = "There is no task {task_id!r} in the work ledger."
 
 CANNOT_CONTINUE = "Task {task_id} is {status}; only a paused, failed or aborted task continues."
 
+NOT_RESUMABLE = (
+    "Task {task_id} cannot be continued as it is: a continue would end the same way "
+    "({reason}). Fix the cause and run it again, or continue it with another --model."
+)
+
 ALREADY_CLAIMED = "Task {task_id} was just resumed elsewhere; it is not started twice."
 
 MISSING_WORKSPACE = "Task {task_id}'s workspace {workspace} is not a folder any more."

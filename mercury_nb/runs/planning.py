@@ -34,6 +34,7 @@ from mercury_nb.ledger.texts import (
     CANNOT_CONTINUE,
     MISSING_WORKSPACE,
     NO_LEDGER,
+    NOT_RESUMABLE,
     NOTHING_TO_CONTINUE,
     PAUSED_DUPLICATE,
 )
@@ -155,6 +156,12 @@ def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
     return Refusal(decision.message, record, kind="workspace-busy")
 
 
+def _new_model(overrides: Mapping[str, Any]) -> bool:
+    """The continue names another model or endpoint: a non-resumable ending may then resume."""
+    flags = continue_flags(overrides)
+    return any(flags.get(name) for name in ("model", "fallback", "fallbacks", "api_base"))
+
+
 def plan_continue(
     handle: LedgerHandle | None,
     task_id: str | None,
@@ -180,6 +187,10 @@ def plan_continue(
         if record.status not in RESUMABLE:
             return Refusal(CANNOT_CONTINUE.format(task_id=record.id, status=record.status),
                            record, kind="cannot-continue")
+        if not record.resumable and not _new_model(overrides or {}):
+            reason = (record.banner or record.status).splitlines()[0].rstrip(".")
+            return Refusal(NOT_RESUMABLE.format(task_id=record.id, reason=reason), record,
+                           kind="cannot-continue")
     else:
         record = ledger.latest_paused(workspace_of(config))
         if record is None:

@@ -100,6 +100,7 @@ def outcome_of(record: TaskRecord) -> dict[str, Any] | None:
         "banner": record.banner, "blocker": record.blocker, "changes": record.changes,
         "evidence": record.evidence, "steps": record.steps, "models": list(record.models),
         "answer": record.answer, "providers": dict(record.providers), "usage": record.usage,
+        "resumable": record.resumable,
     }
 
 

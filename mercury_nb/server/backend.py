@@ -96,6 +96,7 @@ def summary(record: Any, events: list[Any] | None = None) -> TaskSummary:
         verdict=record.verdict, banner=record.banner, blocker=record.blocker,
         models=list(record.models), steps=record.steps, created_at=record.created_at,
         updated_at=record.updated_at, live=live, parent=record.parent,
+        resumable=record.resumable,
     )
 
 

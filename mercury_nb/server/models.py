@@ -54,6 +54,8 @@ class TaskSummary(BaseModel):
     """For a task running in this server: step, tool, activity and timestamps."""
     parent: str | None = None
     """For a delegate_task sub-agent: the task that delegated it."""
+    resumable: bool = True
+    """Whether a "continue" can succeed: the panel offers Continue only then."""
 
 
 class TaskList(BaseModel):

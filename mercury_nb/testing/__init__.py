@@ -2,7 +2,7 @@
 the replay of recorded traffic on both."""
 
 from mercury_nb.testing.collect import CollectedStream, collect_stream
-from mercury_nb.testing.loopback_server import LoopbackServer
+from mercury_nb.testing.loopback_server import LoopbackServer, llama_cpp_props
 from mercury_nb.testing.replay import (
     Recording,
     ReplayModel,
@@ -53,6 +53,7 @@ __all__ = [
     "call",
     "collect_stream",
     "get_scripted_model",
+    "llama_cpp_props",
     "load_recording",
     "register_scripted_model",
     "replay_server",

@@ -13,6 +13,25 @@ from mercury_nb.testing.script import OnExhausted, ScriptStep, describe_turns
 _ANY_MODEL = "*"
 
 
+def llama_cpp_props(
+    n_ctx: int | None = 4096,
+    supports_tools: bool | None = None,
+    supports_tool_calls: bool | None = None,
+) -> dict[str, Any]:
+    """A ``routes`` entry emulating llama.cpp's ``GET /props``: the window under
+    ``default_generation_settings`` and the chat template's caps (a cap left None is not
+    said, as an older server leaves it out)."""
+    props: dict[str, Any] = {}
+    if n_ctx is not None:
+        props["default_generation_settings"] = {"n_ctx": n_ctx}
+    caps = {key: value for key, value in (("supports_tools", supports_tools),
+                                          ("supports_tool_calls", supports_tool_calls))
+            if value is not None}
+    if caps:
+        props["chat_template_caps"] = caps
+    return {"/props": props}
+
+
 class LoopbackServer:
     """OpenAI-compatible chat-completions server on 127.0.0.1 (random port), in a thread.
 

@@ -1,9 +1,12 @@
-"""Asks an OpenAI-compatible server for its context window (transport-neutral, stdlib only).
+"""Asks an OpenAI-compatible server what it reports of itself: its context window and
+whether its chat template takes tools (transport-neutral, stdlib only).
 
 llama.cpp answers ``GET /props`` with ``n_ctx`` (under ``default_generation_settings`` in
-recent versions); vLLM lists ``max_model_len`` per model in ``GET /v1/models``. Any model
-object with an ``api_base`` (the litellm transport, an OpenAI-SDK transport) can be probed.
-Each base URL and model is asked once per process; a server that does not say gives None.
+recent versions) and ``chat_template_caps`` (``supports_tools``, ``supports_tool_calls``);
+vLLM lists ``max_model_len`` per model in ``GET /v1/models``. Any model object with an
+``api_base`` (the litellm transport, an OpenAI-SDK transport) can be probed. Each base URL
+and model is asked once per process (each URL within :data:`PROBE_TIMEOUT_S`); a server
+that does not say gives None.
 """
 
 from __future__ import annotations
@@ -12,10 +15,22 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from typing import Any
 
 PROBE_TIMEOUT_S = 3.0
-_cache: dict[tuple[str, str], int | None] = {}
+
+
+@dataclass(frozen=True)
+class ServerFacts:
+    """What a server reported: ``window`` in tokens, ``takes_tools`` from its chat template's
+    caps (None: it did not say)."""
+
+    window: int | None = None
+    takes_tools: bool | None = None
+
+
+_cache: dict[tuple[str, str], ServerFacts] = {}
 
 
 def _get_json(url: str, api_key: str | None) -> Any:
@@ -39,6 +54,20 @@ def window_from_props(data: Any) -> int | None:
     return _positive(nested) or _positive(data.get("n_ctx"))
 
 
+def tools_from_props(data: Any) -> bool | None:
+    """llama.cpp's ``/props`` ``chat_template_caps``: False when ``supports_tools`` or
+    ``supports_tool_calls`` is false (the server then drops the tools), True when one is
+    true and neither false, None when neither is said."""
+    caps = data.get("chat_template_caps") if isinstance(data, dict) else None
+    if not isinstance(caps, dict):
+        return None
+    said = [caps[key] for key in ("supports_tools", "supports_tool_calls")
+            if isinstance(caps.get(key), bool)]
+    if not said:
+        return None
+    return all(said)
+
+
 def window_from_models(data: Any, model: str) -> int | None:
     """vLLM's ``/v1/models``: the named model's ``max_model_len`` (else the only model's)."""
     entries = data.get("data") if isinstance(data, dict) else None
@@ -52,25 +81,47 @@ def window_from_models(data: Any, model: str) -> int | None:
     return _positive(with_len[0].get("max_model_len")) if len(with_len) == 1 else None
 
 
-def probe_window_sync(api_base: str, model: str, api_key: str | None = None) -> int | None:
-    """The window the server at ``api_base`` reports for ``model``, or None."""
+def _roots(api_base: str) -> tuple[str, str]:
     base = api_base.rstrip("/")
     root = base[: -len("/v1")] if base.endswith("/v1") else base
     v1 = base if base.endswith("/v1") else f"{base}/v1"
-    for url, read in ((f"{root}/props", window_from_props),
-                      (f"{v1}/models", lambda d: window_from_models(d, model))):
+    return root, v1
+
+
+def probe_server_sync(api_base: str, model: str, api_key: str | None = None) -> ServerFacts:
+    """What the server at ``api_base`` reports for ``model``: ``/props`` first (window and
+    tool caps), then ``/v1/models`` for a window ``/props`` did not give."""
+    root, v1 = _roots(api_base)
+    window: int | None = None
+    takes_tools: bool | None = None
+    try:
+        props = _get_json(f"{root}/props", api_key)
+    except (OSError, ValueError, urllib.error.URLError):
+        props = None
+    if props is not None:
+        window = window_from_props(props)
+        takes_tools = tools_from_props(props)
+    if window is None:
         try:
-            found = read(_get_json(url, api_key))
+            window = window_from_models(_get_json(f"{v1}/models", api_key), model)
         except (OSError, ValueError, urllib.error.URLError):
-            continue
-        if found is not None:
-            return found
-    return None
+            window = None
+    return ServerFacts(window=window, takes_tools=takes_tools)
+
+
+def probe_window_sync(api_base: str, model: str, api_key: str | None = None) -> int | None:
+    """The window the server at ``api_base`` reports for ``model``, or None."""
+    return probe_server_sync(api_base, model, api_key).window
+
+
+async def probe_server(api_base: str, model: str, api_key: str | None = None) -> ServerFacts:
+    """:func:`probe_server_sync` off the event loop, asked once per (base, model)."""
+    key = (api_base, model)
+    if key not in _cache:
+        _cache[key] = await asyncio.to_thread(probe_server_sync, api_base, model, api_key)
+    return _cache[key]
 
 
 async def probe_window(api_base: str, model: str, api_key: str | None = None) -> int | None:
-    """:func:`probe_window_sync` off the event loop, asked once per (base, model)."""
-    key = (api_base, model)
-    if key not in _cache:
-        _cache[key] = await asyncio.to_thread(probe_window_sync, api_base, model, api_key)
-    return _cache[key]
+    """The window of :func:`probe_server` (one probe answers both questions)."""
+    return (await probe_server(api_base, model, api_key)).window

@@ -4,7 +4,8 @@ the server's.
 litellm is asked only for a litellm model (off the event loop, once per name, local data
 only); an openai-SDK model reads litellm's bundled table without importing litellm; an
 OpenAI-compatible server behind ``api_base`` is asked where it says (llama.cpp ``/props``,
-vLLM ``/v1/models``), else ``config.default_context_window`` is assumed.
+vLLM ``/v1/models``), else ``config.default_context_window`` is assumed. The same probe
+says whether such a server's chat template takes tools (:func:`reported_tool_support`).
 """
 
 from __future__ import annotations
@@ -76,12 +77,36 @@ async def context_window_of(
     if config.context_window is not None:
         return config.context_window
     # an OpenAI-compatible server, whichever transport talks to it (litellm or the SDK)
-    api_base = getattr(model, "api_base", None) or getattr(model, "base_url", None)
-    if isinstance(api_base, str) and api_base:
+    server = _server_of(model)
+    if server is not None:
         from mercury_nb.transport.context_probe import probe_window
 
-        wire_name = getattr(model, "model", None)
-        probed = await probe_window(api_base, wire_name if isinstance(wire_name, str)
-                                    else model.name)
+        probed = await probe_window(*server)
         return probed if probed is not None else config.default_context_window
     return None
+
+
+def _server_of(model: ChatModel) -> tuple[str, str] | None:
+    """``(api_base, wire model name)`` of a model served behind an ``api_base``, else None."""
+    api_base = getattr(model, "api_base", None) or getattr(model, "base_url", None)
+    if not isinstance(api_base, str) or not api_base:
+        return None
+    wire_name = getattr(model, "model", None)
+    return api_base, wire_name if isinstance(wire_name, str) else model.name
+
+
+async def reported_tool_support(model: ChatModel) -> bool | None:
+    """Whether the OpenAI-compatible ``--api-base`` server behind ``model`` says its chat
+    template takes tools (llama.cpp ``/props`` ``chat_template_caps``): asked once per base
+    and model, whatever the context window's source, within the probe's timeout. None: not
+    such a server (a catalogued provider, an in-process model), or it did not say."""
+    from mercury_nb.transport.openai_model import OpenAIModel
+
+    if isinstance(model, OpenAIModel) and model.catalog_names:
+        return None  # a known provider's own endpoint, not a self-hosted server
+    server = _server_of(model)
+    if server is None:
+        return None
+    from mercury_nb.transport.context_probe import probe_server
+
+    return (await probe_server(*server)).takes_tools

@@ -17,7 +17,6 @@ from mercury_nb.contract.escalation.guard_texts import (
     guard_round_notice,
     wake_up_directive,
 )
-from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.testing import HttpError, LoopbackServer, Turn, call
 
 TASK = "Build a todo CLI in todo.py with tests"
@@ -81,7 +80,7 @@ async def test_narration_forces_grounded_rounds_rotates_wakes_up_and_pauses_with
     forced = [a[1], b[0], a[2], b[1], a[4], b[2], a[5], b[3], a[6], b[4]]  # rounds 1..10
     for body in forced:
         assert body["tool_choice"] == "required"
-        assert tools_of(body) == list(MUTATING_TOOLS)
+        assert body["tools"] == a[0]["tools"]  # the same tools array: the prefix stays cached
     assert a[3]["tool_choice"] == "auto" and "read_file" in tools_of(a[3])  # round 3, step 2
 
     first_round = user_texts(a[1])
@@ -121,7 +120,7 @@ async def test_rotation_starts_at_the_provider_that_served_the_turn(
                              on_event=events.append)
     b = server.requests_for("b")
     assert len(server.requests_for("a")) == 1
-    assert b[1]["tool_choice"] == "required" and tools_of(b[1]) == list(MUTATING_TOOLS)
+    assert b[1]["tool_choice"] == "required" and b[1]["tools"] == b[0]["tools"]
     assert b[2]["tool_choice"] == "auto"
     assert notices(events)[1] == guard_round_notice(1, 5)
     assert notices(events)[0].startswith("⚠ openai/a: HTTP 503")
@@ -143,7 +142,7 @@ async def test_refused_forced_choice_falls_back_to_auto_and_still_acts(
                              on_event=events.append)
     a = server.requests_for("a")
     assert [body["tool_choice"] for body in a[1:4]] == ["required", "auto", "auto"]
-    assert tools_of(a[2]) == list(MUTATING_TOOLS)
+    assert a[2]["tools"] == a[0]["tools"]  # un-forced, the directive restricts, not the array
     assert user_texts(a[2])[-1] == FORCED_CHOICE_FALLBACK_DIRECTIVE
     assert (tmp_path / "todo.py").read_text() == TODO
     assert outcome.status == "completed", outcome.banner

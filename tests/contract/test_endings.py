@@ -13,6 +13,7 @@ from mercury_nb.contract.endings import (
     EndingStatus,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderAttempt,
     ProviderFailure,
@@ -22,6 +23,7 @@ from mercury_nb.contract.endings import (
     VerifiedCompletion,
     WindowTooSmall,
     WorkNotStartedPause,
+    resumable,
     status_of,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
@@ -46,6 +48,8 @@ SAMPLES: list[tuple[Ending, EndingStatus]] = [
     (Failed("the workspace disappeared"), "failed"),
     (WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808), "failed"),
     (WindowTooSmall(4096, 3072, 1024, 256, 808, True, task_tokens=9000), "failed"),
+    (NoToolSupport("openai/smollm2", "reported"), "failed"),
+    (NoToolSupport("openai/smollm2", "observed", 2), "failed"),
     (Aborted("stop"), "aborted"),
     (Aborted("interrupt"), "aborted"),
 ]
@@ -58,6 +62,17 @@ def test_samples_cover_every_ending_variant() -> None:
 @pytest.mark.parametrize(("ending", "status"), [pytest.param(e, s, id=repr(e)) for e, s in SAMPLES])
 def test_status_of(ending: Ending, status: EndingStatus) -> None:
     assert status_of(ending) == status
+
+
+NOT_RESUMABLE = (VerifiedCompletion, NoChangesCompletion, NoToolSupport)
+"""Nothing to resume (a completion), or a resume that fails the same way (no tool support)."""
+
+
+@pytest.mark.parametrize(("ending", "status"), [pytest.param(e, s, id=repr(e)) for e, s in SAMPLES])
+def test_resumable(ending: Ending, status: EndingStatus) -> None:
+    assert resumable(ending) is (not isinstance(ending, NOT_RESUMABLE))
+    if status == "completed":
+        assert not resumable(ending)
 
 
 @pytest.mark.parametrize(

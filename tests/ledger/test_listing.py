@@ -69,6 +69,12 @@ def test_the_detail_shows_everything_known() -> None:
         assert part in detail, part
 
 
+def test_the_detail_does_not_call_a_non_resumable_task_resumable() -> None:
+    detail = task_detail(record(status="failed", resumable=False), [], now=1200.0)
+    assert "checkpoint: yes — a continue cannot cure this ending" in detail.splitlines()
+    assert "resumable" not in detail
+
+
 def test_a_wide_table_wraps_on_word_boundaries_under_the_task_column() -> None:
     long_banner = "I've paused for now — my replies kept hitting the output-token limit again"
     rows = [record(banner=long_banner), record(id="ffff00001111", task="a " * 30)]

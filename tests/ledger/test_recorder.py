@@ -347,3 +347,21 @@ def test_closing_a_batch_lets_its_waiting_write_go_at_once(
     write.join(timeout=10)
     assert not write.is_alive(), "the closed batch's write still waits for its deadline"
     assert [[kind for kind, _, _ in batch] for batch in ledger.added] == [["notice"]]
+
+
+async def test_an_ending_no_continue_cures_is_recorded_as_not_resumable(
+    home: Path, tmp_path: Path, scripted_model
+) -> None:
+    # prose to every forced tool call: the model takes no tools
+    model = scripted_model([Turn(text="Here is hello.py: print('hi')")] * 3)
+    config = MercuryConfig(workdir=tmp_path / "ws", home=home)
+    config.workdir.mkdir()
+    handle = open_ledger(home)
+    task = "Create hello.py that prints hi, and run it."
+    recorder = TaskRecorder(handle.writer, "nt1", task, config.with_changes(model=model.name))
+    outcome = await run_task(task, config, model=model, task_id="nt1",
+                             on_event=recorder.wrap(lambda event: None))
+    handle.flush()
+    record = handle.ledger.get("nt1")
+    assert (outcome.status, outcome.resumable) == ("failed", False)
+    assert record is not None and (record.status, record.resumable) == ("failed", False)

@@ -104,6 +104,32 @@ def test_continue_refusals(handle: LedgerHandle, workspace: Path, task_id: str |
     assert refused.message.startswith(message)
 
 
+def test_a_non_resumable_ending_is_not_continued_as_it_is(
+    handle: LedgerHandle, workspace: Path
+) -> None:
+    header = TaskHeader(id="notools1", task="Create hello.py", workspace=str(workspace.resolve()),
+                        models=("smollm2",))
+    handle.ledger.start_task(header)
+    banner = "I can't do this task with smollm2: it does not take tools.\nHow I know: …"
+    handle.ledger.finish_task(header, status="failed", verdict="text-stop", banner=banner,
+                              blocker="How I know: …", changes="[]", evidence="[]", steps=1,
+                              resumable=False)
+    record = handle.ledger.get("notools1")
+    assert record is not None and not record.resumable and record.to_json()["resumable"] is False
+    config = MercuryConfig(workdir=workspace)
+    refused = plan_continue(handle, "notools1", config)
+    assert isinstance(refused, Refusal) and refused.kind == "cannot-continue"
+    assert refused.message == (
+        "Task notools1 cannot be continued as it is: a continue would end the same way "
+        "(I can't do this task with smollm2: it does not take tools). Fix the cause and run "
+        "it again, or continue it with another --model.")
+    # another model may cure it: that continue is planned, and the row is resumable again
+    plan = plan_continue(handle, "notools1", config, {"model": "openai/qwen"})
+    assert isinstance(plan, PlannedRun)
+    record = handle.ledger.get("notools1")
+    assert record is not None and record.status == "running" and record.resumable
+
+
 def test_continue_without_a_ledger_is_refused(workspace: Path) -> None:
     refused = plan_continue(None, None, MercuryConfig(workdir=workspace))
     assert isinstance(refused, Refusal)

@@ -51,6 +51,13 @@ def test_detail_shows_usage_with_an_estimated_cost_per_model() -> None:
     assert costs["ollama/x"] == {"model": "ollama/x", "usd": None, "reason": "local model"}
 
 
+@pytest.mark.parametrize("resumable", [True, False])
+def test_the_panel_is_told_whether_a_continue_can_succeed(resumable: bool) -> None:
+    record = replace(_record("failed"), resumable=resumable)
+    out = detail_json(runs.TaskDetail(record, outcome_of(record), []))
+    assert out["task"]["resumable"] is resumable
+
+
 def test_live_state_follows_step_tool_and_pulse_events() -> None:
     events = [
         runs.RunEvent(1, "t", "task-started", 100.0, {}),

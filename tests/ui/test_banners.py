@@ -13,6 +13,7 @@ from mercury_nb.contract.endings import (
     Ending,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderAttempt,
     ProviderFailure,
@@ -22,6 +23,7 @@ from mercury_nb.contract.endings import (
     VerifiedCompletion,
     WindowTooSmall,
     WorkNotStartedPause,
+    resumable,
     status_of,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
@@ -41,6 +43,11 @@ STEP_PAUSE = (
 )
 NOT_STARTED = "I couldn't get started on this one yet — send \"continue\" and I'll try again."
 VERIFY_FAILED = "The changes are in, but the last check didn't pass — I'm not calling this done."
+NO_TOOLS_FIX = (
+    "To fix it: choose a model with tool support; or start llama-server with --jinja and a "
+    "tool-capable --chat-template-file; or use a provider that supports tools. Resuming this "
+    "task cannot help: run it again once the model takes tools."
+)
 
 
 @pytest.mark.parametrize(
@@ -166,6 +173,30 @@ VERIFY_FAILED = "The changes are in, but the last check didn't pass — I'm not 
             id="failed",
         ),
         pytest.param(
+            NoToolSupport("openai/smollm2", "reported"),
+            [],
+            [
+                "I can't do this task with openai/smollm2: it does not take tools, so it can "
+                "neither write a file nor run a command.",
+                "How I know: its server reports that the chat template has no tool support "
+                "(chat_template_caps in /props).",
+                NO_TOOLS_FIX,
+            ],
+            id="no-tools-reported",
+        ),
+        pytest.param(
+            NoToolSupport("openai/smollm2", "observed", 2),
+            [],
+            [
+                "I can't do this task with openai/smollm2: it does not take tools, so it can "
+                "neither write a file nor run a command.",
+                'How I know: it answered 2 forced tool calls (tool_choice "required") with '
+                "prose and no call.",
+                NO_TOOLS_FIX,
+            ],
+            id="no-tools-observed",
+        ),
+        pytest.param(
             Aborted("stop"),
             CHANGES[:2],
             [
@@ -199,6 +230,8 @@ NON_COMPLETIONS: list[Ending] = [
     ProviderFailure("boom", (ProviderAttempt("a", "b"),)),
     Failed("gone"),
     WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808),
+    NoToolSupport("openai/smollm2", "reported"),
+    NoToolSupport("openai/smollm2", "observed", 2),
     Aborted("stop"),
     Aborted("interrupt"),
 ]
@@ -220,6 +253,15 @@ def test_no_pause_or_failure_reads_as_complete(ending: Ending, changes: list[Fil
     assert "Response delivered" not in text
     assert "✓ Verified" not in text
     assert not text.startswith("✓")
+
+
+@pytest.mark.parametrize("ending", [pytest.param(e, id=repr(e)) for e in NON_COMPLETIONS])
+def test_a_banner_promises_a_resume_only_when_one_can_succeed(ending: Ending) -> None:
+    text = banner_text(ending, CHANGES)
+    if '"continue"' in text or "pick up right where I left off" in text:
+        assert resumable(ending), text
+    if not resumable(ending):
+        assert "continue" not in text.lower() and "try again" not in text
 
 
 def test_blocker_is_cut_to_120_characters_on_one_line() -> None:

@@ -31,11 +31,12 @@ WAKE_UP_DIRECTIVE = (
 """The blunt directive of the first round of the second cycle."""
 
 FORCED_CHOICE_FALLBACK_DIRECTIVE = (
-    "[SYSTEM: ACTION REQUIRED] Only mutating tools are available on this step. Call one of "
-    "them now — create_file, write_file, edit_file, or run_command. No text before the tool "
-    "call: a reply without a tool call fails this round."
+    "[SYSTEM: ACTION REQUIRED] Only a mutating tool call counts on this step. Call one now — "
+    "create_file, write_file, edit_file, or run_command. No text before the tool call: a "
+    "reply without a mutating tool call fails this round."
 )
-"""Added to a round retried with ``tool_choice`` auto after a provider refused ``required``."""
+"""Added to a round retried with ``tool_choice`` auto after a provider refused ``required``
+(every tool is still offered, so the prompt's prefix stays the same: this text restricts)."""
 
 GROUNDING_HEADER = (
     "[SYSTEM: GROUNDING — agent-executed, not model-generated] Current working directory: {cwd}"

@@ -5,9 +5,12 @@ Feed :func:`step_guard` the end of every turn. It stays idle until an execute-mo
 user. Then it runs guard rounds until one lands a mutation:
 
 * round 1 carries the agent-made grounding listing;
-* every round's first step is forced (``tool_choice`` required, mutating tools only), or,
-  on a provider that already refused a forced choice, sent with ``tool_choice`` auto, the
-  same restricted tools and a blunt directive (see :func:`degrade_forced_round`);
+* every round's first step is forced: ``tool_choice`` required with every tool offered (the
+  same tools array as every other request, so a server's prompt-prefix cache stays warm),
+  the directive naming the mutating tools to call; a reply whose calls are none of them
+  mutating fails the round. On a provider that already refused a forced choice, the step
+  is sent with ``tool_choice`` auto, the same tools and a blunt directive that only a
+  mutating call counts (see :func:`degrade_forced_round`);
 * rounds walk the provider chain starting AT the provider that served the narrating turn:
   round 1 goes to that provider (now forced, which it has not been yet), and each later
   round goes to the provider after the one that actually served the previous round. With
@@ -34,7 +37,7 @@ from mercury_nb.contract.escalation.guard_texts import (
     guard_round_notice,
     wake_up_directive,
 )
-from mercury_nb.contract.vocabulary import MUTATING_TOOLS, TurnVerdict
+from mercury_nb.contract.vocabulary import TurnVerdict
 
 FailedMutation = Blocker
 """A mutating tool call that failed, with the result text the model saw: the same type as
@@ -83,7 +86,8 @@ class RunGuardRound:
 
     Show ``notice`` to the user; append ``directive`` (after the grounding listing when
     ``grounding`` is set) to the conversation; send the round's first step with
-    :attr:`tool_choice` and only :attr:`tools`.
+    :attr:`tool_choice` and :attr:`tools` (None: every tool, as on every other step; the
+    directive, and for a forced round ``tool_choice``, restrict it to a mutating call).
     """
 
     round: int
@@ -93,7 +97,7 @@ class RunGuardRound:
     notice: str
     directive: str
     forced: bool = True
-    tools: tuple[str, ...] = MUTATING_TOOLS
+    tools: tuple[str, ...] | None = None
 
     @property
     def tool_choice(self) -> Literal["required", "auto"]:
@@ -158,7 +162,7 @@ def degrade_forced_round(
     state: GuardState, decision: RunGuardRound
 ) -> tuple[GuardState, RunGuardRound]:
     """The provider refused the forced ``tool_choice``: retry the same round with
-    ``tool_choice`` auto, the same mutating tools and the blunt fallback directive.
+    ``tool_choice`` auto, the same tools and the blunt fallback directive.
 
     The provider is remembered, so its later rounds are sent degraded straight away.
     """

@@ -27,6 +27,7 @@ from mercury_nb.contract.endings import (
     EndingStatus,
     Failed,
     NoChangesCompletion,
+    NoToolSupport,
     Paused,
     ProviderFailure,
     StepBudgetPause,
@@ -131,6 +132,8 @@ def why_not_done(ending: Ending) -> str | None:
             return reason.strip().rstrip(".…")
         case WindowTooSmall():
             return window_reason(ending)
+        case NoToolSupport(model=model):
+            return f"its model {model} does not take tools"
         case Aborted():
             return "it was stopped"
         case _ as unreachable:

@@ -5,7 +5,10 @@
   changed on disk (measured). The reply-level rules (a ``text-stop`` that does not end by
   asking the user) belong to :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
 * :func:`route_guard` feeds the guard; its rounds walk the chain from the provider that
-  served the narrating turn (``state.providers.current``).
+  served the narrating turn (``state.providers.current``). It also feeds the tool-support
+  decision (``tool_support``): where the guard would start or run another round but no
+  model of the chain takes tools (its server said so, or it ignored forced tool calls), the
+  task fails with :class:`~mercury_nb.contract.endings.NoToolSupport` instead.
 * :func:`route_trouble` handles an attempt that failed: a refused forced ``tool_choice``
   is retried un-forced on the same provider and is no provider failure; every other
   failure, a doom loop included, goes through ``provider_policy``. A doom loop tells the
@@ -20,6 +23,7 @@ from typing import assert_never
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Ending,
+    NoToolSupport,
     Paused,
     ProviderAttempt,
     ProviderFailure,
@@ -35,10 +39,18 @@ from mercury_nb.contract.escalation.narration_guard import (
     GuardIdle,
     GuardObservation,
     GuardSatisfied,
+    GuardState,
     PauseWorkNotStarted,
     RunGuardRound,
     degrade_forced_round,
     step_guard,
+)
+from mercury_nb.contract.escalation.tool_support import (
+    NoTools,
+    TakesTools,
+    ToolSupportObservation,
+    observe_tools,
+    tool_support_decision,
 )
 from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.recovery.continuation import next_max_tokens
@@ -79,7 +91,14 @@ def route_guard(
     """Feed the guard a ``text-stop`` or ``steps-exhausted`` turn end.
 
     None means the guard has nothing to do (idle, or satisfied just now by a mutation or a
-    question to the user): the verdict's own route (gate, step budget) follows."""
+    question to the user): the verdict's own route (gate, step budget) follows. A round
+    that no model of the chain can answer (no tool support) is not run: the task fails."""
+    tools = observe_tools(state.tools, ToolSupportObservation(
+        provider_index=state.providers.current, reported=facts.tools_reported,
+        forced=facts.forced, called_tools=facts.called_tools,
+        prose_stop=facts.verdict is TurnVerdict.TEXT_STOP,
+    ))
+    state = replace(state, tools=tools)
     if not state.guard.active and (
         facts.verdict is not TurnVerdict.TEXT_STOP or not guard_eligible(state, facts, config)
     ):
@@ -93,6 +112,10 @@ def route_guard(
     )
     guard, decision = step_guard(state.guard, obs, config)
     state = replace(state, guard=guard)
+    if isinstance(decision, RunGuardRound | PauseWorkNotStarted):
+        no_tools = _no_tool_support(state, config)
+        if no_tools is not None:
+            return replace(state, guard=GuardState(), guard_round=None), FinishWith(no_tools)
     match decision:
         case GuardIdle() | GuardSatisfied():
             return replace(state, guard_round=None), None
@@ -101,6 +124,17 @@ def route_guard(
             return _start_round(state, round_, fresh)
         case PauseWorkNotStarted(failure=failure):
             return replace(state, guard_round=None), FinishWith(WorkNotStartedPause(failure))
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _no_tool_support(state: RouterState, config: MercuryConfig) -> NoToolSupport | None:
+    """The no-tools failure when no model of the chain takes tools, else None."""
+    match tool_support_decision(state.tools, len(config.model_chain), config):
+        case TakesTools():
+            return None
+        case NoTools(evidence=evidence, ignored=ignored):
+            return NoToolSupport(state.providers.provider, evidence, ignored)
         case _ as unreachable:
             assert_never(unreachable)
 
@@ -119,6 +153,7 @@ def _start_round(
         tool_choice=round_.tool_choice,
         tool_names=round_.tools,
         provider_index=providers.current,
+        must_mutate=True,
     )
     state = replace(state, providers=providers, guard=guard, guard_round=round_)
     return state, GuardRound(round_, directive, round_.grounding, round_.notice, fresh_budget)
@@ -182,12 +217,15 @@ def _unforced_retry(state: RouterState, trouble: ProviderTrouble) -> tuple[Route
     is degraded (remembered for the provider's later rounds) and gets the blunt directive."""
     index = state.providers.current
     messages: tuple[Message, ...] = ()
-    if state.guard.active and state.guard_round is not None:
+    tool_names = trouble.tool_names
+    in_round = state.guard.active and state.guard_round is not None
+    if in_round and state.guard_round is not None:
         in_flight = replace(state.guard_round, provider_index=index)
         guard, degraded = degrade_forced_round(state.guard, in_flight)
         state = replace(state, guard=guard, guard_round=degraded)
         messages = (user(FORCED_CHOICE_FALLBACK_DIRECTIVE),)
-    directive = TurnDirective(messages, "auto", trouble.tool_names, index)
+        tool_names = degraded.tools  # every tool: the fallback directive restricts
+    directive = TurnDirective(messages, "auto", tool_names, index, must_mutate=in_round)
     return state, RetryStep(directive)
 
 
@@ -197,7 +235,8 @@ def _same_first_step(state: RouterState, trouble: ProviderTrouble, index: int) -
     choice = trouble.tool_choice
     if choice == "required" and index in state.guard.forced_rejected:
         choice = "auto"
-    return TurnDirective((), choice, trouble.tool_names, index)
+    in_round = state.guard.active and state.guard_round is not None
+    return TurnDirective((), choice, trouble.tool_names, index, must_mutate=in_round)
 
 
 def _retry_directive(

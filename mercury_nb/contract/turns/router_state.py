@@ -10,6 +10,7 @@ from mercury_nb.contract.endings import Blocker, Ending, WindowTooSmall
 from mercury_nb.contract.escalation import provider_policy as pp
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.narration_guard import GuardState, RunGuardRound
+from mercury_nb.contract.escalation.tool_support import ToolSupportState
 from mercury_nb.contract.gate.completion_gate import GateState
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
@@ -32,6 +33,9 @@ class TurnDirective:
     tool_choice: ToolChoice = "auto"
     tool_names: tuple[str, ...] | None = None
     provider_index: int = 0
+    must_mutate: bool = False
+    """A guard round's forced step: a reply whose tool calls are none of them mutating ends
+    the turn once they ran (a failed round), instead of stepping on with ``auto``."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,12 @@ class TurnFacts:
     """The window cannot hold what every request carries: the task fails, no request sent."""
     reply_cap: int | None = None
     """``max_tokens`` of the turn's last request (a cut prose reply is asked for less)."""
+    tools_reported: bool | None = None
+    """Whether the serving model's server reports tool support (``/props``; None: unsaid)."""
+    forced: bool = False
+    """The turn's first step was sent with ``tool_choice`` ``required``."""
+    called_tools: bool = False
+    """The model answered with at least one tool call during the turn."""
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,8 @@ class RouterState:
     guard: GuardState = field(default_factory=GuardState)
     guard_round: RunGuardRound | None = None
     """The narration-guard round in flight (kept to degrade it if its forced step is refused)."""
+    tools: ToolSupportState = field(default_factory=ToolSupportState)
+    """What each provider showed of its tool support (not checkpointed: learned again)."""
 
     def output_cap(self, index: int, default: int) -> int:
         return dict(self.output_caps).get(index, default)
@@ -149,7 +161,8 @@ class RetryStep:
 class GuardRound:
     """Run narration-guard round ``round.round``: show ``notice``; when ``grounding`` is set,
     append the agent-made workspace listing; then append ``directive.messages`` and send the
-    first step with ``directive.tool_choice`` and only ``directive.tool_names``."""
+    first step with ``directive.tool_choice`` and ``directive.tool_names`` (None: every tool,
+    the same tools array as every other step, so the prompt's prefix stays cached)."""
 
     round: RunGuardRound
     directive: TurnDirective

@@ -175,7 +175,7 @@ def test_ten_rounds_then_pause() -> None:
     assert [r.grounding for r in rounds] == [True] + [False] * 4 + [True] + [False] * 4
     assert [r.wake_up for r in rounds] == [False] * 5 + [True] + [False] * 4
     assert all(r.forced and r.tool_choice == "required" for r in rounds)
-    assert all(r.tools == MUTATING_TOOLS for r in rounds)
+    assert all(r.tools is None for r in rounds)  # every tool: the prompt prefix stays the same
     assert last == PauseWorkNotStarted(blocker=None, rounds=10, failure=None)
     assert state == GuardState()
 
@@ -321,7 +321,7 @@ def test_degrade_keeps_round_and_tools_and_remembers_provider() -> None:
     assert isinstance(first, RunGuardRound)
     state, retry = degrade_forced_round(state, first)
     assert (retry.round, retry.provider_index, retry.grounding) == (1, 0, True)
-    assert (retry.forced, retry.tool_choice, retry.tools) == (False, "auto", MUTATING_TOOLS)
+    assert (retry.forced, retry.tool_choice, retry.tools) == (False, "auto", None)
     assert retry.directive.startswith(first.directive)
     assert retry.directive.endswith(FORCED_CHOICE_FALLBACK_DIRECTIVE)
     # Round 2 goes to b, still forced; round 3 comes back to a, degraded from the start.

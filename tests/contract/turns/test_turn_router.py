@@ -134,11 +134,12 @@ def test_guard_trigger(task: str, mode: str, facts: TurnFacts, expected: str) ->
     assert kind_of(decision) == expected
 
 
-def test_first_round_is_grounded_forced_and_restricted() -> None:
+def test_first_round_is_grounded_forced_and_offers_every_tool() -> None:
     _, _, decision = guard_started()
     assert decision == GuardRound(
         round=decision.round,
-        directive=TurnDirective((user(FORCED_ROUND_DIRECTIVE),), "required", MUTATING_TOOLS, 0),
+        directive=TurnDirective((user(FORCED_ROUND_DIRECTIVE),), "required", None, 0,
+                                must_mutate=True),
         grounding=True,
         notice=guard_round_notice(1, 5),
     )
@@ -220,10 +221,11 @@ def test_verified_completion_after_a_round() -> None:
 
 def test_refused_forced_round_retries_unforced_and_is_no_provider_failure() -> None:
     state, config, _ = guard_started(1)
-    refused = trouble(THINKING_400, 400, choice="required", tools=MUTATING_TOOLS)
+    refused = trouble(THINKING_400, 400, choice="required", tools=None)
     after, retry = step_router(state, refused, config)
     assert retry == RetryStep(
-        TurnDirective((user(FORCED_CHOICE_FALLBACK_DIRECTIVE),), "auto", MUTATING_TOOLS, 1))
+        TurnDirective((user(FORCED_CHOICE_FALLBACK_DIRECTIVE),), "auto", None, 1,
+                      must_mutate=True))
     assert after.providers == state.providers
     assert 1 in after.guard.forced_rejected
     # the next rounds: provider 2 is forced, provider 1's turn comes unforced
@@ -233,7 +235,8 @@ def test_refused_forced_round_retries_unforced_and_is_no_provider_failure() -> N
     assert isinstance(round2, GuardRound) and isinstance(round4, GuardRound)
     assert (round2.directive.provider_index, round2.directive.tool_choice) == (2, "required")
     assert (round4.directive.provider_index, round4.directive.tool_choice) == (1, "auto")
-    assert round4.directive.tool_names == MUTATING_TOOLS
+    assert round4.directive.tool_names is None  # the same tools array, un-forced
+    assert round4.directive.must_mutate
     assert FORCED_CHOICE_FALLBACK_DIRECTIVE in round4.directive.messages[0]["content"]
 
 

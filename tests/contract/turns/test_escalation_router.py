@@ -1,0 +1,125 @@
+"""The escalation router's tool-support route: no guard round for a model without tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.endings import NoChangesCompletion, NoToolSupport, WorkNotStartedPause
+from mercury_nb.contract.turns.router_state import (
+    FinishWith,
+    GuardRound,
+    Measured,
+    ProviderTrouble,
+    RetryStep,
+    RouterDecision,
+    RouterState,
+    TurnFacts,
+)
+from mercury_nb.contract.turns.turn_router import step_router
+from mercury_nb.contract.vocabulary import TurnVerdict
+
+WORK = "Create hello.py that prints hello world, and run it."
+QUESTION = "What is 2+2?"
+PROSE = "```python\nprint('hello world')\n```\nThis will print hello world."
+THINKING_400 = "tool_choice 'required' is not supported when thinking is enabled"
+
+
+def start(task: str = WORK, chain: tuple[str, ...] = ("openai/smollm2",),
+          **changes: Any) -> tuple[RouterState, MercuryConfig]:
+    config = MercuryConfig(model=chain[0], fallbacks=chain[1:], retry_base_s=0.0, **changes)
+    return RouterState.start(task, config), config
+
+
+def prose(reported: bool | None = None, *, forced: bool = False, called: bool = False,
+          reply: str = PROSE) -> TurnFacts:
+    return TurnFacts(verdict=TurnVerdict.TEXT_STOP, reply_text=reply,
+                     measured=Measured((), "snapshot"), tools_reported=reported, forced=forced,
+                     called_tools=called)
+
+
+def feed(state: RouterState, config: MercuryConfig,
+         turns: list[TurnFacts]) -> tuple[RouterState, list[RouterDecision]]:
+    decisions = []
+    for facts in turns:
+        state, decision = step_router(state, facts, config)
+        decisions.append(decision)
+        if isinstance(decision, FinishWith):
+            break
+    return state, decisions
+
+
+def test_reported_no_tools_ends_where_the_guard_would_start() -> None:
+    state, config = start()
+    after, [decision] = feed(state, config, [prose(False)])
+    assert decision == FinishWith(NoToolSupport("openai/smollm2", "reported"))
+    assert not after.guard.active and after.guard_round is None
+
+
+def test_forced_prose_twice_ends_within_two_rounds() -> None:
+    state, config = start()
+    _, decisions = feed(state, config, [prose(), prose(forced=True), prose(forced=True),
+                                        prose(forced=True)])
+    assert [type(d).__name__ for d in decisions] == ["GuardRound", "GuardRound", "FinishWith"]
+    assert decisions[-1] == FinishWith(NoToolSupport("openai/smollm2", "observed", 2))
+
+
+def test_a_refused_forcing_degraded_to_auto_does_not_count() -> None:
+    state, config = start()
+    state, first = step_router(state, prose(), config)
+    assert isinstance(first, GuardRound)
+    refused = ProviderTrouble(provider="openai/smollm2", message=THINKING_400, status=400,
+                              tool_choice="required")
+    state, retry = step_router(state, TurnFacts(verdict=TurnVerdict.INTERRUPTED,
+                                                trouble=refused), config)
+    assert isinstance(retry, RetryStep) and retry.directive.tool_choice == "auto"
+    # every later round goes un-forced: prose there is no ignored forcing
+    _, decisions = feed(state, config, [prose(forced=False)] * 10)
+    assert all(isinstance(d, GuardRound) for d in decisions[:-1])
+    assert decisions[-1] == FinishWith(WorkNotStartedPause(None))
+
+
+@pytest.mark.parametrize(
+    ("task", "mode", "facts"),
+    [
+        pytest.param(QUESTION, "execute", prose(False), id="question"),
+        pytest.param(WORK, "chat", prose(False), id="chat-mode"),
+        pytest.param(WORK, "execute", prose(False, reply="Should it print Hello or hello?"),
+                     id="reply-asks-the-user"),
+    ],
+)
+def test_no_tools_never_ends_an_answer(task: str, mode: str, facts: TurnFacts) -> None:
+    state, config = start(task, mode=mode)
+    _, decision = step_router(state, facts, config)
+    assert decision == FinishWith(NoChangesCompletion("snapshot"))
+
+
+def test_a_tool_call_beats_the_report() -> None:
+    state, config = start()
+    # a forced round answered by a read_file (no mutation): the server does take tools
+    _, decisions = feed(state, config, [prose(False, called=True), prose(False, forced=True),
+                                        prose(False, forced=True, called=True)])
+    assert all(isinstance(d, GuardRound) for d in decisions)
+
+
+def test_chain_with_a_provider_that_takes_tools_keeps_the_guard() -> None:
+    state, config = start(chain=("openai/a", "openai/b"))
+    state, first = step_router(state, prose(False), config)  # a reports no tools
+    assert isinstance(first, GuardRound)
+    assert first.directive.provider_index == 0
+    # round 1 on a ignored too; b has not been seen, so it may take tools: round 2 on b
+    _, decisions = feed(state, config, [prose(False, forced=True)])
+    assert isinstance(decisions[-1], GuardRound)
+    assert decisions[-1].directive.provider_index == 1
+
+
+def test_steps_exhausted_after_a_forced_round_is_no_ignored_forcing() -> None:
+    state, config = start()
+    state, _ = step_router(state, prose(), config)
+    exhausted = TurnFacts(verdict=TurnVerdict.STEPS_EXHAUSTED, forced=True, called_tools=True,
+                          measured=Measured((), "snapshot"))
+    state, decision = step_router(state, exhausted, config)
+    assert isinstance(decision, GuardRound)
+    assert 0 in state.tools.called
