@@ -22,7 +22,8 @@ How you work (AUTO mode):
 - Verify before you finish: after your last change, run the project's tests or build
   (for example `python -m pytest -q`) and make sure it exits 0. Nothing is done without
   a passing check that ran after the last change.
-- When the work is done and verified, reply with a short summary and no tool call.
+- End with the finish tool: status done with a short summary once the work is verified;
+  blocked with the blocker if you cannot go on; question if you need the user's answer.
 """
 
 CHAT_MODE_PROMPT = """\

@@ -12,12 +12,14 @@ from typing import assert_never
 
 from mercury_nb.contract.endings import (
     Aborted,
+    BlockedPause,
     Blocker,
     Ending,
     Failed,
     NoChangesCompletion,
     Paused,
     ProviderFailure,
+    QuestionPause,
     StepBudgetPause,
     TruncationPause,
     VerificationFailedPause,
@@ -50,6 +52,13 @@ CHANGES_SO_FAR = "Changes so far:"
 ALL_PROVIDERS_FAILED = "All LLM providers failed. Last error: {error}"
 PER_PROVIDER = "Per-provider:"
 FAILED = "I couldn't finish this one — {reason}."
+BLOCKED = "I've paused — I couldn't finish this one."
+BLOCKED_BY = "What blocked it: {reason}"
+BLOCKED_HINT = 'Once that is sorted out, send "continue" and I\'ll try again.'
+QUESTION = "I need your answer before I go on: {question}"
+QUESTION_HINT = (
+    'Start a new task that gives your answer, or send "continue" and I\'ll go on without one.'
+)
 _READ_BACK_LISTED = 5
 
 
@@ -116,6 +125,11 @@ def blocker_line(blocker: Blocker | None, blocker_chars: int = 120) -> str:
     return f"What blocked it: {blocker.tool}: {result}"
 
 
+def blocked_line(reason: str, blocker_chars: int = 120) -> str:
+    """``What blocked it: <the model's reason, first N chars, on one line>``."""
+    return BLOCKED_BY.format(reason=" ".join(reason.split())[:blocker_chars])
+
+
 def _sentence(reason: str) -> str:
     return reason.strip().rstrip(".…")
 
@@ -157,6 +171,12 @@ def banner_text(
             lines = [f"I've paused for now — {_sentence(reason)}. {RESUME_HINT}"]
             if blocker is not None:
                 lines.append(blocker_line(blocker, blocker_chars))
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case BlockedPause(reason=reason):
+            lines = [BLOCKED, blocked_line(reason, blocker_chars), BLOCKED_HINT]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case QuestionPause(question=question):
+            lines = [QUESTION.format(question=" ".join(question.split())), QUESTION_HINT]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case ProviderFailure(last_error=error, providers=providers):
             lines = [ALL_PROVIDERS_FAILED.format(error=error)]

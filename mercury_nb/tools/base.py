@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
+from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.workspace.confinement import Workspace
 
 AskHandler = Callable[[str, list[str], str, float], Awaitable[str | None]]
@@ -34,6 +35,8 @@ class ToolResult:
     exit_code: int | None = None
     """For run_command: the process exit code (None when it was killed or never ran)."""
     timed_out: bool = False
+    finish: FinishCall | None = None
+    """For finish: the model's typed end of the turn (the loop then asks nothing more)."""
 
 
 @dataclass

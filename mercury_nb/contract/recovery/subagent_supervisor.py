@@ -22,12 +22,14 @@ from typing import assert_never
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
+    BlockedPause,
     Ending,
     EndingStatus,
     Failed,
     NoChangesCompletion,
     Paused,
     ProviderFailure,
+    QuestionPause,
     StepBudgetPause,
     TruncationPause,
     VerificationFailedPause,
@@ -123,6 +125,10 @@ def why_not_done(ending: Ending) -> str | None:
             return "it never landed a change — only a description of the work"
         case Paused(reason=reason):
             return reason.strip().rstrip(".…")
+        case BlockedPause(reason=reason):
+            return f"it was blocked: {' '.join(reason.split()).rstrip('.…')}"
+        case QuestionPause(question=question):
+            return f"it asks: {' '.join(question.split())}"
         case ProviderFailure(last_error=error):
             return f"every model failed (last error: {error})"
         case Failed(reason=reason):
