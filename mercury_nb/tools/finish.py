@@ -17,7 +17,7 @@ FINISH_TOOL_NAME = "finish"
 
 class FinishArgs(BaseModel):
     status: Literal["done", "blocked", "question"]
-    summary: str = Field(default="", description="What you did, or the answer.")
+    summary: str | None = Field(default=None, description="What you did, or the answer.")
     blocker: str | None = Field(default=None, description="If blocked: what stops you.")
     question: str | None = Field(default=None, description="If question: ask the user.")
 
@@ -25,7 +25,7 @@ class FinishArgs(BaseModel):
 async def finish(args: FinishArgs, ctx: ToolContext) -> ToolResult:
     """Hands the loop the typed end; the loop ends the turn and asks the model nothing more."""
     detail = (args.blocker if args.status == "blocked" else args.question) or ""
-    call = FinishCall(args.status, args.summary, detail)
+    call = FinishCall(args.status, args.summary or "", detail)
     return ToolResult(ok=True, content=f"finished: {args.status}", finish=call)
 
 
