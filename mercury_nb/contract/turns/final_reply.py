@@ -8,9 +8,12 @@ middle of a report does not flip it:
   (:func:`~mercury_nb.contract.escalation.guard_texts.asks_user`). Once the task has
   changed something, an offer of more ("Would you like me to add tests too?", "Anything
   else?") closes a report and is not a question that holds the work up;
-* blocked — the reply opens with an apology ("I'm sorry…", "Unfortunately…"), or its first
-  or last sentence says in the first person that it could not do the work ("I can't…",
-  "I was unable to…", "I'm not capable of…"). The sentence that says so is the reason;
+* blocked — the reply opens with "Unfortunately…", or with an apology that turns or
+  negates ("I'm sorry, but…", "Sorry, nothing…") or is all there is; or its first or last
+  sentence says in the first person that it could not do the work ("I can't…", "I was
+  unable to…", "I'm not capable of…"). The sentence that says so is the reason. An
+  apology that goes on to report ("Sorry for the oversight. I ran the tests: they pass.")
+  is no blocker;
 * done — anything else. "Done" is a claim, never proof: the verification gate still asks
   for evidence.
 """
@@ -69,8 +72,15 @@ _FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n+")
 _APOLOGY_OPENER = re.compile(
     r"^\W*(?:(?:i'?m|i am)\s+(?:so\s+|very\s+|really\s+|truly\s+)?sorry|sorry|"
-    r"(?:my\s+)?apologies|i\s+apologi[sz]e|unfortunately)\b",
+    r"(?:my\s+)?apologies|i\s+apologi[sz]e)\b",
     re.IGNORECASE,
+)
+_ONLY_APOLOGY = re.compile(
+    _APOLOGY_OPENER.pattern + r"(?:[\s,]+for\s+[\w\s']+)?\W*$", re.IGNORECASE
+)
+_UNFORTUNATELY = re.compile(r"^\W*unfortunately\b", re.IGNORECASE)
+_TURN_OR_NEGATION = re.compile(
+    r"\b(?:but|however|unfortunately|not|no|nothing|never)\b|n't\b", re.IGNORECASE
 )
 _INABILITY = re.compile(
     r"\bi(?:'m|\s+am)\s+(?:not\s+(?:able|capable)|unable)\s+(?:to|of)\b"
@@ -86,7 +96,7 @@ _OFFER = re.compile(
 )
 
 
-def read_final_reply(
+def classify_final_reply(
     finish: FinishCall | None, text: str, *, work_done: bool = False
 ) -> FinalReply:
     """The final reply's kind: the typed ``finish`` call when there is one, else the prose.
@@ -95,12 +105,12 @@ def read_final_reply(
     report rather than holding the work up)."""
     if finish is not None:
         return _typed(finish)
-    return read_prose(text, work_done=work_done)
+    return classify_prose(text, work_done=work_done)
 
 
-def read_prose(text: str, *, work_done: bool = False) -> FinalReply:
+def classify_prose(text: str, *, work_done: bool = False) -> FinalReply:
     """The fallback reading of a reply without a ``finish`` call (see the module doc)."""
-    prose = _FENCE.sub(" ", text)
+    prose = _FENCE.sub(" ", text).replace("’", "'")  # a curly apostrophe reads as "'"
     sentences = _sentences(prose)
     if not sentences:
         return Done()
@@ -108,7 +118,10 @@ def read_prose(text: str, *, work_done: bool = False) -> FinalReply:
     if asks_user(text) and not (work_done and _OFFER.search(last)):
         return Question(last)
     first = sentences[0]
-    if _APOLOGY_OPENER.search(first) or _INABILITY.search(first):
+    apology = _APOLOGY_OPENER.search(first) is not None and (
+        _ONLY_APOLOGY.search(" ".join(sentences)) is not None
+        or _TURN_OR_NEGATION.search(first) is not None)
+    if apology or _UNFORTUNATELY.search(first) or _INABILITY.search(first):
         return Blocked(first)
     if _INABILITY.search(last):
         return Blocked(last)

@@ -44,7 +44,7 @@ from mercury_nb.contract.recovery.continuation import (
     on_truncated,
 )
 from mercury_nb.contract.turns.escalation_router import route_guard, route_trouble
-from mercury_nb.contract.turns.final_reply import Blocked, Done, Question, read_final_reply
+from mercury_nb.contract.turns.final_reply import Blocked, Done, Question, classify_final_reply
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -118,7 +118,7 @@ def _final_reply_ending(
     state: RouterState, facts: TurnFacts, config: MercuryConfig
 ) -> Ending | None:
     """The honest pause of a work task whose final reply says it is blocked or asks the
-    user (read by ``read_final_reply``); None when it claims done, which the gate decides.
+    user (read by ``classify_final_reply``); None when it claims done, which the gate decides.
 
     Only in execute mode, and only for a task that asked for work or changed something: a
     clarifying question or an "I can't" in answer to a question is the answer itself."""
@@ -126,7 +126,7 @@ def _final_reply_ending(
     work_done = facts.mutations_in_task > 0 or bool(measured and measured.changed_paths)
     if config.mode != "execute" or not (state.intent is TaskIntent.WORK or work_done):
         return None
-    match read_final_reply(facts.finish, facts.reply_text, work_done=work_done):
+    match classify_final_reply(facts.finish, facts.reply_text, work_done=work_done):
         case Done():
             return None
         case Blocked(reason=reason):

@@ -12,7 +12,7 @@ from mercury_nb.contract.turns.final_reply import (
     FinishCall,
     Question,
     answer_of,
-    read_final_reply,
+    classify_final_reply,
 )
 
 CODE_THEN_CLAIM = (
@@ -89,6 +89,17 @@ GLAD_YOU_CANT = (
         pytest.param("Fixed parse(). Since I can't reach PyPI, I used the vendored copy. "
                      "The tests pass.", True, Done(), id="inability-mid-report"),
         pytest.param("Sorryyy", False, Done(), id="sorry-as-part-of-a-word"),
+        pytest.param("I’m sorry, I can’t open that file.", False,
+                     Blocked("I'm sorry, I can't open that file."), id="curly-apostrophes"),
+        pytest.param("I'm sorry.", False, Blocked("I'm sorry."), id="only-an-apology"),
+        pytest.param("Sorry for the confusion!", False, Blocked("Sorry for the confusion!"),
+                     id="only-an-apology-for-something"),
+        # an apology that goes on to report is no blocker (a capable model after the
+        # verification round often opens so)
+        pytest.param("Apologies for the oversight — I ran the tests and all 5 pass.", True,
+                     Done(), id="apology-then-report"),
+        pytest.param("Sorry for the delay! Created hello.py and ran it: it prints hello world.",
+                     True, Done(), id="sorry-for-the-delay"),
         # --- questions -----------------------------------------------------------------------
         pytest.param("Should todos live in JSON or SQLite?", False,
                      Question("Should todos live in JSON or SQLite?"), id="design-question"),
@@ -113,7 +124,7 @@ GLAD_YOU_CANT = (
     ],
 )
 def test_prose_fallback(text: str, work_done: bool, expected: FinalReply) -> None:
-    assert read_final_reply(None, text, work_done=work_done) == expected
+    assert classify_final_reply(None, text, work_done=work_done) == expected
 
 
 @pytest.mark.parametrize(
@@ -138,7 +149,7 @@ def test_prose_fallback(text: str, work_done: bool, expected: FinalReply) -> Non
     ],
 )
 def test_the_finish_call_wins(finish: FinishCall, text: str, expected: FinalReply) -> None:
-    assert read_final_reply(finish, text, work_done=True) == expected
+    assert classify_final_reply(finish, text, work_done=True) == expected
 
 
 @pytest.mark.parametrize(
