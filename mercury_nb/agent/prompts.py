@@ -71,7 +71,8 @@ def summarize_arguments(name: str, raw_arguments: str, limit: int = 80) -> str:
         return name
     if not isinstance(args, dict):
         return name
-    key = next((k for k in ("command", "path", "question", "task") if k in args), None)
+    key = next((k for k in ("command", "path", "question", "task", "status") if k in args),
+               None)
     if key is None:
         return name
     value = str(args[key]).replace("\n", " ")

@@ -30,6 +30,8 @@ FinishStatus = Literal["done", "blocked", "question"]
 
 NO_REASON = "the model said it was blocked but did not say by what"
 """The reason of a ``finish(blocked)`` call that named nothing."""
+NO_QUESTION = "the model said it had a question but did not ask it"
+"""The question of a ``finish(question)`` call that asked nothing."""
 
 
 @dataclass(frozen=True)
@@ -136,7 +138,7 @@ def _typed(finish: FinishCall) -> FinalReply:
         case "blocked":
             return Blocked(detail or summary or NO_REASON, "finish")
         case "question":
-            return Question(detail or summary, "finish")
+            return Question(detail or summary or NO_QUESTION, "finish")
         case _ as unreachable:
             assert_never(unreachable)
 

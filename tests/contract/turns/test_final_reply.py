@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mercury_nb.contract.turns.final_reply import (
+    NO_QUESTION,
     NO_REASON,
     Blocked,
     Done,
@@ -146,6 +147,8 @@ def test_prose_fallback(text: str, work_done: bool, expected: FinalReply) -> Non
                      Question("JSON or SQLite?", "finish"), id="question"),
         pytest.param(FinishCall("question", "Which file do you mean?"), "",
                      Question("Which file do you mean?", "finish"), id="question-in-summary"),
+        pytest.param(FinishCall("question"), "", Question(NO_QUESTION, "finish"),
+                     id="question-without-text"),
     ],
 )
 def test_the_finish_call_wins(finish: FinishCall, text: str, expected: FinalReply) -> None:
