@@ -11,8 +11,9 @@ anchored and works on whole words, never substrings ("latest" is not "test",
    server, the kernel, a container), or with a shell command ("sleep 300", "ls -la"). Such
    a verb names the work itself, so no "work word" is needed: "Run the shell command:
    sleep 300" runs it. A dative keeps it chat ("run me through the scheduler"). After the
-   first sentence, an imperative coding sentence counts too ("... Then refactor it.");
-   a later sentence ending in "?" never does;
+   first sentence, an imperative coding sentence counts too ("... Then refactor it.").
+   A sentence ending in "?" is an instruction only as a polite request ("Can you run the
+   tests?"): "Download speeds are slow, why?" asks;
 2. a question — the text opens with an interrogative or auxiliary ("what", "how",
    "is", "can", ..., "explain", "tell me", "describe"), or ends with "?" without
    opening with an imperative verb; a polite request ("can you add ...") is not one;
@@ -135,17 +136,19 @@ def work_signals(text: str) -> tuple[str, ...]:
 _RUN_VERBS = _table(
     "run rerun execute exec kill restart relaunch download redownload upload unzip untar"
     " unpack decompress install uninstall reinstall upgrade downgrade mount unmount ping curl"
-    " wget clone deploy redeploy rebuild retry terminate reboot benchmark"
+    " wget clone deploy redeploy rebuild terminate reboot benchmark"
 )
 """Verbs that only ever act on the machine: an instruction whatever their object."""
-_SWITCH_VERBS = _table("start stop launch open serve spin boot shut pull push fetch check")
+_SWITCH_VERBS = _table(
+    "start stop launch open serve spin boot shut pull push fetch check retry"
+)
 """Verbs that act on the machine when their object is a machine's (within four words)."""
 _MACHINE_OBJECTS = _table(
     "server servers process processes kernel worker workers container containers service"
     " services daemon job jobs app application script scripts tests test suite build pipeline"
     " port ports command commands shell terminal database db vm cluster instance tunnel"
     " notebook jupyter lab docker backend frontend api watcher queue scheduler branch repo"
-    " changes commits origin upstream"
+    " changes commits origin upstream download downloads upload"
 )
 _DATIVES = frozenset({"me", "us"})
 _LEAD_INS = (
@@ -202,9 +205,22 @@ def is_instruction(sentence: str) -> bool:
     return _opens_with_shell_command(sentence)
 
 
+def _asks(sentence: str) -> bool:
+    """It ends in "?" and is no polite request ("Can you run the tests?" asks for work;
+    "Download speeds are slow, why?" asks, its verb being a noun)."""
+    if not sentence.rstrip(_TRAILING_CLOSERS).endswith("?"):
+        return False
+    words = _strip_please(_words(sentence))
+    return not any(tuple(words[: len(prefix)]) == prefix for prefix in _POLITE_PREFIXES)
+
+
+def _first_instruction(sentence: str) -> bool:
+    return is_instruction(sentence) and not _asks(sentence)
+
+
 def _later_instruction(sentence: str) -> bool:
-    """A sentence after the first that tells the agent to act (never one asking "?")."""
-    if sentence.rstrip(_TRAILING_CLOSERS).endswith("?"):
+    """A sentence after the first that tells the agent to act."""
+    if _asks(sentence):
         return False
     if is_instruction(sentence):
         return True
@@ -229,7 +245,7 @@ def classify_intent(task: str, mode: Literal["execute", "chat"]) -> TaskIntent:
     if mode == "chat":
         return TaskIntent.QUESTION
     parts = sentences(task)
-    if parts and (is_instruction(parts[0]) or any(_later_instruction(p) for p in parts[1:])):
+    if parts and (_first_instruction(parts[0]) or any(_later_instruction(p) for p in parts[1:])):
         return TaskIntent.WORK
     if looks_like_question(task):
         return TaskIntent.QUESTION

@@ -68,6 +68,7 @@ INSTRUCTIONS: tuple[str, ...] = (
     "The server is down. Restart it.",
     "What is on port 8000? Kill it.",
     "Can you explain the loop? Then refactor it.",
+    "What's wrong with parse()? Can you fix it?",
 )
 
 QUESTIONS: tuple[str, ...] = (
@@ -100,7 +101,11 @@ QUESTIONS: tuple[str, ...] = (
     "Is it ok to restart the kernel now?",
     "Why does the server stop after a minute?",
     "The download keeps failing, any idea why?",
+    "Download speeds are slow here, why?",
+    "Retry your last answer in simpler words",
     "Compare Python and Rust for a CLI tool?",
+    "How does the cache work? Can you explain it simply?",
+    "What changed in utils.py? Use plain words.",
     # a dative or a question after the verb keeps these chat
     "Run me through how the scheduler works",
     "Stop apologizing and just tell me: is the cache thread-safe?",
