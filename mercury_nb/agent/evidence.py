@@ -18,6 +18,7 @@ from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
 from mercury_nb.contract.gate.completion_gate import only_non_code
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
+from mercury_nb.contract.turns.final_reply import FinishCall, answer_of
 from mercury_nb.contract.turns.router_state import STALL_KIND, Measured, ProviderTrouble, TurnFacts
 from mercury_nb.contract.turns.stream_assembly import StepReply
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
@@ -70,14 +71,17 @@ class TurnReport:
     """The turn's first step was sent with ``tool_choice`` required (set by the loop)."""
     called_tools: bool = False
     """The model made at least one tool call during the turn (set by the loop)."""
+    finish: FinishCall | None = None
+    """The model ended the turn with a ``finish`` call (its answer is the final reply)."""
 
     @classmethod
     def ended(
-        cls, verdict: TurnVerdict, reply: StepReply, provider: str, after_output: bool = False
+        cls, verdict: TurnVerdict, reply: StepReply, provider: str, after_output: bool = False,
+        finish: FinishCall | None = None,
     ) -> TurnReport:
         """``after_output``: a tool call of this turn completed, so an interrupted attempt
         continues the turn; otherwise the same request is retried cleanly (the cut text is
-        dropped, never part of an answer)."""
+        dropped, never part of an answer). ``finish``: the step's ``finish`` call."""
         trouble = None
         if verdict is TurnVerdict.INTERRUPTED:
             message = reply.error or "the stream ended without a finish reason"
@@ -85,7 +89,7 @@ class TurnReport:
                 provider=provider, message=message, kind="interrupted",
                 streamed_output=after_output,
             )
-        return cls(verdict, reply, trouble)
+        return cls(verdict, reply, trouble, finish=finish)
 
     @classmethod
     def provider_failed(
@@ -160,10 +164,12 @@ def check_records(session: TaskSession) -> list[CheckRecord]:
 async def gather_turn_facts(loop: MeasuredLoop, report: TurnReport) -> TurnFacts:
     session = loop.session
     reply = report.reply
-    text = reply.text if reply else ""
+    finish = report.finish
+    text = answer_of(finish) if finish is not None else reply.text if reply else ""
     failed = session.last_failed_mutation
     base = TurnFacts(
-        verdict=report.verdict, reply_text=text, trouble=report.trouble, jitter=random.random(),
+        verdict=report.verdict, reply_text=text, finish=finish, trouble=report.trouble,
+        jitter=random.random(),
         mutations_in_task=session.successful_mutations_since(0),
         last_failed_mutation=Blocker(failed.name, failed.result_head) if failed else None,
         doom=report.doom, pressure_pause=report.pressure,

@@ -7,18 +7,21 @@ import os
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.banners import (
     banner_text,
+    blocked_line,
     blocker_line,
     last_check_line,
     no_tools_line,
     window_reason,
 )
 from mercury_nb.contract.endings import (
+    BlockedPause,
     Ending,
     Failed,
     NoChangesCompletion,
     NoToolSupport,
     Paused,
     ProviderFailure,
+    QuestionPause,
     VerificationFailedPause,
     WindowTooSmall,
     WorkNotStartedPause,
@@ -39,6 +42,10 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return last_check_line(check, stale)
         case Paused(reason=reason, blocker=blocker):
             return blocker_line(blocker, blocker_chars) if blocker else reason
+        case BlockedPause(reason=reason):
+            return blocked_line(reason, blocker_chars)
+        case QuestionPause(question=question):
+            return " ".join(question.split())
         case ProviderFailure(last_error=error):
             return error
         case Failed(reason=reason):

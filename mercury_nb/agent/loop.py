@@ -32,6 +32,7 @@ from mercury_nb.contract.escalation.doom_loop import (
     reset_for_new_turn,
 )
 from mercury_nb.contract.recovery.context_budget import PauseForOverflow, SendShrunk
+from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -64,7 +65,8 @@ class AgentLoop:
     governors. The loop itself decides only the mechanics inside a turn: keep stepping while
     the last step completed with tool calls and the budget lasts (``_keeps_going``), offer
     the directive's tools on a turn's first step only, keep partial text without its cut tool
-    calls, and never feed a complete final answer to the doom detector."""
+    calls, end the turn after a step that called ``finish`` (its other calls run first),
+    and never feed a complete final answer to the doom detector."""
 
     session: TaskSession
     models: Sequence[ChatModel]
@@ -218,6 +220,7 @@ class AgentLoop:
             self.memory.step_went_through()
             results: list[tuple[AssembledToolCall, ToolResult]] = []
             calls_before = len(self.session.tool_log)
+            finish: FinishCall | None = None
             if reply.ending is StreamEnding.COMPLETE:
                 self.session.messages.append(assistant_message(reply))
                 if reply.tool_calls:
@@ -226,6 +229,7 @@ class AgentLoop:
                                                        self.registry, self.ctx,
                                                        self.watch.tool_sink(self.on_event))
                     did_work = True
+                    finish = finish_call(results)
             elif reply.ending is StreamEnding.TRUNCATED and reply.text:
                 # the output limit cut it: the text stays as context for the resume round
                 self.session.messages.append(assistant_message(reply, with_tool_calls=False))
@@ -236,21 +240,27 @@ class AgentLoop:
                     max_steps=self.config.max_steps,
                     last_step_had_tool_calls=bool(reply.tool_calls),
                     stream=reply.ending,
+                    finished=finish is not None,
                 )
             )
             self.doom, loop = observe_step(self.doom, step_observation(reply, results), self.config)
             # a complete final answer goes to the guard and the gate, never to the detector
-            final_answer = reply.ending is StreamEnding.COMPLETE and not reply.tool_calls
+            final_answer = reply.ending is StreamEnding.COMPLETE and (
+                not reply.tool_calls or finish is not None)
             if isinstance(loop, DoomLoop) and not final_answer:
                 return TurnReport.looped(loop, reply, model.name)
             if was_first and directive.must_mutate and results and not any(
                     e.mutating for e in self.session.tool_log[calls_before:]):
                 # a guard round's first step called only non-mutating tools: the round
-                # failed (its calls ran, their results stay in the conversation)
-                return TurnReport.ended(TurnVerdict.TEXT_STOP, reply, model.name, did_work)
-            if _keeps_going(reply, self.session.steps_in_budget, self.config.max_steps):
+                # failed (its calls ran, their results stay in the conversation); a finish
+                # call among them still says how the model ended
+                failed = TurnReport.ended(TurnVerdict.TEXT_STOP, reply, model.name, did_work,
+                                          finish)
+                return replace(failed, reply_cap=cap)
+            if finish is None and _keeps_going(reply, self.session.steps_in_budget,
+                                               self.config.max_steps):
                 continue
-            report = TurnReport.ended(verdict, reply, model.name, did_work)
+            report = TurnReport.ended(verdict, reply, model.name, did_work, finish)
             return replace(report, reply_cap=cap)
 
     async def _paused(self, why: str, context: bool, cap: int) -> TurnReport:
@@ -266,3 +276,10 @@ class AgentLoop:
 def _keeps_going(reply: StepReply, steps_used: int, max_steps: int) -> bool:
     complete = reply.ending is StreamEnding.COMPLETE
     return complete and bool(reply.tool_calls) and steps_used < max_steps
+
+
+def finish_call(results: Sequence[tuple[AssembledToolCall, ToolResult]]) -> FinishCall | None:
+    """The step's last successful ``finish`` call: the model ended the turn (the step's
+    other calls have run). A finish call the registry refused ends nothing."""
+    calls = [result.finish for _, result in results if result.ok and result.finish is not None]
+    return calls[-1] if calls else None

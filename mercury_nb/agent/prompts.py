@@ -22,7 +22,8 @@ How you work (AUTO mode):
 - Verify before you finish: after your last change, run the project's tests or build
   (for example `python -m pytest -q`) and make sure it exits 0. Nothing is done without
   a passing check that ran after the last change.
-- When the work is done and verified, reply with a short summary and no tool call.
+- End with the finish tool: status done with a short summary once the work is verified;
+  blocked with the blocker if you cannot go on; question if you need the user's answer.
 """
 
 CHAT_MODE_PROMPT = """\
@@ -70,7 +71,8 @@ def summarize_arguments(name: str, raw_arguments: str, limit: int = 80) -> str:
         return name
     if not isinstance(args, dict):
         return name
-    key = next((k for k in ("command", "path", "question", "task") if k in args), None)
+    key = next((k for k in ("command", "path", "question", "task", "status") if k in args),
+               None)
     if key is None:
         return name
     value = str(args[key]).replace("\n", " ")

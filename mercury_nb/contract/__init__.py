@@ -7,7 +7,8 @@ One verb pattern names the decisions, so a reader finds them by shape:
   (escalation), ``step_watchdog``, ``step_governor``, ``step_overflow``,
   ``step_overflow_shrunk``, ``step_supervisor`` (recovery);
 * ``classify_<thing>(observation) -> kind`` names what happened, with no state
-  (``classify_stream``, ``classify_turn_end``, ``classify_intent``, ``classify_failure``);
+  (``classify_stream``, ``classify_turn_end``, ``classify_intent``, ``classify_failure``,
+  ``classify_final_reply``);
 * ``route_<case>`` are the router's own sub-routes, and ``decide_start`` / ``judge_evidence``
   / ``route_model`` one-shot judgements.
 

@@ -13,6 +13,7 @@ from typing import assert_never
 from mercury_nb.contract.answer_grounding import unread_notice
 from mercury_nb.contract.endings import (
     Aborted,
+    BlockedPause,
     Blocker,
     Ending,
     Failed,
@@ -20,6 +21,7 @@ from mercury_nb.contract.endings import (
     NoToolSupport,
     Paused,
     ProviderFailure,
+    QuestionPause,
     StepBudgetPause,
     TruncationPause,
     VerificationFailedPause,
@@ -69,6 +71,13 @@ NO_TOOLS_FIX = (
     "To fix it: choose a model with tool support; or start llama-server with --jinja and a "
     "tool-capable --chat-template-file; or use a provider that supports tools. Resuming this "
     "task cannot help: run it again once the model takes tools."
+)
+BLOCKED = "I've paused — I couldn't finish this one."
+BLOCKED_BY = "What blocked it: {reason}"
+BLOCKED_HINT = 'Once that is sorted out, send "continue" and I\'ll try again.'
+QUESTION = "I need your answer before I go on: {question}"
+QUESTION_HINT = (
+    'Start a new task that gives your answer, or send "continue" and I\'ll go on without one.'
 )
 _READ_BACK_LISTED = 5
 NO_RESUME = "Continuing cannot help with the same window. To fix it:"
@@ -182,11 +191,18 @@ def window_lines(ending: WindowTooSmall) -> list[str]:
         f"- {'or ' if len(fixes) > 1 else ''}{fixes[-1]}.",
         WINDOW_VARIABLE_NOTE.format(window=ending.window),
     ]
+
+
 def no_tools_line(ending: NoToolSupport) -> str:
     """How the missing tool support is known: the server said so, or the model showed it."""
     if ending.evidence == "reported":
         return NO_TOOLS_REPORTED
     return NO_TOOLS_OBSERVED.format(ignored=ending.ignored)
+
+
+def blocked_line(reason: str, blocker_chars: int = 120) -> str:
+    """``What blocked it: <the model's reason, first N chars, on one line>``."""
+    return BLOCKED_BY.format(reason=" ".join(reason.split())[:blocker_chars])
 
 
 def _sentence(reason: str) -> str:
@@ -233,6 +249,12 @@ def banner_text(
             lines = [f"I've paused for now — {_sentence(reason)}. {RESUME_HINT}"]
             if blocker is not None:
                 lines.append(blocker_line(blocker, blocker_chars))
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case BlockedPause(reason=reason):
+            lines = [BLOCKED, blocked_line(reason, blocker_chars), BLOCKED_HINT]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case QuestionPause(question=question):
+            lines = [QUESTION.format(question=" ".join(question.split())), QUESTION_HINT]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case ProviderFailure(last_error=error, providers=providers):
             lines = [ALL_PROVIDERS_FAILED.format(error=error)]

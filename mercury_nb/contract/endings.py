@@ -97,6 +97,21 @@ class Paused:
 
 
 @dataclass(frozen=True)
+class BlockedPause:
+    """The model said it could not do the work (its ``finish`` call, or its prose), in a
+    task that asked for work; ``reason`` is what it said stood in the way."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class QuestionPause:
+    """The model ended by asking the user something the work waits on."""
+
+    question: str
+
+
+@dataclass(frozen=True)
 class ProviderAttempt:
     """One provider of the chain and the first error it gave."""
 
@@ -167,6 +182,8 @@ Ending = (
     | VerificationFailedPause
     | TruncationPause
     | Paused
+    | BlockedPause
+    | QuestionPause
     | ProviderFailure
     | Failed
     | WindowTooSmall
@@ -186,6 +203,8 @@ def status_of(ending: Ending) -> EndingStatus:
             | VerificationFailedPause()
             | TruncationPause()
             | Paused()
+            | BlockedPause()
+            | QuestionPause()
         ):
             return "paused"
         case ProviderFailure() | Failed() | WindowTooSmall() | NoToolSupport():
@@ -209,6 +228,8 @@ def resumable(ending: Ending) -> bool:
             | WorkNotStartedPause()
             | VerificationFailedPause()
             | TruncationPause()
+            | BlockedPause()
+            | QuestionPause()
             | Paused()
             | ProviderFailure()
             | Failed()

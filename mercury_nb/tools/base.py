@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
+from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.workspace.confinement import Workspace
 
 AskHandler = Callable[[str, list[str], str, float], Awaitable[str | None]]
@@ -37,6 +38,8 @@ class ToolResult:
     read_paths: tuple[str, ...] = ()
     """Workspace-relative paths whose content this call showed the model (read_file,
     read_notebook): what an answer may talk about as read."""
+    finish: FinishCall | None = None
+    """For finish: the model's typed end of the turn (the loop then asks nothing more)."""
 
 
 @dataclass

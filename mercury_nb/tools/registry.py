@@ -85,16 +85,18 @@ class ToolRegistry:
 
 
 def default_registry() -> ToolRegistry:
-    """A registry with every built-in tool: files, commands, notebooks, ask_user and
-    delegate_task."""
+    """A registry with every built-in tool: files, commands, notebooks, ask_user,
+    delegate_task and finish."""
     from mercury_nb.tools.ask_user import ASK_USER_TOOL
     from mercury_nb.tools.commands import COMMAND_TOOLS
     from mercury_nb.tools.delegate import DELEGATE_TASK_TOOL
     from mercury_nb.tools.files import FILE_TOOLS
+    from mercury_nb.tools.finish import FINISH_TOOL
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
     return ToolRegistry(
-        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, ASK_USER_TOOL, DELEGATE_TASK_TOOL]
+        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, ASK_USER_TOOL, DELEGATE_TASK_TOOL,
+         FINISH_TOOL]
     )
 
 

@@ -156,8 +156,11 @@ async def test_reply_asking_the_user_does_not_start_the_guard(
 ) -> None:
     server = loopback_server({"a": [Turn(text="Should the CLI store todos in JSON or SQLite?")]})
     outcome = await run_task(TASK, chain_config(tmp_path, server, "a"))
-    assert outcome.status == "completed"
-    assert outcome.answer == "Should the CLI store todos in JSON or SQLite?"
+    # a work task that ends by asking the user is a question to the user, never a completion
+    assert outcome.status == "paused"
+    assert outcome.banner.startswith(
+        "I need your answer before I go on: Should the CLI store todos in JSON or SQLite?")
+    assert outcome.blocker == "Should the CLI store todos in JSON or SQLite?"
     assert len(server.requests) == 1
 
 

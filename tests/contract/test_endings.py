@@ -8,6 +8,7 @@ import pytest
 
 from mercury_nb.contract.endings import (
     Aborted,
+    BlockedPause,
     Blocker,
     Ending,
     EndingStatus,
@@ -17,6 +18,7 @@ from mercury_nb.contract.endings import (
     Paused,
     ProviderAttempt,
     ProviderFailure,
+    QuestionPause,
     StepBudgetPause,
     TruncationPause,
     VerificationFailedPause,
@@ -44,6 +46,8 @@ SAMPLES: list[tuple[Ending, EndingStatus]] = [
     (VerificationFailedPause(None, stale=False), "paused"),
     (TruncationPause(rounds=6), "paused"),
     (Paused("the same tool call kept repeating", Blocker("run_command", "exit 1")), "paused"),
+    (BlockedPause("I can't reach the package index"), "paused"),
+    (QuestionPause("JSON or SQLite?"), "paused"),
     (ProviderFailure("503", (ProviderAttempt("gpt-4o", "503 unavailable"),)), "failed"),
     (Failed("the workspace disappeared"), "failed"),
     (WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808), "failed"),

@@ -32,6 +32,7 @@ ALL_TOOLS = {
     "insert_notebook_cell": {"path", "index", "cell_type", "source"},
     "ask_user": {"question", "options", "recommended"},
     "delegate_task": {"task"},
+    "finish": {"status", "summary", "blocker", "question"},
 }
 
 

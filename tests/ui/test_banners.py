@@ -9,6 +9,7 @@ import pytest
 from mercury_nb.contract.banners import banner_text, change_line
 from mercury_nb.contract.endings import (
     Aborted,
+    BlockedPause,
     Blocker,
     Ending,
     Failed,
@@ -17,6 +18,7 @@ from mercury_nb.contract.endings import (
     Paused,
     ProviderAttempt,
     ProviderFailure,
+    QuestionPause,
     StepBudgetPause,
     TruncationPause,
     VerificationFailedPause,
@@ -167,6 +169,28 @@ NO_TOOLS_FIX = (
             id="provider-failure",
         ),
         pytest.param(
+            BlockedPause("I'm sorry, I can't run\ncommands in this workspace."),
+            CHANGES[:1],
+            [
+                "I've paused — I couldn't finish this one.",
+                "What blocked it: I'm sorry, I can't run commands in this workspace.",
+                'Once that is sorted out, send "continue" and I\'ll try again.',
+                "Changes so far:",
+                SUMMARY[0],
+            ],
+            id="blocked",
+        ),
+        pytest.param(
+            QuestionPause("Should todos live in JSON\nor SQLite?"),
+            [],
+            [
+                "I need your answer before I go on: Should todos live in JSON or SQLite?",
+                'Start a new task that gives your answer, or send "continue" and I\'ll go on '
+                "without one.",
+            ],
+            id="question",
+        ),
+        pytest.param(
             Failed("the workspace folder was deleted"),
             [],
             ["I couldn't finish this one — the workspace folder was deleted."],
@@ -227,6 +251,8 @@ NON_COMPLETIONS: list[Ending] = [
     VerificationFailedPause(None, stale=False),
     TruncationPause(6),
     Paused("memory pressure stayed high", None),
+    BlockedPause("I'm not capable of providing a response."),
+    QuestionPause("What can I help you with today?"),
     ProviderFailure("boom", (ProviderAttempt("a", "b"),)),
     Failed("gone"),
     WindowTooSmall(2048, 1536, 512, 256, 1525, False, compact_tokens=808),
@@ -269,6 +295,12 @@ def test_blocker_is_cut_to_120_characters_on_one_line() -> None:
     text = banner_text(WorkNotStartedPause(Blocker("edit_file", result)), [])
     blocker = text.split("\n")[1]
     assert blocker == "What blocked it: edit_file: " + ("line one line two " + "x" * 300)[:120]
+
+
+def test_blocked_reason_is_cut_to_120_characters_on_one_line() -> None:
+    reason = "I can't\ngo on: " + "y" * 300
+    line = banner_text(BlockedPause(reason), []).split("\n")[1]
+    assert line == "What blocked it: " + ("I can't go on: " + "y" * 300)[:120]
 
 
 def test_provider_lines_are_bounded() -> None:

@@ -2,18 +2,30 @@
 
 Explicit mode wins: ``chat`` is always a question. In ``execute`` mode the reading is
 anchored and works on whole words, never substrings ("latest" is not "test",
-"address" is not "add"):
+"address" is not "add"). It goes sentence by sentence:
 
-1. a question — the text opens with an interrogative or auxiliary ("what", "how",
+1. an instruction is work — a sentence that opens (after "please", "now", "go ahead
+   and", "can you", "I need you to", ...) with a verb that acts on the machine: one that
+   only ever does ("run", "execute", "kill", "download", "unzip", "install", ...), or one
+   that does when its object is a machine's ("start", "stop", "launch", "open", ... the
+   server, the kernel, a container), or with a shell command ("sleep 300", "ls -la"). Such
+   a verb names the work itself, so no "work word" is needed: "Run the shell command:
+   sleep 300" runs it. A dative keeps it chat ("run me through the scheduler"). After the
+   first sentence, an imperative coding sentence counts too ("... Then refactor it.").
+   A sentence ending in "?" is an instruction only as a polite request ("Can you run the
+   tests?"): "Download speeds are slow, why?" asks;
+2. a question — the text opens with an interrogative or auxiliary ("what", "how",
    "is", "can", ..., "explain", "tell me", "describe"), or ends with "?" without
    opening with an imperative verb; a polite request ("can you add ...") is not one;
-2. work — otherwise, when a word names software work: a coding verb ("implement",
+3. work — otherwise, when a word names software work: a coding verb ("implement",
    "refactor", "fix", ...), a software artifact ("test", "function", "notebook",
    "app", ...), a language or tool, a file path, ``code`` or a ``call()``;
-3. otherwise a chat-like request ("make me a workout plan based on the latest
-   research"): treated as a question, so it never triggers forced rounds. Wrongly
-   reading work as chat costs an honest "no file changes" banner; wrongly reading
-   chat as work would cost up to ten forced rounds of the narration guard.
+4. otherwise a chat-like request ("make me a workout plan based on the latest
+   research", "write me a haiku"): treated as a question. Its verb makes text for the
+   reader ("write", "make", "build", "draft"), not a change to the machine, so it is not
+   an instruction in the sense of rule 1, and reading it as work would force tool rounds
+   on a request that only wants words. Wrongly reading work as chat costs an honest
+   "no file changes" banner; wrongly reading chat as work costs forced rounds.
 """
 
 from __future__ import annotations
@@ -121,13 +133,121 @@ def work_signals(text: str) -> tuple[str, ...]:
     return named + spans
 
 
+_RUN_VERBS = _table(
+    "run rerun execute exec kill restart relaunch download redownload upload unzip untar"
+    " unpack decompress install uninstall reinstall upgrade downgrade mount unmount ping curl"
+    " wget clone deploy redeploy rebuild terminate reboot benchmark"
+)
+"""Verbs that only ever act on the machine: an instruction whatever their object."""
+_SWITCH_VERBS = _table(
+    "start stop launch open serve spin boot shut pull push fetch check retry"
+)
+"""Verbs that act on the machine when their object is a machine's (within four words)."""
+_MACHINE_OBJECTS = _table(
+    "server servers process processes kernel worker workers container containers service"
+    " services daemon job jobs app application script scripts tests test suite build pipeline"
+    " port ports command commands shell terminal database db vm cluster instance tunnel"
+    " notebook jupyter lab docker backend frontend api watcher queue scheduler branch repo"
+    " changes commits origin upstream download downloads upload"
+)
+_DATIVES = frozenset({"me", "us"})
+_LEAD_INS = (
+    ("please",), ("kindly",), ("now",), ("then",), ("next",), ("also",), ("and",), ("first",),
+    ("finally",), ("ok",), ("okay",), ("so",), ("just",), ("hey",), ("hi",), ("let's",),
+    ("go", "ahead", "and"), ("i", "need", "you", "to"), ("i", "want", "you", "to"),
+    ("i'd", "like", "you", "to"), ("i", "would", "like", "you", "to"), ("you", "should"),
+    *_POLITE_PREFIXES,
+)
+_SHELL_COMMANDS = _table(
+    "ls pwd grep egrep sed awk curl wget tar unzip gunzip gzip chmod chown mkdir rmdir rm cp"
+    " mv ps htop pkill killall lsof netstat du df ssh scp rsync cmake gcc conda npx yarn pnpm"
+    " cargo nohup xargs"
+)
+"""Shell commands that are no English word: a sentence opening with one runs it."""
+_SHELL_WORDS = _table("sleep cat head tail touch echo which export cd kill time watch")
+"""Shell commands that are English words too: a command only with an argument after them."""
+_ARGUMENT = re.compile(r"^(?:-|\d|\S*[/.=$~])")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def _lead_stripped(words: list[str]) -> list[str]:
+    """The words after any lead-in ("please", "go ahead and", "can you", ...)."""
+    stripped = True
+    while stripped and words:
+        stripped = False
+        for lead in _LEAD_INS:
+            if tuple(words[: len(lead)]) == lead and len(words) > len(lead):
+                words, stripped = words[len(lead):], True
+                break
+    return words
+
+
+def _opens_with_shell_command(sentence: str) -> bool:
+    tokens = sentence.strip().lstrip("$> ").split()
+    if not tokens:
+        return False
+    first = tokens[0].strip("`").lower()
+    if first in _SHELL_COMMANDS:
+        return True
+    return first in _SHELL_WORDS and len(tokens) > 1 and bool(_ARGUMENT.match(tokens[1]))
+
+
+def is_instruction(sentence: str) -> bool:
+    """Whether ``sentence`` tells the agent to act on the machine (rule 1 of the module)."""
+    words = _lead_stripped(_words(sentence))
+    if not words:
+        return False
+    verb, rest = words[0], words[1:]
+    if verb in _RUN_VERBS and not (rest and rest[0] in _DATIVES):
+        return True
+    if verb in _SWITCH_VERBS and any(word in _MACHINE_OBJECTS for word in rest[:4]):
+        return True
+    return _opens_with_shell_command(sentence)
+
+
+def _asks(sentence: str) -> bool:
+    """It ends in "?" and is no polite request ("Can you run the tests?" asks for work;
+    "Download speeds are slow, why?" asks, its verb being a noun)."""
+    if not sentence.rstrip(_TRAILING_CLOSERS).endswith("?"):
+        return False
+    words = _strip_please(_words(sentence))
+    return not any(tuple(words[: len(prefix)]) == prefix for prefix in _POLITE_PREFIXES)
+
+
+def _first_instruction(sentence: str) -> bool:
+    return is_instruction(sentence) and not _asks(sentence)
+
+
+def _later_instruction(sentence: str) -> bool:
+    """A sentence after the first that tells the agent to act."""
+    if _asks(sentence):
+        return False
+    if is_instruction(sentence):
+        return True
+    words = _lead_stripped(_words(sentence))
+    if not words or words[0] not in _IMPERATIVE_VERBS | _CODING_VERBS:
+        return False
+    return words[0] in _CODING_VERBS or bool(work_signals(sentence))
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences and lines, blank ones left out."""
+    return [part for part in _SENTENCE_BREAK.split(text.strip()) if part.strip()]
+
+
 def _is_bare_resume(text: str) -> bool:
     return " ".join(_words(text)) in {"continue", "resume", "proceed", "go on", "keep going"}
 
 
 def classify_intent(task: str, mode: Literal["execute", "chat"]) -> TaskIntent:
-    """Explicit mode wins; then the anchored question reading; then work signals."""
-    if mode == "chat" or looks_like_question(task):
+    """Explicit mode wins; then instructions; then the anchored question reading; then work
+    signals (see the module's rules)."""
+    if mode == "chat":
+        return TaskIntent.QUESTION
+    parts = sentences(task)
+    if parts and (_first_instruction(parts[0]) or any(_later_instruction(p) for p in parts[1:])):
+        return TaskIntent.WORK
+    if looks_like_question(task):
         return TaskIntent.QUESTION
     if work_signals(task) or _is_bare_resume(task):
         return TaskIntent.WORK

@@ -23,6 +23,7 @@ from mercury_nb.contract.banners import window_reason
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
+    BlockedPause,
     Ending,
     EndingStatus,
     Failed,
@@ -30,6 +31,7 @@ from mercury_nb.contract.endings import (
     NoToolSupport,
     Paused,
     ProviderFailure,
+    QuestionPause,
     StepBudgetPause,
     TruncationPause,
     VerificationFailedPause,
@@ -126,6 +128,10 @@ def why_not_done(ending: Ending) -> str | None:
             return "it never landed a change — only a description of the work"
         case Paused(reason=reason):
             return reason.strip().rstrip(".…")
+        case BlockedPause(reason=reason):
+            return f"it was blocked: {' '.join(reason.split()).rstrip('.…')}"
+        case QuestionPause(question=question):
+            return f"it asks: {' '.join(question.split())}"
         case ProviderFailure(last_error=error):
             return f"every model failed (last error: {error})"
         case Failed(reason=reason):

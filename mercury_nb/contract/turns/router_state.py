@@ -15,6 +15,7 @@ from mercury_nb.contract.gate.completion_gate import GateState
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
+from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind, ToolChoice
 
@@ -70,6 +71,8 @@ class TurnFacts:
 
     verdict: TurnVerdict
     reply_text: str = ""
+    finish: FinishCall | None = None
+    """The model's ``finish`` call that ended the turn (``reply_text`` is then its answer)."""
     cut_write: bool = False
     cut_write_path: str | None = None
     trouble: ProviderTrouble | None = None

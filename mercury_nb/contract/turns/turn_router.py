@@ -13,14 +13,18 @@ from typing import assert_never
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
+    BlockedPause,
+    Ending,
     NoChangesCompletion,
     Paused,
+    QuestionPause,
     StepBudgetPause,
     TruncationPause,
     VerificationFailedPause,
     VerifiedCompletion,
 )
 from mercury_nb.contract.escalation import provider_policy as pp
+from mercury_nb.contract.escalation.narration_guard import GuardState
 from mercury_nb.contract.gate.completion_gate import (
     Complete,
     CompleteNoChanges,
@@ -40,6 +44,7 @@ from mercury_nb.contract.recovery.continuation import (
     on_truncated,
 )
 from mercury_nb.contract.turns.escalation_router import route_guard, route_trouble
+from mercury_nb.contract.turns.final_reply import Blocked, Done, Question, classify_final_reply
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -100,10 +105,36 @@ def step_router(
             return _on_steps_exhausted(state, config)
         case TurnVerdict.TEXT_STOP:
             state = replace(state, providers=pp.record_success(state.providers))
+            stopped = _final_reply_ending(state, facts, config)
+            if stopped is not None:  # a blocker or a question: no guard round, no gate
+                return replace(state, guard=GuardState(), guard_round=None), FinishWith(stopped)
             state, guarded = route_guard(state, facts, config)
             if guarded is not None:
                 return state, guarded
             return _on_text_stop(state, facts, config)
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def _final_reply_ending(
+    state: RouterState, facts: TurnFacts, config: MercuryConfig
+) -> Ending | None:
+    """The honest pause of a work task whose final reply says it is blocked or asks the
+    user (read by ``classify_final_reply``); None when it claims done, which the gate decides.
+
+    Only in execute mode, and only for a task that asked for work or changed something: a
+    clarifying question or an "I can't" in answer to a question is the answer itself."""
+    measured = facts.measured
+    work_done = facts.mutations_in_task > 0 or bool(measured and measured.changed_paths)
+    if config.mode != "execute" or not (state.intent is TaskIntent.WORK or work_done):
+        return None
+    match classify_final_reply(facts.finish, facts.reply_text, work_done=work_done):
+        case Done():
+            return None
+        case Blocked(reason=reason):
+            return BlockedPause(reason)
+        case Question(text=text):
+            return QuestionPause(text)
         case _ as unreachable:
             assert_never(unreachable)
 

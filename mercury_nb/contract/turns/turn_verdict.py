@@ -20,13 +20,16 @@ class TurnObservation:
     last_step_had_tool_calls: bool
     stream: StreamEnding
     aborted: bool = False
+    finished: bool = False
+    """The last step called ``finish``: the model ended the turn itself."""
 
 
 def classify_turn_end(obs: TurnObservation) -> TurnVerdict:
     """Precedence: aborted > interrupted/truncated > steps-exhausted > text-stop.
 
     ``steps-exhausted`` needs a positive budget, the budget used up, and tool calls in
-    the last step: a model that stopped with a plain answer on its last step stopped.
+    the last step: a model that stopped with a plain answer on its last step stopped, and
+    so did one whose last step called ``finish``.
     """
     if obs.aborted:
         return TurnVerdict.ABORTED
@@ -39,6 +42,8 @@ def classify_turn_end(obs: TurnObservation) -> TurnVerdict:
             pass
         case _ as unreachable:
             assert_never(unreachable)
+    if obs.finished:
+        return TurnVerdict.TEXT_STOP
     if obs.max_steps > 0 and obs.steps_used >= obs.max_steps and obs.last_step_had_tool_calls:
         return TurnVerdict.STEPS_EXHAUSTED
     return TurnVerdict.TEXT_STOP

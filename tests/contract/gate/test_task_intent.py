@@ -18,7 +18,7 @@ W = TaskIntent.WORK
 @pytest.mark.parametrize(
     ("task", "expected"),
     [
-        # substrings of words must not turn chat into forced rounds
+        # substrings of words must never turn chat into work (and forced rounds)
         pytest.param(
             "make me a workout plan based on the latest research", Q, id="latest-is-not-test"
         ),

@@ -37,6 +37,13 @@ C, T, INT = StreamEnding.COMPLETE, StreamEnding.TRUNCATED, StreamEnding.INTERRUP
                      id="interrupted-stream"),
         pytest.param(TurnObservation(4, 75, False, T), TurnVerdict.TRUNCATED,
                      id="truncated-stream"),
+        # a step that called finish ended the turn, on the last step of the budget too
+        pytest.param(TurnObservation(75, 75, True, C, finished=True), TurnVerdict.TEXT_STOP,
+                     id="finish-on-the-last-step-is-text-stop"),
+        pytest.param(TurnObservation(75, 75, True, C, aborted=True, finished=True),
+                     TurnVerdict.ABORTED, id="aborted-beats-finish"),
+        pytest.param(TurnObservation(75, 75, True, INT, finished=True),
+                     TurnVerdict.INTERRUPTED, id="interrupted-beats-finish"),
     ],
 )
 def test_turn_verdict_table(obs: TurnObservation, expected: TurnVerdict) -> None:
