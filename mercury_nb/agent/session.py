@@ -26,6 +26,16 @@ class ToolLogEntry:
     changed_paths: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ReadBackEntry:
+    """One changed file read back from disk at a text-stop: ``ok`` when its state on disk
+    is what the change summary says (a created or modified file reads; a deleted one is gone)."""
+
+    path: str
+    ok: bool
+    step: int
+
+
 @dataclass
 class TaskSession:
     """Mutable task state owned by the loop (and checkpointed by the ledger later)."""
@@ -46,6 +56,8 @@ class TaskSession:
     last_verdict: str | None = None
     usage: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Model name -> (prompt, completion) tokens its provider reported, summed."""
+    read_backs: tuple[ReadBackEntry, ...] = ()
+    """The latest read-back of the changed files (measured at the latest text-stop)."""
 
     def add_usage(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
         prompt, completion = self.usage.get(model, (0, 0))

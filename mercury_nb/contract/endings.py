@@ -79,6 +79,17 @@ class VerificationFailedPause:
 
 
 @dataclass(frozen=True)
+class FilesMissingPause:
+    """Files the task asks to create or write are not on disk at the end (measured)."""
+
+    missing: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.missing:
+            raise ValueError("a files-missing pause needs the missing files")
+
+
+@dataclass(frozen=True)
 class TruncationPause:
     """Replies kept hitting the output-token limit through every resume round."""
 
@@ -129,6 +140,7 @@ Ending = (
     | StepBudgetPause
     | WorkNotStartedPause
     | VerificationFailedPause
+    | FilesMissingPause
     | TruncationPause
     | Paused
     | ProviderFailure
@@ -146,6 +158,7 @@ def status_of(ending: Ending) -> EndingStatus:
             StepBudgetPause()
             | WorkNotStartedPause()
             | VerificationFailedPause()
+            | FilesMissingPause()
             | TruncationPause()
             | Paused()
         ):

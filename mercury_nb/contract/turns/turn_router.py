@@ -13,6 +13,7 @@ from typing import assert_never
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
+    FilesMissingPause,
     NoChangesCompletion,
     Paused,
     StepBudgetPause,
@@ -26,9 +27,11 @@ from mercury_nb.contract.gate.completion_gate import (
     CompleteNoChanges,
     ForceVerification,
     GateObservation,
+    PauseFilesMissing,
     PauseVerificationFailed,
     step_gate,
 )
+from mercury_nb.contract.gate.task_requirements import read_task
 from mercury_nb.contract.recovery.continuation import (
     AutoContinue,
     PauseStepBudget,
@@ -145,9 +148,11 @@ def _on_text_stop(
     if measured is None or not measured.complete:
         reason = "I couldn't confirm what changed in the workspace, so I'm not calling it done"
         return state, FinishWith(Paused(reason))
-    gate, decision = step_gate(
-        state.gate, GateObservation(measured.changed_paths, facts.evidence), config
+    observation = GateObservation(
+        measured.changed_paths, facts.evidence, read_task(state.task, config.mode),
+        measured.missing_files,
     )
+    gate, decision = step_gate(state.gate, observation, config)
     state = replace(state, gate=gate)
     match decision:
         case Complete(evidence=evidence):
@@ -159,5 +164,7 @@ def _on_text_stop(
             return state, NextTurn(directive, notice, notice_kind="verification")
         case PauseVerificationFailed(last_check=check, stale=stale):
             return state, FinishWith(VerificationFailedPause(check, stale))
+        case PauseFilesMissing(missing=missing):
+            return state, FinishWith(FilesMissingPause(missing))
         case _ as unreachable:
             assert_never(unreachable)

@@ -1,4 +1,5 @@
-"""The verification gate: evidence-gated completion with exactly one forced round."""
+"""The verification gate: evidence-gated completion with exactly one forced round, held to
+what the task asks (a read-back verifies only content the task asks for, where it said)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ from mercury_nb.contract.gate.completion_gate import (
     is_non_code_path,
     step_gate,
     verification_prompt,
+)
+from mercury_nb.contract.gate.task_requirements import (
+    NOTHING_ASKED,
+    TaskRequirements,
+    read_task,
 )
 from mercury_nb.contract.gate.verification import (
     CheckFailed,
@@ -40,6 +46,11 @@ TIMED_OUT = CheckRecord("pytest", 0, 5, timed_out=True)
 OLD = CheckRecord("pytest", 0, 2)
 CODE = ("src/app.py",)
 DOCS = ("README.md", "data/sales.csv")
+ASKED = {
+    CODE: read_task("Fix the crash in src/app.py"),
+    DOCS: read_task("Update README.md and add this month's rows to data/sales.csv"),
+}
+"""The task each change list answers in the tables below."""
 
 
 def decide(
@@ -47,8 +58,11 @@ def decide(
     paths: tuple[str, ...],
     evidence: EvidenceVerdict,
     config: MercuryConfig = EXECUTE,
+    asked: TaskRequirements | None = None,
+    missing: tuple[str, ...] = (),
 ) -> tuple[GateState, GateDecision]:
-    return step_gate(state, GateObservation(paths, evidence), config)
+    requirements = asked if asked is not None else ASKED.get(paths, NOTHING_ASKED)
+    return step_gate(state, GateObservation(paths, evidence, requirements, missing), config)
 
 
 @pytest.mark.parametrize(
