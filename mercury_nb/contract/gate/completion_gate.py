@@ -2,10 +2,12 @@
 
 The loop consults the gate only when a turn ended ``text-stop``. The rule:
 
+* nothing changed on disk (measured) -> ``CompleteNoChanges``, never a forced round (a
+  turn that attempted no change is the narration guard's, which ran first; one that asked
+  the user something is answered);
 * a file the task asks to create or write is missing on disk (measured) -> in execute
   mode one forced round naming it, then ``PauseFilesMissing`` ("hello.py was not
   created"), whatever else happened;
-* nothing changed on disk (measured) -> ``CompleteNoChanges``, never a forced round;
 * a passing check after the last change -> ``Complete(Verified)``; a run the task asked
   for ("run hello.py" -> ``python hello.py``) is such a check;
 * only prose or data changed, the task asks for that kind of content (notes, docs,
@@ -211,7 +213,7 @@ def verification_prompt(
     place = ""
     if requirements.places and others and not requirements.needs_check:
         place = _PROMPT_PLACE.format(places=_listed(requirements.places), others=_listed(others))
-    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths)) if changed_paths else ""
+    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths))
     return head + place + _run_note(requirements) + body + tail
 
 
@@ -223,7 +225,7 @@ def missing_prompt(
     head = _PROMPT_MISSING.format(
         missing=not_created_line(missing), listed=_listed(requirements.must_exist), them=them
     )
-    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths)) if changed_paths else ""
+    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths))
     check = _PROMPT_CODE if requirements.needs_check else ""
     return head + _run_note(requirements) + check + tail
 
@@ -234,13 +236,13 @@ def step_gate(
     """One gate step; see the module docstring for the rule. ``config.mode`` is the
     task's mode (``--chat`` on the cell sets it): ``chat`` never forces a round."""
     forcing = config.mode == "execute" and state.forced_rounds < FORCED_VERIFICATION_ROUNDS
+    if not obs.changed_paths:
+        return state, CompleteNoChanges()
     if obs.missing:
         if forcing:
             prompt = missing_prompt(obs.missing, obs.changed_paths, obs.requirements)
             return replace(state, forced_rounds=state.forced_rounds + 1), ForceVerification(prompt)
         return state, PauseFilesMissing(obs.missing)
-    if not obs.changed_paths:
-        return state, CompleteNoChanges()
     last_check: CheckRecord | None
     match obs.evidence:
         case Verified() as verified:

@@ -42,7 +42,8 @@ class FileRole(Enum):
 
     WRITE = "write"  # create or write it: it must exist at the end
     EDIT = "edit"  # change it: it must still exist at the end
-    MENTION = "mention"  # named, with no verb of its own (or by a program's description)
+    MENTION = "mention"  # named, with no verb of its own
+    DESCRIBED = "described"  # named in what a program does ("a script that writes out.csv")
     READ = "read"  # only read it (a reference, a source)
     RUN = "run"  # run it
     REMOVE = "remove"  # delete it, or move it away: it must not exist at the end
@@ -81,8 +82,9 @@ class TaskRequirements:
         return _unique(f.path for f in self.files if f.role in _PLACE_ROLES)
 
     def is_place(self, path: str) -> bool:
-        """True when ``path`` is one of :attr:`places`."""
-        return any(same_file(place, path) for place in self.places)
+        """True when ``path`` is one of :attr:`places`, or of the numbered series one names
+        ("part0.txt to part3.txt": ``part2.txt``, same folder and suffix)."""
+        return any(same_file(place, path) or _same_series(place, path) for place in self.places)
 
     def read_back_verifies(self, changed_paths: Iterable[str]) -> bool:
         """A read-back of the changed files verifies the task: it asks for content and no
@@ -102,7 +104,7 @@ _EXTENSIONS = (
     "|lua|jl|lock|xml|svg|png|jpe?g|gif|pdf|log|adoc|org|tex|swift|cs|dart|scala|vue"
     "|svelte|parquet|xlsx|env"
 )
-_FILE = rf"(?:~|\.{{1,2}})?/?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:{_EXTENSIONS})(?![\w/-])"
+_FILE = rf"(?:~|\.{{1,2}})?[/\\]?(?:[\w.-]+[/\\])*[\w-][\w.-]*\.(?:{_EXTENSIONS})(?![\w/\\-])"
 _FILE_ONLY = re.compile(_FILE, re.IGNORECASE)
 _TOKEN = re.compile(
     r"(?P<url>\b[a-z][a-z0-9+.-]*://\S+)"
@@ -122,6 +124,16 @@ def is_test_path(path: str) -> bool:
     """``test_x.py``, ``x_test.go``, ``x.test.ts``, ``x.spec.js`` or a file under ``tests/``."""
     parts = normalize_path(path).lower().split("/")
     return bool(_TEST_NAME.match(parts[-1])) or any(p in {"test", "tests"} for p in parts[:-1])
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _same_series(named: str, other: str) -> bool:
+    a, b = normalize_path(named), normalize_path(other)
+    if not _DIGITS.search(posixpath.basename(a)):
+        return False
+    return _DIGITS.sub("#", a) == _DIGITS.sub("#", b)
 
 
 def _unique(paths: Iterable[str]) -> tuple[str, ...]:
@@ -241,16 +253,17 @@ class _Reader:
             self.saw_tests = True
         elif writing and self.verb_word in tw.CONTENT_VERBS:
             self.kinds.add("content")
-        elif writing and word in tw.CODE_NOUNS:
+        elif writing and (word in tw.CODE_NOUNS or word in tw.CODE_LANGUAGES):
             self.kinds.add("code")
-        elif writing and word in tw.CONTENT_NOUNS:
+        elif writing and (word in tw.CONTENT_NOUNS
+                          or (word in tw.FILE_NOUNS and "code" not in self.kinds)):
             self.kinds.add("content")
         elif self.verb is VerbClass.RUN and word in tw.RUN_REFERENCES:
             self.run_refs = True
 
     def _role(self) -> FileRole:
         if self.described:
-            return FileRole.READ if self.described_verb is VerbClass.READ else FileRole.MENTION
+            return FileRole.READ if self.described_verb is VerbClass.READ else FileRole.DESCRIBED
         match self.verb:
             case None:
                 return FileRole.MENTION
@@ -294,7 +307,7 @@ class _Reader:
     def requirements(self, binding: bool) -> TaskRequirements:
         kinds = set(self.kinds)
         for named in self.files:
-            if named.role is FileRole.READ:
+            if named.role in (FileRole.READ, FileRole.DESCRIBED):
                 continue
             if named.role is FileRole.RUN:
                 kinds.update(("run", "code"))

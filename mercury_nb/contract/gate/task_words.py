@@ -26,7 +26,7 @@ _VERBS: dict[VerbClass, frozenset[str]] = {
     VerbClass.WRITE: _table(
         "create write add make generate build implement produce save put store output dump"
         " draft scaffold init initialise initialize touch append insert record log jot"
-        " document define declare prepare compose set"
+        " document define declare prepare compose set delegate"
     ),
     VerbClass.EDIT: _table(
         "update edit modify change fix refactor rewrite extend improve clean correct format"
@@ -94,6 +94,12 @@ CODE_NOUNS = _table(
 )
 """Nouns that, as the object of a writing verb, ask for code ("add a function")."""
 
+CODE_LANGUAGES = _table(
+    "python javascript typescript js ts rust golang java kotlin cpp sql bash shell html css"
+    " react vue svelte flask django fastapi node nodejs ruby php perl lua julia swift"
+)
+"""Languages that, in the object of a writing verb, ask for code ("a python file")."""
+
 TEST_NOUNS = _table("test tests testcase testcases unittest unittests pytest spec specs")
 """Nouns that ask for tests ("a pytest test", "make the tests pass")."""
 
@@ -109,6 +115,9 @@ CONTENT_NOUNS = _table(
     " entries row rows record records"
 )
 """Nouns that, as the object of a writing verb, ask for content a read-back can verify."""
+
+FILE_NOUNS = _table("file files")
+"""A bare "file" asks for content ("write two files") unless a code word said otherwise."""
 
 CONTENT_VERBS = _table("document summarise summarize jot transcribe")
 """Verbs whose result is prose whatever their object ("document the functions")."""
