@@ -31,7 +31,7 @@ from mercury_nb.contract.gate.completion_gate import (
     PauseVerificationFailed,
     step_gate,
 )
-from mercury_nb.contract.gate.task_requirements import read_task
+from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.recovery.continuation import (
     AutoContinue,
     PauseStepBudget,

@@ -21,11 +21,8 @@ from mercury_nb.contract.gate.completion_gate import (
     step_gate,
     verification_prompt,
 )
-from mercury_nb.contract.gate.task_requirements import (
-    NOTHING_ASKED,
-    TaskRequirements,
-    read_task,
-)
+from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.task_requirements import NOTHING_ASKED, TaskRequirements
 from mercury_nb.contract.gate.verification import (
     CheckFailed,
     CheckRecord,
