@@ -4,6 +4,7 @@ run task, files the task names must exist, the requested run counts, and every
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -58,9 +59,20 @@ async def test_r9_junk_text_file_for_hello_py_pauses_naming_it(
     assert "hello.py was not created" in forced.messages[-1]["content"]
 
 
+def git_workspace(root: Path) -> None:
+    for args in (("init", "-q", "-b", "main"), ("config", "user.name", "Test"),
+                 ("config", "user.email", "test@example.com"), ("config", "commit.gpgsign",
+                 "false"), ("commit", "-q", "--allow-empty", "-m", "start")):
+        subprocess.run(["git", *args], cwd=root, capture_output=True, check=True)
+
+
+@pytest.mark.parametrize("in_git", [pytest.param(False, id="r10-snapshot"),
+                                    pytest.param(True, id="r12-git")])
 async def test_r10_junk_text_file_for_calc_pauses_naming_both_files(
-    tmp_path: Path, scripted_model: Any
+    tmp_path: Path, scripted_model: Any, in_git: bool
 ) -> None:
+    if in_git:
+        git_workspace(tmp_path)
     outcome, _ = await run(tmp_path, scripted_model, CALC_TASK, [
         Turn(text="You can modify the `calc.py` and `test_calc.py` scripts to create a new file."),
         Turn(tool_calls=(call("create_file", path="create_file_path.txt",
@@ -72,6 +84,7 @@ async def test_r10_junk_text_file_for_calc_pauses_naming_both_files(
     assert "Task complete" not in outcome.banner
     assert "calc.py was not created" in outcome.banner
     assert "test_calc.py was not created" in outcome.banner
+    assert "+1 −0 create_file_path.txt (created)" in outcome.banner
 
 
 async def test_r14b_junk_csv_for_a_run_task_pauses(tmp_path: Path, scripted_model: Any) -> None:
