@@ -219,7 +219,8 @@ def test_markup_in_task_answer_file_name_and_output_renders_as_text(page: Any) -
     assert XSS in view.locator(".jp-mercury-diff").first.inner_text()
     assert XSS in view.locator(".jp-mercury-evidence").inner_text()
     page.locator(".jp-mercury-back").click()
-    assert XSS in page.locator(".jp-mercury-row", has_text="Write a note about trouble").inner_text()
+    row = page.locator(".jp-mercury-row", has_text="Write a note about trouble")
+    assert XSS in row.inner_text()
     assert page.locator("#mercury-panel img, #mercury-panel script").count() == 0
     assert page.evaluate("window.__pwned") is None
 
