@@ -153,7 +153,7 @@ async def test_a_notes_task_still_completes_with_its_read_back(
     assert (entry.kind, entry.path, entry.exit_code) == ("read-back", "NOTES.md", 0)
 
 
-async def test_chat_mode_never_forces_a_round_for_a_missing_file(
+async def test_chat_mode_never_forces_a_round_and_junk_prose_does_not_complete(
     tmp_path: Path, scripted_model: Any
 ) -> None:
     outcome, model = await run(tmp_path, scripted_model, HELLO_TASK, [

@@ -200,13 +200,20 @@ def _run_note(requirements: TaskRequirements) -> str:
     return _PROMPT_RUN.format(runs=" and ".join(named)) if named else ""
 
 
+def _check_body(requirements: TaskRequirements) -> str:
+    asks_run = bool(requirements.runs) and "tests" not in requirements.kinds
+    return "" if asks_run else _PROMPT_CODE
+
+
 def verification_prompt(
     evidence: EvidenceVerdict,
     changed_paths: tuple[str, ...],
     requirements: TaskRequirements = NOTHING_ASKED,
 ) -> str:
-    """The message appended for the forced verification round."""
-    body = _PROMPT_NOTEBOOKS if touches_notebooks(changed_paths) else _PROMPT_CODE
+    """The message appended for the forced verification round: why there is no evidence,
+    where the task wanted the content, the run it asked for, and the check to run (the run
+    alone when the task names one and asks for no tests)."""
+    body = _PROMPT_NOTEBOOKS if touches_notebooks(changed_paths) else _check_body(requirements)
     uncounted = evidence.uncounted if isinstance(evidence, NoCheck | CheckStale) else None
     head = _PROMPT_HEAD.format(reason=_reason(evidence)) + uncounted_note(uncounted)
     others = tuple(p for p in changed_paths if not requirements.is_place(p))
@@ -226,7 +233,7 @@ def missing_prompt(
         missing=not_created_line(missing), listed=_listed(requirements.must_exist), them=them
     )
     tail = _PROMPT_TAIL.format(paths=_listed(changed_paths))
-    check = _PROMPT_CODE if requirements.needs_check else ""
+    check = _check_body(requirements) if requirements.needs_check else ""
     return head + _run_note(requirements) + check + tail
 
 

@@ -375,3 +375,20 @@ def test_the_forced_round_says_where_the_task_wanted_the_content() -> None:
     _, decision = decide(FRESH, ("NOTES.md", "junk.txt"), NoCheck(), EXECUTE, NOTES)
     assert isinstance(decision, ForceVerification)
     assert "The task names NOTES.md, but you changed junk.txt." in decision.prompt
+
+
+@pytest.mark.parametrize(
+    ("asked", "generic"),
+    [
+        pytest.param(SLEEP, False, id="a-named-run-is-the-check"),
+        pytest.param(HELLO, False, id="a-named-program-is-the-check"),
+        pytest.param(CALC, True, id="tests-need-the-test-run"),
+        pytest.param(NOTHING_ASKED, True, id="nothing-named"),
+    ],
+)
+def test_the_forced_round_asks_for_the_requested_run_or_a_check(
+    asked: TaskRequirements, generic: bool
+) -> None:
+    prompt = verification_prompt(NoCheck(), ("x.py",), asked)
+    assert ("Run the project's build, tests or type check" in prompt) is generic
+    assert ("The task asks you to run" in prompt) is bool(asked.runs)
