@@ -141,8 +141,8 @@ def paused_run(tmp_path: Path, scripted_model, capsys: pytest.CaptureFixture[str
     """Run a task that pauses; return its id."""
     scripted_model([Turn(tool_calls=(call("write_file", path="a.txt", content="a\n"),))],
                    register="cli-ledger")
-    code = cli.main(["run", "make a", "--model", "scripted/cli-ledger", "--max-steps", "1",
-                     "--json"])
+    code = cli.main(["run", "make a.txt and b.txt", "--model", "scripted/cli-ledger",
+                     "--max-steps", "1", "--json"])
     assert code == 3
     return str(json.loads(capsys.readouterr().out)["task_id"])
 
@@ -159,9 +159,10 @@ def test_tasks_show_and_refusals(home: Path, tmp_path: Path, scripted_model,
     assert table[1].split()[:2] == [task_id, "paused"]
 
     assert cli.main(["show", task_id[:6]]) == 0
-    assert capsys.readouterr().out.startswith(f"task {task_id} · paused\n  make a\n")
+    shown = capsys.readouterr().out
+    assert shown.startswith(f"task {task_id} · paused\n  make a.txt and b.txt\n")
 
-    assert cli.main(["run", "make a", "--json"]) == 3
+    assert cli.main(["run", "make a.txt and b.txt", "--json"]) == 3
     refused = json.loads(capsys.readouterr().out)
     assert (refused["task_id"], refused["status"]) == (task_id, "paused")
     assert refused["banner"].startswith(PAUSED_DUPLICATE)

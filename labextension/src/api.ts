@@ -60,6 +60,10 @@ export interface IEvidence {
   step: number;
   timed_out?: boolean;
   after_last_change?: boolean;
+  /** "command" (the default for older rows), "notebook" or "read-back". */
+  kind?: 'command' | 'notebook' | 'read-back';
+  /** The file read back, for a "read-back" entry. */
+  path?: string | null;
 }
 
 export interface IRunEvent {

@@ -140,11 +140,20 @@ export function Detail(props: {
             {detail.evidence.map((item, index) => (
               <li key={index}>
                 <span>{item.exit_code === 0 ? '✓' : '✗'}</span>{' '}
-                <code>{item.command}</code>{' '}
-                <span>
-                  exit {item.exit_code === null ? '?' : item.exit_code} · step {item.step}
-                  {item.timed_out ? ' · timed out' : ''}
-                </span>
+                {item.kind === 'read-back' ? (
+                  <span>
+                    read back <code>{item.path}</code> · step {item.step}
+                    {item.exit_code === 0 ? '' : ' · could not be read'}
+                  </span>
+                ) : (
+                  <>
+                    <code>{item.command}</code>{' '}
+                    <span>
+                      exit {item.exit_code === null ? '?' : item.exit_code} · step {item.step}
+                      {item.timed_out ? ' · timed out' : ''}
+                    </span>
+                  </>
+                )}
               </li>
             ))}
           </ul>

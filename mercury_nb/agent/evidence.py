@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
-from mercury_nb.agent.session import TaskSession, ToolLogEntry
+from mercury_nb.agent.session import ReadBackEntry, TaskSession, ToolLogEntry
 from mercury_nb.contract.endings import Blocker, WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
-from mercury_nb.contract.gate.completion_gate import only_non_code
+from mercury_nb.contract.gate.file_kinds import only_non_code
+from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.contract.turns.final_reply import FinishCall, answer_of
@@ -188,27 +189,54 @@ async def gather_turn_facts(loop: MeasuredLoop, report: TurnReport) -> TurnFacts
     notebooks = touches_notebooks(paths)
     if notebooks:
         await _run_changed_notebooks(loop, changes)
-    read_back_ok = True
-    if not notebooks and only_non_code(paths):  # read-back is the evidence for prose and data
-        read_back_ok = await asyncio.to_thread(_read_back, loop.ctx.root.root, changes)
+    root = loop.ctx.root.root
+    session.read_backs = ()
+    if not notebooks and only_non_code(paths):  # a read-back may be the evidence for prose
+        read = await asyncio.to_thread(_read_back, root, changes)
+        session.read_backs = tuple(ReadBackEntry(p, ok, session.steps_total) for p, ok in read)
+    requirements = read_task(session.task, loop.config.mode)
+    missing = await asyncio.to_thread(missing_files, root, requirements.must_exist)
     evidence = judge_evidence(
-        check_records(session), session.last_mutation_seq, notebooks_changed=notebooks
+        check_records(session), session.last_mutation_seq, notebooks_changed=notebooks,
+        runs=requirements.runs,
     )
-    measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok)
+    read_back_ok = all(entry.ok for entry in session.read_backs)
+    measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok, missing)
     return replace(base, trouble=None, measured=measured, evidence=evidence)
 
 
-def _read_back(root: Path, report: ChangeReport) -> bool:
-    """Read every changed file back from disk: the evidence for non-code changes.
-    False when one can no longer be read (then nothing is claimed as verified)."""
+def _read_back(root: Path, report: ChangeReport) -> list[tuple[str, bool]]:
+    """Read every changed file back from disk: the evidence for non-code changes. A file
+    reads back when it can be read (a deleted one: when it is gone); one that does not
+    makes the change summary unconfirmed, so nothing is claimed as verified."""
+    read: list[tuple[str, bool]] = []
     for change in report.changes:
+        path = root / change.path
         if change.kind == "deleted":
+            read.append((change.path, not path.exists()))
             continue
         try:
-            (root / change.path).read_bytes()
+            path.read_bytes()
         except OSError:
-            return False
-    return True
+            read.append((change.path, False))
+        else:
+            read.append((change.path, True))
+    return read
+
+
+def missing_files(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
+    """The workspace files of ``paths`` (relative, or absolute inside ``root``) that are
+    not on disk. A path outside the workspace is not judged."""
+    base = root.resolve()
+    missing: list[str] = []
+    for name in paths:
+        candidate = Path(name).expanduser()
+        target = (candidate if candidate.is_absolute() else base / candidate).resolve()
+        if not target.is_relative_to(base):
+            continue
+        if not target.is_file():
+            missing.append(name)
+    return tuple(missing)
 
 
 async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> None:

@@ -17,17 +17,21 @@ from mercury_nb.contract.endings import (
     BlockedPause,
     Ending,
     Failed,
+    FilesMissingPause,
     NoChangesCompletion,
     NoToolSupport,
     Paused,
     ProviderFailure,
     QuestionPause,
     VerificationFailedPause,
+    VerifiedCompletion,
     WindowTooSmall,
     WorkNotStartedPause,
     resumable,
     status_of,
 )
+from mercury_nb.contract.gate.completion_gate import not_created_line
+from mercury_nb.contract.gate.verification import ReadBack, Verified
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.workspace.changes import ChangeReport
@@ -40,6 +44,8 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return blocker_line(blocker, blocker_chars)
         case VerificationFailedPause(last_check=check, stale=stale):
             return last_check_line(check, stale)
+        case FilesMissingPause(missing=missing):
+            return not_created_line(missing)
         case Paused(reason=reason, blocker=blocker):
             return blocker_line(blocker, blocker_chars) if blocker else reason
         case BlockedPause(reason=reason):
@@ -58,16 +64,42 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return None
 
 
-def command_evidence(session: TaskSession) -> list[CommandEvidence]:
+READ_BACK_COMMAND = "read back {path}"
+
+
+def command_evidence(session: TaskSession, ending: Ending | None = None) -> list[CommandEvidence]:
+    """Every command and notebook run of the task, in order, then, when ``ending`` is a
+    read-back completion, one ``read-back`` entry per file read back: each ``✓ Verified``
+    line of the banner has its entry. The check a completion names is after the last
+    change even when it is that change (a run the task asked for)."""
     last = session.last_mutation_seq
-    return [
+    verified_seq = None
+    read_back: tuple[str, ...] = ()
+    match ending:
+        case VerifiedCompletion(evidence=Verified(check=check)):
+            verified_seq = check.seq
+        case VerifiedCompletion(evidence=ReadBack(paths=paths)):
+            read_back = paths
+        case _:
+            pass
+    entries = [
         CommandEvidence(
             command=e.command, exit_code=e.exit_code, step=e.step, timed_out=e.timed_out,
-            after_last_change=last is None or e.seq > last,
+            after_last_change=last is None or e.seq > last or e.seq == verified_seq,
+            kind="notebook" if e.name == "notebook_check" else "command",
         )
         for e in session.tool_log
         if e.command is not None
     ]
+    read = {entry.path: entry for entry in session.read_backs}
+    for path in read_back:
+        found = read.get(path)
+        entries.append(CommandEvidence(
+            command=READ_BACK_COMMAND.format(path=path), kind="read-back", path=path,
+            exit_code=0 if found is not None and found.ok else 1,
+            step=found.step if found is not None else session.steps_total,
+        ))
+    return entries
 
 
 def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) -> TaskOutcome:
@@ -97,7 +129,7 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
         banner=clean(banner),
         blocker=clean(blocker) if blocker else None,
         changes=changes,
-        evidence=command_evidence(session),
+        evidence=command_evidence(session, ending),
         steps=session.steps_total,
         models=list(session.models_used),
         unread=[clean(name) for name in ending.unread]

@@ -27,6 +27,16 @@ class ToolLogEntry:
     read_paths: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ReadBackEntry:
+    """One changed file read back from disk at a text-stop: ``ok`` when its state on disk
+    is what the change summary says (a created or modified file reads; a deleted one is gone)."""
+
+    path: str
+    ok: bool
+    step: int
+
+
 @dataclass
 class TaskSession:
     """Mutable task state owned by the loop (and checkpointed by the ledger later)."""
@@ -55,6 +65,9 @@ class TaskSession:
         """Every file whose content the task showed the model: grounded, or read by a tool."""
         tools = (p for e in self.tool_log if e.ok for p in e.read_paths)
         return frozenset((*self.grounded_paths, *tools))
+
+    read_backs: tuple[ReadBackEntry, ...] = ()
+    """The latest read-back of the changed files (measured at the latest text-stop)."""
 
     def add_usage(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
         prompt, completion = self.usage.get(model, (0, 0))

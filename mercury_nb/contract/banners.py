@@ -17,6 +17,7 @@ from mercury_nb.contract.endings import (
     Blocker,
     Ending,
     Failed,
+    FilesMissingPause,
     NoChangesCompletion,
     NoToolSupport,
     Paused,
@@ -29,6 +30,7 @@ from mercury_nb.contract.endings import (
     WindowTooSmall,
     WorkNotStartedPause,
 )
+from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
 
@@ -242,6 +244,9 @@ def banner_text(
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case VerificationFailedPause(last_check=last_check, stale=stale):
             lines = [VERIFICATION_FAILED, last_check_line(last_check, stale)]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case FilesMissingPause(missing=missing):
+            lines = [f"I've paused for now — {not_created_line(missing)}. {RESUME_HINT}"]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case TruncationPause():
             return _with_changes([TRUNCATION_PAUSE], changes, CHANGES_SO_FAR)

@@ -82,6 +82,17 @@ class VerificationFailedPause:
 
 
 @dataclass(frozen=True)
+class FilesMissingPause:
+    """Files the task asks to create or write are not on disk at the end (measured)."""
+
+    missing: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.missing:
+            raise ValueError("a files-missing pause needs the missing files")
+
+
+@dataclass(frozen=True)
 class TruncationPause:
     """Replies kept hitting the output-token limit through every resume round."""
 
@@ -180,6 +191,7 @@ Ending = (
     | StepBudgetPause
     | WorkNotStartedPause
     | VerificationFailedPause
+    | FilesMissingPause
     | TruncationPause
     | Paused
     | BlockedPause
@@ -201,6 +213,7 @@ def status_of(ending: Ending) -> EndingStatus:
             StepBudgetPause()
             | WorkNotStartedPause()
             | VerificationFailedPause()
+            | FilesMissingPause()
             | TruncationPause()
             | Paused()
             | BlockedPause()
@@ -230,6 +243,7 @@ def resumable(ending: Ending) -> bool:
             | TruncationPause()
             | BlockedPause()
             | QuestionPause()
+            | FilesMissingPause()
             | Paused()
             | ProviderFailure()
             | Failed()

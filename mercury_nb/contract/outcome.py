@@ -29,8 +29,15 @@ class FileChange(BaseModel):
     binary: bool = False
 
 
+EvidenceKind = Literal["command", "notebook", "read-back"]
+
+
 class CommandEvidence(BaseModel):
-    """A command the agent ran, with its exit code and where it fell in the task."""
+    """One piece of evidence: a command the agent ran (``kind`` "command"), a notebook
+    executed top to bottom ("notebook"), or a changed file read back from disk
+    ("read-back": ``path`` is the file, ``command`` reads ``read back <path>``, and
+    ``exit_code`` is 0 when it read back, 1 when it did not). Rows recorded before
+    ``kind`` existed load as commands."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -39,6 +46,8 @@ class CommandEvidence(BaseModel):
     step: int
     timed_out: bool = False
     after_last_change: bool = True
+    kind: EvidenceKind = "command"
+    path: str | None = None
 
 
 class Usage(BaseModel):

@@ -73,6 +73,9 @@ def _change_line(change: dict[str, object]) -> str:
 def _evidence_line(item: dict[str, object]) -> str:
     code = item.get("exit_code")
     mark = "✓" if code == 0 else "✗"
+    if item.get("kind") == "read-back":
+        result = "" if code == 0 else " (could not be read)"
+        return f"  {mark} read back {item.get('path')}{result}"
     stale = "" if item.get("after_last_change", True) else " (before the latest changes)"
     return f"  {mark} {item.get('command')} → exit {code}{stale}"
 

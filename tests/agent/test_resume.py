@@ -102,7 +102,7 @@ async def paused_checkpoint(tmp_path: Path, scripted_model, **changes: Any) -> d
     """The checkpoint of a task paused after one step (its budget spent), edited."""
     config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    first = await run_task("write a", config, on_event=events.append,
+    first = await run_task("write a note in a.txt", config, on_event=events.append,
                            model=scripted_model([write("a.txt", "a\n")]))
     assert first.status == "paused"
     data = last_checkpoint(events)

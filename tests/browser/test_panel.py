@@ -210,16 +210,17 @@ def test_a_task_started_by_the_cli_appears_live(page: Any, lab: Lab) -> None:
 
 def test_markup_in_task_answer_file_name_and_output_renders_as_text(page: Any) -> None:
     open_panel(page)
-    start_from_prompt(page, f"Make trouble {XSS}", "scripted/panel-xss")
+    start_from_prompt(page, f"Write a note about trouble {XSS}", "scripted/panel-xss")
     view = detail(page, "completed")
-    assert view.locator(".jp-mercury-task-text").inner_text() == f"Make trouble {XSS}"
+    assert view.locator(".jp-mercury-task-text").inner_text() == f"Write a note about trouble {XSS}"
     assert XSS in view.locator(".jp-mercury-answer").inner_text()
     assert XSS_FILE in view.locator(".jp-mercury-change-path").all_inner_texts()
     view.locator(".jp-mercury-change summary").first.click()
     assert XSS in view.locator(".jp-mercury-diff").first.inner_text()
     assert XSS in view.locator(".jp-mercury-evidence").inner_text()
     page.locator(".jp-mercury-back").click()
-    assert XSS in page.locator(".jp-mercury-row", has_text="Make trouble").inner_text()
+    row = page.locator(".jp-mercury-row", has_text="Write a note about trouble")
+    assert XSS in row.inner_text()
     assert page.locator("#mercury-panel img, #mercury-panel script").count() == 0
     assert page.evaluate("window.__pwned") is None
 

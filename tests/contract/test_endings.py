@@ -13,6 +13,7 @@ from mercury_nb.contract.endings import (
     Ending,
     EndingStatus,
     Failed,
+    FilesMissingPause,
     NoChangesCompletion,
     NoToolSupport,
     Paused,
@@ -44,6 +45,8 @@ SAMPLES: list[tuple[Ending, EndingStatus]] = [
     (VerificationFailedPause(FAILED, stale=False), "paused"),
     (VerificationFailedPause(PASSED, stale=True), "paused"),
     (VerificationFailedPause(None, stale=False), "paused"),
+    (FilesMissingPause(("hello.py",)), "paused"),
+    (FilesMissingPause(("calc.py", "test_calc.py")), "paused"),
     (TruncationPause(rounds=6), "paused"),
     (Paused("the same tool call kept repeating", Blocker("run_command", "exit 1")), "paused"),
     (BlockedPause("I can't reach the package index"), "paused"),
@@ -90,6 +93,11 @@ def test_resumable(ending: Ending, status: EndingStatus) -> None:
 def test_verified_completion_refuses_anything_but_evidence(evidence: Any) -> None:
     with pytest.raises(TypeError, match="Verified or ReadBack"):
         VerifiedCompletion(evidence)
+
+
+def test_files_missing_pause_names_a_file() -> None:
+    with pytest.raises(ValueError, match="missing files"):
+        FilesMissingPause(())
 
 
 def test_verified_completion_cannot_hold_a_failed_check() -> None:

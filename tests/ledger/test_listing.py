@@ -101,3 +101,19 @@ def test_the_detail_names_a_sub_agents_parent_and_a_parents_sub_agents() -> None
     ]
     assert "sub-agent of:" not in parent
     assert "sub-agent of: abc123def456" in task_detail(subs[0], [], now=1200.0)
+
+
+def test_the_detail_shows_read_back_evidence_as_its_own_kind() -> None:
+    detail = task_detail(
+        record(status="completed", evidence=[
+            {"command": "read back NOTES.md", "exit_code": 0, "step": 1, "kind": "read-back",
+             "path": "NOTES.md"},
+            {"command": "read back gone.md", "exit_code": 1, "step": 1, "kind": "read-back",
+             "path": "gone.md"},
+            {"command": "python hello.py", "exit_code": 0, "step": 2, "kind": "command"},
+        ]),
+        [], now=1200.0,
+    )
+    assert "  ✓ read back NOTES.md" in detail.splitlines()
+    assert "  ✗ read back gone.md (could not be read)" in detail.splitlines()
+    assert "  ✓ python hello.py → exit 0" in detail.splitlines()

@@ -141,7 +141,7 @@ async def test_no_secret_ever_reaches_the_ledger_bytes(
     config = MercuryConfig(workdir=workspace, api_key=config_key, home=home, max_steps=2,
                            max_auto_continuations=1)
     handle = open_ledger(home)
-    task = f"save the keys {config_key} {env_key} {token}"
+    task = f"save the keys {config_key} {env_key} {token} in keys.txt"
     recorder = TaskRecorder(handle.writer, "t1", task, config.with_changes(model=model.name))
     sink = recorder.wrap(lambda event: None)
     sink(Notice(f"⚠ a: bad key {config_key} — switching to b and continuing."))
@@ -175,8 +175,8 @@ async def test_a_failing_ledger_never_breaks_the_task(home: Path, tmp_path: Path
         Turn(text="Done."),
     ])
     config = MercuryConfig(workdir=tmp_path, home=home)
-    recorder = TaskRecorder(writer, "t1", "write", config)
-    outcome = await run_task("write", config, model=model, task_id="t1",
+    recorder = TaskRecorder(writer, "t1", "write a note in a.txt", config)
+    outcome = await run_task("write a note in a.txt", config, model=model, task_id="t1",
                              on_event=recorder.wrap(lambda event: None))
     writer.close()
     assert outcome.status == "completed"
@@ -258,8 +258,9 @@ async def test_a_non_utf8_file_name_never_stops_a_checkpoint(
     handle = open_ledger(home)
     reports: list[str] = []
     handle.writer.report = reports.append
-    recorder = TaskRecorder(handle.writer, "t1", "list", config)
-    outcome = await run_task("list", config, model=model, task_id="t1",
+    task = "List the workspace, then write a note in ok.txt"
+    recorder = TaskRecorder(handle.writer, "t1", task, config)
+    outcome = await run_task(task, config, model=model, task_id="t1",
                              on_event=recorder.wrap(lambda event: None))
     handle.flush()
     assert reports == []
@@ -365,3 +366,23 @@ async def test_an_ending_no_continue_cures_is_recorded_as_not_resumable(
     record = handle.ledger.get("nt1")
     assert (outcome.status, outcome.resumable) == ("failed", False)
     assert record is not None and (record.status, record.resumable) == ("failed", False)
+
+
+async def test_read_back_evidence_is_stored_with_its_kind(home: Path, tmp_path: Path,
+                                                          scripted_model) -> None:
+    model = scripted_model([
+        Turn(tool_calls=(call("create_file", path="NOTES.md", content="# Notes\n"),)),
+        Turn(text="Wrote the notes."),
+    ])
+    config = MercuryConfig(workdir=tmp_path, home=home, model=model.name)
+    task = "Write a summary of the project in NOTES.md"
+    handle = open_ledger(home)
+    recorder = TaskRecorder(handle.writer, "t1", task, config)
+    outcome = await run_task(task, config, model=model, task_id="t1",
+                             on_event=recorder.wrap(lambda event: None))
+    handle.flush()
+    assert "✓ Verified: change summary and read-back of NOTES.md ✓" in outcome.banner
+    record = handle.ledger.get("t1")
+    assert record is not None
+    assert [(e["kind"], e["path"], e["exit_code"]) for e in record.evidence] == [
+        ("read-back", "NOTES.md", 0)]

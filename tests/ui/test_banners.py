@@ -13,6 +13,7 @@ from mercury_nb.contract.endings import (
     Blocker,
     Ending,
     Failed,
+    FilesMissingPause,
     NoChangesCompletion,
     NoToolSupport,
     Paused,
@@ -191,6 +192,26 @@ NO_TOOLS_FIX = (
             id="question",
         ),
         pytest.param(
+            FilesMissingPause(("hello.py",)),
+            [FileChange(path="file.txt", added=1, removed=0, kind="created")],
+            [
+                "I've paused for now — hello.py was not created. "
+                'Send "continue" and I\'ll pick up right where I left off.',
+                "Changes so far:",
+                "+1 −0 file.txt (created)",
+            ],
+            id="files-missing",
+        ),
+        pytest.param(
+            FilesMissingPause(("calc.py", "test_calc.py")),
+            [],
+            [
+                "I've paused for now — calc.py was not created; test_calc.py was not created. "
+                'Send "continue" and I\'ll pick up right where I left off.',
+            ],
+            id="files-missing-two",
+        ),
+        pytest.param(
             Failed("the workspace folder was deleted"),
             [],
             ["I couldn't finish this one — the workspace folder was deleted."],
@@ -250,6 +271,7 @@ NON_COMPLETIONS: list[Ending] = [
     VerificationFailedPause(PASSED, stale=True),
     VerificationFailedPause(None, stale=False),
     TruncationPause(6),
+    FilesMissingPause(("hello.py",)),
     Paused("memory pressure stayed high", None),
     BlockedPause("I'm not capable of providing a response."),
     QuestionPause("What can I help you with today?"),

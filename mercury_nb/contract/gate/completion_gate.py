@@ -2,28 +2,39 @@
 
 The loop consults the gate only when a turn ended ``text-stop``. The rule:
 
-* nothing changed on disk (measured) -> ``CompleteNoChanges``, never a forced round;
-* a passing check after the last change -> ``Complete(Verified)``;
-* only non-code files changed (prose and tabular data, see ``NON_CODE_SUFFIXES``) and no
-  check failed after the change -> ``Complete(ReadBack)``: the measured change summary
-  and a read-back of the files are the evidence;
+* nothing changed on disk (measured) -> ``CompleteNoChanges``, never a forced round (a
+  turn that attempted no change is the narration guard's, which ran first; one that asked
+  the user something is answered);
+* a file the task asks to create or write is missing on disk (measured) -> in execute
+  mode one forced round naming it, then ``PauseFilesMissing`` ("hello.py was not
+  created"), whatever else happened;
+* a passing check after the last change -> ``Complete(Verified)``; a run the task asked
+  for ("run hello.py" -> ``python hello.py``) is such a check;
+* only prose or data changed, the task asks for that kind of content (notes, docs,
+  data) and no code, tests or run, the changed files are where the task said (see
+  ``TaskRequirements.read_back_verifies``) and no check failed after the change ->
+  ``Complete(ReadBack)``: the measured change summary and a read-back are the evidence;
 * otherwise, in execute mode, exactly one forced verification round per gate
   (``tool_choice`` required); after it, or at once in chat mode, a missing, failed or
   stale check pauses honestly.
 
-The task's intent does not enter: a question that changed files is held to the same
-rule, and a question with no changes has nothing to verify. (The narration guard uses
-the intent; see ``task_intent``.)
+The task's words enter only through its requirements (``task_requirements``): a question
+that changed files asks for no content, so a read-back does not verify it.
 """
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal, assert_never
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.gate.file_kinds import (  # noqa: F401 (re-exported)
+    NON_CODE_NAMES,
+    NON_CODE_SUFFIXES,
+    is_non_code_path,
+    only_non_code,
+)
+from mercury_nb.contract.gate.task_requirements import NOTHING_ASKED, TaskRequirements
 from mercury_nb.contract.gate.verification import (
     CheckFailed,
     CheckRecord,
@@ -42,39 +53,6 @@ VERIFICATION_NOTICE = "Checking my work before I call it done — running the bu
 FORCED_VERIFICATION_ROUNDS = 1
 """Forced verification rounds per gate: exactly one."""
 
-NON_CODE_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".org", ".csv", ".tsv"})
-"""Prose and tabular data: nothing builds or imports them, so a read-back is evidence.
-
-Configuration (.json, .yaml, .yml, .toml, .ini, .cfg), markup that runs (.html, .svg)
-and notebooks are code: builds, packagers and CI read them, and only a check can show
-they still work. ``requirements*.txt``, ``constraints*.txt`` and ``CMakeLists.txt`` are
-code despite their suffix."""
-
-NON_CODE_NAMES = frozenset(
-    {"LICENSE", "LICENCE", "COPYING", "AUTHORS", "CONTRIBUTORS", "NOTICE", "CHANGELOG"}
-)
-"""Suffix-less files that are prose."""
-
-_CODE_TEXT_PREFIXES = ("requirements", "constraints", "cmakelists")
-
-
-def is_non_code_path(path: str) -> bool:
-    """True for prose and tabular data files (see ``NON_CODE_SUFFIXES``)."""
-    name = posixpath.basename(path.replace("\\", "/"))
-    stem, suffix = posixpath.splitext(name)
-    if name in NON_CODE_NAMES:
-        return True
-    if stem.lower().startswith(_CODE_TEXT_PREFIXES):
-        return False
-    return suffix.lower() in NON_CODE_SUFFIXES
-
-
-def only_non_code(paths: Iterable[str]) -> bool:
-    """True when there is at least one path and every one is non-code."""
-    listed = list(paths)
-    return bool(listed) and all(is_non_code_path(p) for p in listed)
-
-
 @dataclass(frozen=True)
 class GateState:
     """How many verification rounds this gate has forced so far."""
@@ -87,11 +65,15 @@ class GateObservation:
     """What the loop measured when the turn ended ``text-stop``.
 
     ``changed_paths`` comes from the git/snapshot change summary, never from the model;
-    ``evidence`` from ``judge_evidence`` over the task's tool calls.
+    ``evidence`` from ``judge_evidence`` over the task's tool calls; ``requirements`` is
+    the reading of the task (the empty reading asks for nothing a read-back verifies);
+    ``missing`` the files it asks for that are not on disk (measured).
     """
 
     changed_paths: tuple[str, ...]
     evidence: EvidenceVerdict
+    requirements: TaskRequirements = NOTHING_ASKED
+    missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -123,7 +105,16 @@ class PauseVerificationFailed:
     stale: bool
 
 
-GateDecision = Complete | CompleteNoChanges | ForceVerification | PauseVerificationFailed
+@dataclass(frozen=True)
+class PauseFilesMissing:
+    """Pause honestly: files the task asks for were not created."""
+
+    missing: tuple[str, ...]
+
+
+GateDecision = (
+    Complete | CompleteNoChanges | ForceVerification | PauseVerificationFailed | PauseFilesMissing
+)
 
 _PROMPT_HEAD = "[SYSTEM: VERIFY] You changed files, but {reason}. The task is NOT done yet."
 _PROMPT_CODE = (
@@ -137,6 +128,15 @@ _PROMPT_NOTEBOOKS = (
     " (run_command: jupyter execute <path>.ipynb) and fix any cell that raises."
 )
 _PROMPT_TAIL = " Changed: {paths}."
+_PROMPT_RUN = (
+    " The task asks you to run {runs}: run it now with run_command, on its own, after your"
+    " last change; its exit code is the evidence."
+)
+_PROMPT_PLACE = " The task names {places}, but you changed {others}."
+_PROMPT_MISSING = (
+    "[SYSTEM: VERIFY] {missing}. The task asks for {listed}, so it is NOT done yet. Create"
+    " {them} now with create_file, with the content the task asks for."
+)
 _LISTED_PATHS = 10
 
 
@@ -180,15 +180,61 @@ def describe_result(check: CheckRecord) -> str:
     return "passed" if check.exit_code == 0 else f"exited {check.exit_code}"
 
 
-def verification_prompt(evidence: EvidenceVerdict, changed_paths: tuple[str, ...]) -> str:
-    """The message appended for the forced verification round."""
-    listed = ", ".join(changed_paths[:_LISTED_PATHS])
-    if len(changed_paths) > _LISTED_PATHS:
-        listed += f" and {len(changed_paths) - _LISTED_PATHS} more"
-    body = _PROMPT_NOTEBOOKS if touches_notebooks(changed_paths) else _PROMPT_CODE
+def _listed(paths: tuple[str, ...]) -> str:
+    listed = ", ".join(paths[:_LISTED_PATHS])
+    if len(paths) > _LISTED_PATHS:
+        listed += f" and {len(paths) - _LISTED_PATHS} more"
+    return listed
+
+
+def not_created_line(missing: tuple[str, ...]) -> str:
+    """``hello.py was not created``, one clause per file, joined with "; "."""
+    return "; ".join(f"{path} was not created" for path in missing)
+
+
+def _run_note(requirements: TaskRequirements) -> str:
+    runs = requirements.runs
+    named = [f"`{c}`" for c in runs.commands] + [
+        p for p in runs.programs if not any(p in c for c in runs.commands)
+    ]
+    return _PROMPT_RUN.format(runs=" and ".join(named)) if named else ""
+
+
+def _check_body(requirements: TaskRequirements) -> str:
+    asks_run = bool(requirements.runs) and "tests" not in requirements.kinds
+    return "" if asks_run else _PROMPT_CODE
+
+
+def verification_prompt(
+    evidence: EvidenceVerdict,
+    changed_paths: tuple[str, ...],
+    requirements: TaskRequirements = NOTHING_ASKED,
+) -> str:
+    """The message appended for the forced verification round: why there is no evidence,
+    where the task wanted the content, the run it asked for, and the check to run (the run
+    alone when the task names one and asks for no tests)."""
+    body = _PROMPT_NOTEBOOKS if touches_notebooks(changed_paths) else _check_body(requirements)
     uncounted = evidence.uncounted if isinstance(evidence, NoCheck | CheckStale) else None
     head = _PROMPT_HEAD.format(reason=_reason(evidence)) + uncounted_note(uncounted)
-    return head + body + _PROMPT_TAIL.format(paths=listed)
+    others = tuple(p for p in changed_paths if not requirements.is_place(p))
+    place = ""
+    if requirements.places and others and not requirements.needs_check:
+        place = _PROMPT_PLACE.format(places=_listed(requirements.places), others=_listed(others))
+    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths))
+    return head + place + _run_note(requirements) + body + tail
+
+
+def missing_prompt(
+    missing: tuple[str, ...], changed_paths: tuple[str, ...], requirements: TaskRequirements
+) -> str:
+    """The message appended for the forced round when files the task asks for are missing."""
+    them = "it" if len(missing) == 1 else "them"
+    head = _PROMPT_MISSING.format(
+        missing=not_created_line(missing), listed=_listed(requirements.must_exist), them=them
+    )
+    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths))
+    check = _check_body(requirements) if requirements.needs_check else ""
+    return head + _run_note(requirements) + check + tail
 
 
 def step_gate(
@@ -196,8 +242,14 @@ def step_gate(
 ) -> tuple[GateState, GateDecision]:
     """One gate step; see the module docstring for the rule. ``config.mode`` is the
     task's mode (``--chat`` on the cell sets it): ``chat`` never forces a round."""
+    forcing = config.mode == "execute" and state.forced_rounds < FORCED_VERIFICATION_ROUNDS
     if not obs.changed_paths:
         return state, CompleteNoChanges()
+    if obs.missing:
+        if forcing:
+            prompt = missing_prompt(obs.missing, obs.changed_paths, obs.requirements)
+            return replace(state, forced_rounds=state.forced_rounds + 1), ForceVerification(prompt)
+        return state, PauseFilesMissing(obs.missing)
     last_check: CheckRecord | None
     match obs.evidence:
         case Verified() as verified:
@@ -210,9 +262,9 @@ def step_gate(
             last_check, stale, failed = check, True, False
         case _ as unreachable:
             assert_never(unreachable)
-    if not failed and only_non_code(obs.changed_paths):
+    if not failed and obs.requirements.read_back_verifies(obs.changed_paths):
         return state, Complete(ReadBack(obs.changed_paths))
-    if config.mode == "execute" and state.forced_rounds < FORCED_VERIFICATION_ROUNDS:
-        prompt = verification_prompt(obs.evidence, obs.changed_paths)
+    if forcing:
+        prompt = verification_prompt(obs.evidence, obs.changed_paths, obs.requirements)
         return replace(state, forced_rounds=state.forced_rounds + 1), ForceVerification(prompt)
     return state, PauseVerificationFailed(last_check=last_check, stale=stale)

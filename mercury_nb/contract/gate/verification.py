@@ -13,6 +13,7 @@ from mercury_nb.contract.gate.check_commands import (
     is_verification_command,
     touches_notebooks,
 )
+from mercury_nb.contract.gate.requested_runs import NO_RUNS, RequestedRuns, is_requested_run
 from mercury_nb.contract.gate.uncounted_checks import UncountedCheck, uncounted_check
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "EvidenceVerdict",
     "NoCheck",
     "ReadBack",
+    "RequestedRuns",
     "UncountedCheck",
     "Verified",
     "check_kinds",
@@ -103,15 +105,16 @@ class CheckStale:
 EvidenceVerdict = Verified | NoCheck | CheckFailed | CheckStale
 
 
-def is_check(record: CheckRecord, *, notebooks_only: bool = False) -> bool:
-    """A notebook execution is always a check; a command is one when its words say so."""
+def is_check(
+    record: CheckRecord, *, notebooks_only: bool = False, runs: RequestedRuns = NO_RUNS
+) -> bool:
+    """A notebook execution is always a check; a command is one when its words say so, or
+    when it is a run the task asked for (``runs``; not when notebooks changed)."""
     if record.kind == "notebook":
         return True
-    return (
-        executes_notebooks(record.command)
-        if notebooks_only
-        else (is_verification_command(record.command))
-    )
+    if notebooks_only:
+        return executes_notebooks(record.command)
+    return is_verification_command(record.command) or is_requested_run(record.command, runs)
 
 
 def judge_evidence(
@@ -119,6 +122,7 @@ def judge_evidence(
     last_mutation_seq: int | None,
     *,
     notebooks_changed: bool = False,
+    runs: RequestedRuns = NO_RUNS,
 ) -> EvidenceVerdict:
     """Judge by exit code and order only, never by output text.
 
@@ -127,10 +131,11 @@ def judge_evidence(
     checks after the change, a failure is only cleared by a later passing run of the
     same command, so a passing lint cannot hide failing tests. When notebooks changed,
     only a notebook execution counts. A verification command must not itself be
-    reported as the last mutation.
+    reported as the last mutation; a run the task asked for (``runs``: "run hello.py")
+    may be, since what it writes is part of what was asked.
     """
-    checks = [r for r in records if is_check(r, notebooks_only=notebooks_changed)]
-    after = [r for r in checks if last_mutation_seq is None or r.seq > last_mutation_seq]
+    checks = [r for r in records if is_check(r, notebooks_only=notebooks_changed, runs=runs)]
+    after = [r for r in checks if _after(r, last_mutation_seq, runs, notebooks_changed)]
     if after:
         newest_per_command: dict[tuple[str, str], CheckRecord] = {}
         for record in sorted(after, key=lambda r: r.seq):
@@ -143,6 +148,16 @@ def judge_evidence(
     if checks:
         return CheckStale(max(checks, key=lambda r: r.seq), uncounted)
     return NoCheck(uncounted)
+
+
+def _after(
+    record: CheckRecord, last_mutation_seq: int | None, runs: RequestedRuns, notebooks: bool
+) -> bool:
+    if last_mutation_seq is None or record.seq > last_mutation_seq:
+        return True
+    requested = (record.seq == last_mutation_seq and record.kind == "command" and not notebooks
+                 and is_requested_run(record.command, runs))
+    return requested
 
 
 def _newest_uncounted(

@@ -27,6 +27,7 @@ from mercury_nb.contract.endings import (
     Ending,
     EndingStatus,
     Failed,
+    FilesMissingPause,
     NoChangesCompletion,
     NoToolSupport,
     Paused,
@@ -40,6 +41,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
+from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.outcome import TaskOutcome
 
 SUBAGENT_RESUME_NUDGE = (
@@ -126,6 +128,8 @@ def why_not_done(ending: Ending) -> str | None:
             return "its changes are in, but the last check didn't pass"
         case WorkNotStartedPause():
             return "it never landed a change — only a description of the work"
+        case FilesMissingPause(missing=missing):
+            return not_created_line(missing)
         case Paused(reason=reason):
             return reason.strip().rstrip(".…")
         case BlockedPause(reason=reason):

@@ -63,6 +63,8 @@ class Measured:
     changed_paths: tuple[str, ...]
     verified_by: Literal["git", "snapshot"]
     complete: bool = True
+    missing_files: tuple[str, ...] = ()
+    """The files the task asks to create or write that are not on disk (measured)."""
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
     Ending,
+    FilesMissingPause,
     NoChangesCompletion,
     Paused,
     QuestionPause,
@@ -30,10 +31,12 @@ from mercury_nb.contract.gate.completion_gate import (
     CompleteNoChanges,
     ForceVerification,
     GateObservation,
+    PauseFilesMissing,
     PauseVerificationFailed,
     step_gate,
 )
 from mercury_nb.contract.gate.task_intent import TaskIntent
+from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.recovery.continuation import (
     AutoContinue,
     PauseStepBudget,
@@ -123,7 +126,8 @@ def _final_reply_ending(
     user (read by ``classify_final_reply``); None when it claims done, which the gate decides.
 
     Only in execute mode, and only for a task that asked for work or changed something: a
-    clarifying question or an "I can't" in answer to a question is the answer itself."""
+    clarifying question or an "I can't" in answer to a question is the answer itself. A
+    blocked reply while files the task named are missing ends naming those files."""
     measured = facts.measured
     work_done = facts.mutations_in_task > 0 or bool(measured and measured.changed_paths)
     if config.mode != "execute" or not (state.intent is TaskIntent.WORK or work_done):
@@ -132,6 +136,10 @@ def _final_reply_ending(
         case Done():
             return None
         case Blocked(reason=reason):
+            if measured is not None and measured.missing_files:
+                # what was measured outranks what the model says of itself: the blocker
+                # is the file the task asked for that does not exist
+                return FilesMissingPause(measured.missing_files)
             return BlockedPause(reason)
         case Question(text=text):
             return QuestionPause(text)
@@ -181,9 +189,11 @@ def _on_text_stop(
     if measured is None or not measured.complete:
         reason = "I couldn't confirm what changed in the workspace, so I'm not calling it done"
         return state, FinishWith(Paused(reason))
-    gate, decision = step_gate(
-        state.gate, GateObservation(measured.changed_paths, facts.evidence), config
+    observation = GateObservation(
+        measured.changed_paths, facts.evidence, read_task(state.task, config.mode),
+        measured.missing_files,
     )
+    gate, decision = step_gate(state.gate, observation, config)
     state = replace(state, gate=gate)
     match decision:
         case Complete(evidence=evidence):
@@ -195,5 +205,7 @@ def _on_text_stop(
             return state, NextTurn(directive, notice, notice_kind="verification")
         case PauseVerificationFailed(last_check=check, stale=stale):
             return state, FinishWith(VerificationFailedPause(check, stale))
+        case PauseFilesMissing(missing=missing):
+            return state, FinishWith(FilesMissingPause(missing))
         case _ as unreachable:
             assert_never(unreachable)

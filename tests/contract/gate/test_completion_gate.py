@@ -1,4 +1,5 @@
-"""The verification gate: evidence-gated completion with exactly one forced round."""
+"""The verification gate: evidence-gated completion with exactly one forced round, held to
+what the task asks (a read-back verifies only content the task asks for, where it said)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from mercury_nb.contract.gate.completion_gate import (
     GateDecision,
     GateObservation,
     GateState,
+    PauseFilesMissing,
     PauseVerificationFailed,
     is_non_code_path,
+    not_created_line,
     step_gate,
     verification_prompt,
 )
+from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.task_requirements import NOTHING_ASKED, TaskRequirements
 from mercury_nb.contract.gate.verification import (
     CheckFailed,
     CheckRecord,
@@ -40,6 +45,11 @@ TIMED_OUT = CheckRecord("pytest", 0, 5, timed_out=True)
 OLD = CheckRecord("pytest", 0, 2)
 CODE = ("src/app.py",)
 DOCS = ("README.md", "data/sales.csv")
+ASKED = {
+    CODE: read_task("Fix the crash in src/app.py"),
+    DOCS: read_task("Update README.md and add this month's rows to data/sales.csv"),
+}
+"""The task each change list answers in the tables below."""
 
 
 def decide(
@@ -47,8 +57,11 @@ def decide(
     paths: tuple[str, ...],
     evidence: EvidenceVerdict,
     config: MercuryConfig = EXECUTE,
+    asked: TaskRequirements | None = None,
+    missing: tuple[str, ...] = (),
 ) -> tuple[GateState, GateDecision]:
-    return step_gate(state, GateObservation(paths, evidence), config)
+    requirements = asked if asked is not None else ASKED.get(paths, NOTHING_ASKED)
+    return step_gate(state, GateObservation(paths, evidence, requirements, missing), config)
 
 
 @pytest.mark.parametrize(
@@ -274,3 +287,108 @@ def test_the_forced_round_says_why_a_run_did_not_count(run: str, told: str) -> N
 
 def test_the_forced_round_says_nothing_extra_without_such_a_run() -> None:
     assert "did not count" not in verification_prompt(NoCheck(), ("calc.py",))
+
+
+HELLO = read_task("Create hello.py that prints hello world, and run it.")
+CALC = read_task(
+    "Add a function add(a, b) to calc.py and a pytest test in test_calc.py, then make the "
+    "tests pass."
+)
+NOTES = read_task("Write a summary of the project in NOTES.md")
+SLEEP = read_task("Run the shell command `sleep 300` in the workspace.")
+QUESTION = read_task("What is in the data folder?")
+HELLO_RUN = CheckRecord("python hello.py", 0, 5)
+
+
+@pytest.mark.parametrize(
+    ("state", "asked", "paths", "evidence", "missing", "config", "expected"),
+    [
+        # the recorded false completions: junk prose for a code or run task
+        pytest.param(AFTER_FORCED, HELLO, ("file.txt",), NoCheck(), ("hello.py",), EXECUTE,
+                     PauseFilesMissing(("hello.py",)), id="r9-hello-missing"),
+        pytest.param(AFTER_FORCED, CALC, ("create_file_path.txt",), NoCheck(),
+                     ("calc.py", "test_calc.py"), EXECUTE,
+                     PauseFilesMissing(("calc.py", "test_calc.py")), id="r10-calc-missing"),
+        pytest.param(AFTER_FORCED, SLEEP, ("workspace/workspace.csv.csv",), NoCheck(), (),
+                     EXECUTE, PauseVerificationFailed(None, stale=False), id="r14b-junk-csv"),
+        pytest.param(FRESH, HELLO, ("file.txt",), NoCheck(), ("hello.py",), CHAT,
+                     PauseFilesMissing(("hello.py",)), id="chat-missing-never-forces"),
+        # a passing check does not make up for a missing file
+        pytest.param(AFTER_FORCED, CALC, ("calc.py",), Verified(PASSED), ("test_calc.py",),
+                     EXECUTE, PauseFilesMissing(("test_calc.py",)), id="verified-but-missing"),
+        # the requested run is the evidence
+        pytest.param(FRESH, HELLO, ("hello.py",), Verified(HELLO_RUN), (), EXECUTE,
+                     Complete(Verified(HELLO_RUN)), id="hello-ran"),
+        # a read-back verifies only content the task asks for, where it said
+        pytest.param(FRESH, NOTES, ("NOTES.md",), NoCheck(), (), EXECUTE,
+                     Complete(ReadBack(("NOTES.md",))), id="notes-read-back"),
+        pytest.param(FRESH, NOTES, ("NOTES.md",), NoCheck(), (), CHAT,
+                     Complete(ReadBack(("NOTES.md",))), id="chat-notes-read-back"),
+        pytest.param(AFTER_FORCED, NOTES, ("NOTES.md", "junk.txt"), NoCheck(), (), EXECUTE,
+                     PauseVerificationFailed(None, stale=False), id="notes-and-junk"),
+        pytest.param(AFTER_FORCED, QUESTION, ("junk.txt",), NoCheck(), (), EXECUTE,
+                     PauseVerificationFailed(None, stale=False), id="question-junk"),
+        pytest.param(AFTER_FORCED, NOTHING_ASKED, ("README.md",), NoCheck(), (), EXECUTE,
+                     PauseVerificationFailed(None, stale=False), id="empty-reading-is-strict"),
+        # nothing changed: the narration guard's business, never a missing-file round
+        pytest.param(FRESH, HELLO, (), NoCheck(), ("hello.py",), EXECUTE, CompleteNoChanges(),
+                     id="no-changes"),
+    ],
+)
+def test_gate_holds_evidence_to_the_task(
+    state: GateState,
+    asked: TaskRequirements,
+    paths: tuple[str, ...],
+    evidence: EvidenceVerdict,
+    missing: tuple[str, ...],
+    config: MercuryConfig,
+    expected: GateDecision,
+) -> None:
+    new_state, decision = decide(state, paths, evidence, config, asked, missing)
+    assert decision == expected
+    assert new_state == state
+
+
+def test_missing_files_use_the_one_forced_round_naming_them() -> None:
+    state, decision = decide(FRESH, ("file.txt",), NoCheck(), EXECUTE, HELLO, ("hello.py",))
+    assert isinstance(decision, ForceVerification)
+    assert decision.tool_choice == "required"
+    assert decision.prompt.startswith("[SYSTEM: VERIFY] hello.py was not created.")
+    assert "run `hello.py`" not in decision.prompt
+    assert "The task asks you to run hello.py" in decision.prompt
+    assert "Changed: file.txt." in decision.prompt
+    assert state == GateState(forced_rounds=1)
+    _, second = decide(state, ("file.txt",), NoCheck(), EXECUTE, HELLO, ("hello.py",))
+    assert second == PauseFilesMissing(("hello.py",))
+    assert not_created_line(("calc.py", "test_calc.py")) == (
+        "calc.py was not created; test_calc.py was not created"
+    )
+
+
+def test_the_forced_round_names_the_command_the_task_asked_to_run() -> None:
+    _, decision = decide(FRESH, ("x.csv",), NoCheck(), EXECUTE, SLEEP)
+    assert isinstance(decision, ForceVerification)
+    assert "The task asks you to run `sleep 300`" in decision.prompt
+
+
+def test_the_forced_round_says_where_the_task_wanted_the_content() -> None:
+    _, decision = decide(FRESH, ("NOTES.md", "junk.txt"), NoCheck(), EXECUTE, NOTES)
+    assert isinstance(decision, ForceVerification)
+    assert "The task names NOTES.md, but you changed junk.txt." in decision.prompt
+
+
+@pytest.mark.parametrize(
+    ("asked", "generic"),
+    [
+        pytest.param(SLEEP, False, id="a-named-run-is-the-check"),
+        pytest.param(HELLO, False, id="a-named-program-is-the-check"),
+        pytest.param(CALC, True, id="tests-need-the-test-run"),
+        pytest.param(NOTHING_ASKED, True, id="nothing-named"),
+    ],
+)
+def test_the_forced_round_asks_for_the_requested_run_or_a_check(
+    asked: TaskRequirements, generic: bool
+) -> None:
+    prompt = verification_prompt(NoCheck(), ("x.py",), asked)
+    assert ("Run the project's build, tests or type check" in prompt) is generic
+    assert ("The task asks you to run" in prompt) is bool(asked.runs)
