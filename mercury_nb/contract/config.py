@@ -197,8 +197,9 @@ class MercuryConfig(BaseModel):
     reply_cap_window: int = Field(default=32768, ge=1024)
     """Larger windows (cloud models) keep ``max_output_tokens``, cut only by the fraction."""
 
-    tool_set: Literal["auto", "full", "compact"] = "auto"
-    """Tool definitions sent: ``full``, ``compact`` (short) or ``auto`` (full if it fits well)."""
+    tool_set: Literal["auto", "full", "compact"] = "full"
+    """Tool definitions sent: ``full``, ``compact`` (short) or ``auto`` (full if it fits well,
+    else compact). A window too small for the full set fails naming the compact set's size."""
 
     tool_result_window_fraction: float = Field(default=0.15, gt=0, le=1, allow_inf_nan=False)
     """One tool result holds at most this fraction of the usable prompt budget; larger

@@ -30,6 +30,7 @@ def props(n_ctx: int) -> dict[str, Any]:
 
 
 def config(tmp_path: Path, server: LoopbackServer, **kw: Any) -> MercuryConfig:
+    kw.setdefault("tool_set", "auto")  # the tool set follows the window
     return MercuryConfig(workdir=tmp_path, model="openai/local", api_base=server.url,
                          api_key="sk-test", retry_base_s=0.0, request_timeout_s=30, **kw)
 
@@ -57,7 +58,7 @@ async def test_a_2048_window_that_cannot_hold_the_full_tools_fails_before_any_re
     assert outcome.status == "failed", outcome.banner
     reason = (f"this model's 2,048-token window cannot hold the tool definitions "
               f"(about {about(FULL)} tokens)")
-    assert about(FULL) == "1,500"  # the size the issue measured
+    assert 1400 <= FULL <= 1800  # measured: ~1,500 for the 12 tools, ~1,700 with finish
     lines = outcome.banner.split("\n")
     assert lines[0] == f"I couldn't finish this one — {reason}."
     assert outcome.blocker == reason
@@ -125,7 +126,7 @@ async def test_a_window_learned_from_an_overflow_moves_to_the_compact_set(
 
     assert outcome.status == "completed", outcome.banner
     first, second = server.requests
-    assert first["max_tokens"] == 2048 and len(first["tools"]) == 12
+    assert first["max_tokens"] == 2048 and len(first["tools"]) == len(default_registry().schemas())
     assert descriptions(first) != COMPACT_DESCRIPTIONS
     assert descriptions(second) == COMPACT_DESCRIPTIONS and second["max_tokens"] == 512
     assert any(n.startswith("Using the compact tool set") for n in notices(events))

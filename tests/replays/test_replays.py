@@ -33,20 +33,8 @@ from mercury_nb.testing.replay import (
 )
 from mercury_nb.testing.script import OnExhausted
 
-PENDING: dict[str, str] = {
-    "r1_hello": "no-tools detection (issue 16.3)",
-    "r2_calc": "no-tools detection (issue 16.3)",
-    "r7_ctx2048": "windows too small for the tools (issue 16.4)",
-    "r7b_ctx2048_window8192": "no-tools detection (issue 16.3)",
-    "r9_shim_hello": "evidence must answer the task (issue 16.1)",
-    "r10_shim_calc": "evidence must answer the task (issue 16.1)",
-    "r12_shim_calc_git": "evidence must answer the task (issue 16.1)",
-    "r13_shim_hello2": "files the task names must exist (issue 16.1)",
-    "r14a_run_sleep_as_chat": "instructions are work (issue 16.2)",
-    "r14b_shim_sleep_task": "evidence must answer the task (issue 16.1)",
-}
-"""Runs whose honest ending is fixed on another branch: their tests are expected to fail
-here. Remove an entry once the branch that fixes it is merged."""
+PENDING: dict[str, str] = {}
+"""Runs whose honest ending is not reached yet (none): their tests are expected to fail."""
 
 DATA = Path(__file__).parent / "data"
 COMPLETE = "✓ Task complete"

@@ -23,9 +23,12 @@ from mercury_nb.contract.recovery.window_fit import (
 SYSTEM, FULL, COMPACT = 256, 1525, 808
 """The sizes measured of the real system prompt and tool sets (see tests/tools)."""
 
+AUTO = MercuryConfig(tool_set="auto")
+"""``auto`` picks the set by the window (the default, ``full``, never switches)."""
+
 
 def observe(window: int | None, config: MercuryConfig | None = None, **kw: Any) -> FitObservation:
-    config = config or MercuryConfig()
+    config = config or AUTO
     reply = output_cap(window, config.max_output_tokens, config)
     sizes: dict[str, Any] = {"system_tokens": SYSTEM, "full_tokens": FULL,
                              "compact_tokens": COMPACT, **kw}
@@ -80,7 +83,7 @@ def test_the_compact_set_is_not_offered_as_a_fix_when_it_does_not_fit_either() -
     _, decision = step_fit(FitState(), observe(1024, config), config)
     assert isinstance(decision, WindowTooSmall)
     assert decision.compact_tokens is None and not decision.compact
-    _, auto = step_fit(FitState(), observe(1024), MercuryConfig())
+    _, auto = step_fit(FitState(), observe(1024), AUTO)
     assert isinstance(auto, WindowTooSmall) and auto.compact and auto.tools_tokens == COMPACT
 
 
@@ -101,7 +104,7 @@ def test_the_compact_set_is_not_offered_as_a_fix_when_it_does_not_fit_either() -
 def test_the_compact_set_is_announced_when_it_starts(
     before: str | None, window: int, notice: str | None
 ) -> None:
-    config = MercuryConfig()
+    config = AUTO
     state, decision = step_fit(FitState(before), observe(window), config)  # type: ignore[arg-type]
     assert isinstance(decision, OfferTools)
     assert decision.notice == notice
@@ -130,7 +133,7 @@ def test_a_configured_compact_set_is_announced_as_configured() -> None:
 def test_a_pause_promises_a_resume_only_when_what_is_never_cut_fits(
     window: int | None, task: int, expected: str | None
 ) -> None:
-    decision = prefix_fit(observe(window), task, MercuryConfig())
+    decision = prefix_fit(observe(window), task, AUTO)
     if expected is None:
         assert decision is None
         return
@@ -158,7 +161,7 @@ def test_a_task_that_fits_only_beside_the_compact_set_offers_it() -> None:
     ],
 )
 def test_the_larger_window_suggested(window: int, task: int, expected: int) -> None:
-    assert larger_window(observe(window), MercuryConfig(), task) == expected
+    assert larger_window(observe(window), AUTO, task) == expected
 
 
 @pytest.mark.parametrize(
@@ -175,4 +178,4 @@ def test_an_overflow_is_worth_resending_when_the_tool_set_changes(
     before: str | None, window: int, expected: bool
 ) -> None:
     state = FitState(before)  # type: ignore[arg-type]
-    assert set_changes(state, observe(window), MercuryConfig()) is expected
+    assert set_changes(state, observe(window), AUTO) is expected
