@@ -91,7 +91,7 @@ def default_registry() -> ToolRegistry:
     from mercury_nb.tools.commands import COMMAND_TOOLS
     from mercury_nb.tools.delegate import DELEGATE_TASK_TOOL
     from mercury_nb.tools.files import FILE_TOOLS
-    from mercury_nb.tools.finish import FINISH_TOOL
+    from mercury_nb.tools.finishing import FINISH_TOOL
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
     return ToolRegistry(
