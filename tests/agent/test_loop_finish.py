@@ -109,13 +109,30 @@ async def test_sorry_i_cant_after_changing_files_is_never_task_complete(
     fake = scripted_model([
         Turn(tool_calls=(call("create_file", path="notes.txt", content="A sample file"),)),
         Turn(text="I'm sorry, I can't do that."),
+        Turn(text="I'm sorry, I can't do that."),  # to the forced round naming hello.py
     ])
     outcome = await run_task("Create hello.py that prints hello world, and run it.",
                              cfg(tmp_path), model=fake)
     assert outcome.status == "paused"
     assert TASK_COMPLETE not in outcome.banner
-    assert "What blocked it: I'm sorry, I can't do that." in outcome.banner
+    # the measured blocker outranks the model's words about itself: hello.py does not exist
+    assert "hello.py was not created" in outcome.banner
     assert "notes.txt" in outcome.banner  # the changes so far are listed
+
+
+async def test_sorry_i_cant_after_changing_files_names_the_blocker_it_gave(
+    tmp_path: Path, scripted_model
+) -> None:
+    fake = scripted_model([
+        Turn(tool_calls=(call("create_file", path="notes.md", content="# Notes"),)),
+        Turn(text="I'm sorry, I can't do that."),
+    ])
+    outcome = await run_task("Add a function add(a, b) to the notes app and test it.",
+                             cfg(tmp_path), model=fake)
+    assert outcome.status == "paused"
+    assert TASK_COMPLETE not in outcome.banner
+    assert "What blocked it: I'm sorry, I can't do that." in outcome.banner
+    assert "notes.md" in outcome.banner
 
 
 async def test_a_refused_finish_call_ends_nothing(tmp_path: Path, scripted_model) -> None:

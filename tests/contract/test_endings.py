@@ -71,7 +71,7 @@ def test_status_of(ending: Ending, status: EndingStatus) -> None:
     assert status_of(ending) == status
 
 
-NOT_RESUMABLE = (VerifiedCompletion, NoChangesCompletion, NoToolSupport)
+NOT_RESUMABLE = (VerifiedCompletion, NoChangesCompletion, NoToolSupport, WindowTooSmall)
 """Nothing to resume (a completion), or a resume that fails the same way (no tool support)."""
 
 

@@ -37,6 +37,7 @@ from mercury_nb.contract.gate.completion_gate import (
 )
 from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.verification import Verified
 from mercury_nb.contract.recovery.continuation import (
     AutoContinue,
     PauseStepBudget,
@@ -127,24 +128,39 @@ def _final_reply_ending(
 
     Only in execute mode, and only for a task that asked for work or changed something: a
     clarifying question or an "I can't" in answer to a question is the answer itself. A
-    blocked reply while files the task named are missing ends naming those files."""
+    reading of prose (no ``finish`` call) gives way to what was measured when the two
+    disagree: files the task named are missing, or a prose question stands where the task
+    asks for code, tests or a run that no passing check shows. The gate then forces its
+    round and pauses naming what is undone; a stated blocker otherwise stays the blocker."""
     measured = facts.measured
     work_done = facts.mutations_in_task > 0 or bool(measured and measured.changed_paths)
     if config.mode != "execute" or not (state.intent is TaskIntent.WORK or work_done):
         return None
-    match classify_final_reply(facts.finish, facts.reply_text, work_done=work_done):
-        case Done():
-            return None
+    reading = classify_final_reply(facts.finish, facts.reply_text, work_done=work_done)
+    if isinstance(reading, Done):
+        return None
+    if facts.finish is None and work_done and _measured_unmet(state, facts, config, reading):
+        return None
+    match reading:
         case Blocked(reason=reason):
-            if measured is not None and measured.missing_files:
-                # what was measured outranks what the model says of itself: the blocker
-                # is the file the task asked for that does not exist
-                return FilesMissingPause(measured.missing_files)
             return BlockedPause(reason)
         case Question(text=text):
             return QuestionPause(text)
         case _ as unreachable:
             assert_never(unreachable)
+
+
+def _measured_unmet(
+    state: RouterState, facts: TurnFacts, config: MercuryConfig, reading: Blocked | Question
+) -> bool:
+    """The workspace shows the task undone: a file it named is missing, or (against a
+    question) a check it needs has not passed after the last change."""
+    if facts.measured is not None and facts.measured.missing_files:
+        return True
+    if not isinstance(reading, Question):
+        return False
+    needs_check = read_task(state.task, config.mode).needs_check
+    return needs_check and not isinstance(facts.evidence, Verified)
 
 
 def _continue(state: RouterState, text: str) -> TurnDirective:

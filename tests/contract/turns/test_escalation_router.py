@@ -7,7 +7,13 @@ from typing import Any
 import pytest
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import NoChangesCompletion, NoToolSupport, WorkNotStartedPause
+from mercury_nb.contract.endings import (
+    Ending,
+    NoChangesCompletion,
+    NoToolSupport,
+    QuestionPause,
+    WorkNotStartedPause,
+)
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -82,18 +88,24 @@ def test_a_refused_forcing_degraded_to_auto_does_not_count() -> None:
 
 
 @pytest.mark.parametrize(
-    ("task", "mode", "facts"),
+    ("task", "mode", "facts", "ending"),
     [
-        pytest.param(QUESTION, "execute", prose(False), id="question"),
-        pytest.param(WORK, "chat", prose(False), id="chat-mode"),
+        pytest.param(QUESTION, "execute", prose(False), NoChangesCompletion("snapshot"),
+                     id="question"),
+        pytest.param(WORK, "chat", prose(False), NoChangesCompletion("snapshot"),
+                     id="chat-mode"),
+        # a work task whose reply asks the user ends as that question, not as no tools
         pytest.param(WORK, "execute", prose(False, reply="Should it print Hello or hello?"),
+                     QuestionPause("Should it print Hello or hello?"),
                      id="reply-asks-the-user"),
     ],
 )
-def test_no_tools_never_ends_an_answer(task: str, mode: str, facts: TurnFacts) -> None:
+def test_no_tools_never_ends_an_answer(
+    task: str, mode: str, facts: TurnFacts, ending: Ending
+) -> None:
     state, config = start(task, mode=mode)
     _, decision = step_router(state, facts, config)
-    assert decision == FinishWith(NoChangesCompletion("snapshot"))
+    assert decision == FinishWith(ending)
 
 
 def test_a_tool_call_beats_the_report() -> None:
