@@ -67,6 +67,10 @@ class MercuryConfig(BaseModel):
     max_command_timeout_s: float = Field(default=1800.0, gt=0)
     """Upper bound on any ``timeout_s`` the model asks for."""
 
+    shutdown_grace_s: float = Field(default=3.0, gt=0)
+    """How long a front end that is ending (the CLI on SIGTERM, SIGHUP or SIGINT; a kernel
+    shutting down) waits for its running task to end ``aborted`` before it exits anyway."""
+
     command_output_head_chars: int = Field(default=6000, ge=100)
     """Characters kept from the start of a command's output."""
 
@@ -103,6 +107,9 @@ class MercuryConfig(BaseModel):
 
     task_restate_chars: int = Field(default=200, ge=20)
     """Characters of the task restated in the step-budget nudge."""
+
+    resume_listed_files: int = Field(default=20, ge=1)
+    """Changed files named in the resume turn a paused task gets on "continue"."""
 
     blocker_chars: int = Field(default=120, ge=20)
     """Characters of the last failed mutating result quoted as the blocker."""

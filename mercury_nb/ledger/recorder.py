@@ -199,6 +199,22 @@ class TaskRecorder:
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 
+    def abort(self, banner: str) -> bool:
+        """The task can no longer finish by itself (its process or kernel is ending): record
+        it ``aborted`` with ``banner`` now. False when it had already finished."""
+        if self.finished:
+            return False
+        self.finished = True
+        self._close_batch()
+        header, text = self.header, self._clean(banner)
+        self.writer.submit(
+            lambda ledger: ledger.finish_task(
+                header, status="aborted", verdict="aborted", banner=text, blocker=None,
+                changes="[]", evidence="[]", steps=None,
+            )
+        )
+        return True
+
     def abandon(self, error: BaseException) -> None:
         """The run raised before it finished: record it as failed (or aborted if cancelled)."""
         if self.finished:
