@@ -67,9 +67,13 @@ class MercuryConfig(BaseModel):
     max_command_timeout_s: float = Field(default=1800.0, gt=0)
     """Upper bound on any ``timeout_s`` the model asks for."""
 
-    shutdown_grace_s: float = Field(default=3.0, gt=0)
-    """How long a front end that is ending (the CLI on SIGTERM, SIGHUP or SIGINT; a kernel
-    shutting down) waits for its running task to end ``aborted`` before it exits anyway."""
+    shutdown_grace_s: float = Field(default=10.0, gt=0)
+    """How long the CLI, on SIGTERM, SIGHUP or SIGINT, waits for its running task to end
+    ``aborted`` before it exits anyway."""
+
+    kernel_shutdown_grace_s: float = Field(default=4.0, gt=0)
+    """How long a kernel's shutdown or restart request waits for its running tasks to end
+    ``aborted`` (jupyter_client signals a kernel that is not gone after 5 s)."""
 
     command_output_head_chars: int = Field(default=6000, ge=100)
     """Characters kept from the start of a command's output."""

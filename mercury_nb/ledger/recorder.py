@@ -128,6 +128,8 @@ class TaskRecorder:
                 self._queue_progress("pulse", text, {
                     "activity": activity, "silent_s": silent, "command": command})
             case TaskFinished(outcome=outcome):
+                if self.finished:  # already recorded aborted: its process was ending
+                    return
                 self.finished = True
                 self.writer.submit(lambda ledger: self._finish(ledger, outcome))
             case _:
@@ -205,7 +207,7 @@ class TaskRecorder:
         if self.finished:
             return False
         self.finished = True
-        self._close_batch()
+        self._closed.set()  # the open batch goes now; no lock taken (a signal may call this)
         header, text = self.header, self._clean(banner)
         self.writer.submit(
             lambda ledger: ledger.finish_task(

@@ -41,6 +41,26 @@ FORCED_AGAIN = "mercury: {name} again; exiting now."
 FORCED_LATE = "mercury: the task did not end within {grace:g}s of {name}; exiting now."
 
 
+CLEANUP_S = 2.0
+"""Longest the last cleanup before a forced exit may take (kill commands, record aborted)."""
+
+
+def end_commands_and_tasks(task_ids: list[str] | None) -> None:
+    """Kill every tracked command and record unfinished tasks (``task_ids``, None: all)
+    ``aborted``; never raises."""
+    with contextlib.suppress(Exception):
+        processes.kill_all(grace_s=unfinished.KILL_GRACE_S)
+    with contextlib.suppress(Exception):
+        unfinished.abort_unfinished(task_ids)
+
+
+def bounded(work: Callable[[], None], timeout_s: float) -> None:
+    """Run ``work`` on a daemon thread and wait at most ``timeout_s`` for it."""
+    thread = threading.Thread(target=work, name="mercury-exit-cleanup", daemon=True)
+    thread.start()
+    thread.join(timeout_s)
+
+
 def _to_stderr(text: str) -> None:
     with contextlib.suppress(Exception):
         print(text, file=sys.stderr, flush=True)
@@ -128,12 +148,10 @@ class StopOnSignals:
 
     def force_exit(self) -> None:
         """Kill every tracked command, record the attached task ``aborted`` if it has not
-        finished, and end the process with ``exit_code``."""
-        with contextlib.suppress(Exception):
-            processes.kill_all(grace_s=unfinished.KILL_GRACE_S)
+        finished (at most :data:`CLEANUP_S`: a lock the stuck thread holds cannot keep the
+        process alive), and end the process with ``exit_code``."""
         ids = [self._run.task_id] if self._run is not None else None
-        with contextlib.suppress(Exception):
-            unfinished.abort_unfinished(ids)
+        bounded(lambda: end_commands_and_tasks(ids), CLEANUP_S)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()

@@ -222,7 +222,7 @@ async def test_the_resume_turn_says_the_task_the_changed_files_and_the_last_chec
     (turn,) = resume_turns(model.requests[0].messages, data)
     text = turn["content"]
     assert turn["role"] == "user" and text != "continue"
-    assert text.startswith(STEP_BUDGET_NUDGE)
+    assert text.startswith("[SYSTEM: RESUME]")  # a blocker named: not the step budget's words
     assert f'The task remains: "{HELLO_TASK}"' in text
     assert "hello.py (created)" in text and "extra.txt (created)" in text
     assert "Last check: `python -m pytest -q` failed (exit code 5)." in text

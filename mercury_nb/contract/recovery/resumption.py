@@ -96,10 +96,16 @@ def _check_line(check: LastCheck | None, config: MercuryConfig) -> str:
                              when=when)
 
 
+def paused_by_step_budget(facts: ResumeFacts) -> bool:
+    """The last turn used up its step budget and no other blocker was named (a step-budget
+    pause has none; a task stopped later, by a crash say, names that instead)."""
+    return facts.last_verdict is TurnVerdict.STEPS_EXHAUSTED and not facts.blocker
+
+
 def _remains(facts: ResumeFacts, config: MercuryConfig) -> list[str]:
     if facts.blocker:
         lines = [REMAINS_BLOCKER.format(blocker=_cut(facts.blocker, config.blocker_chars))]
-    elif facts.last_verdict is TurnVerdict.STEPS_EXHAUSTED:
+    elif paused_by_step_budget(facts):
         lines = [REMAINS_STEP_BUDGET]
     else:
         lines = [REMAINS_DEFAULT]
@@ -111,10 +117,10 @@ def _remains(facts: ResumeFacts, config: MercuryConfig) -> list[str]:
 
 
 def resume_message(facts: ResumeFacts, config: MercuryConfig) -> str:
-    """The resume turn's text. A task paused by its step budget opens with the step-budget
-    nudge and the task restated (:func:`~mercury_nb.contract.recovery.continuation.
-    restate_task`); any other opens with :data:`RESUME_HEADER` and the task restated."""
-    if facts.last_verdict is TurnVerdict.STEPS_EXHAUSTED:
+    """The resume turn's text. A task paused by its step budget (:func:`paused_by_step_budget`)
+    opens with the step-budget nudge and the task restated (``continuation.restate_task``);
+    any other opens with :data:`RESUME_HEADER` and the task restated."""
+    if paused_by_step_budget(facts):
         lines = [restate_task(facts.task, config)]
     else:
         excerpt = facts.task.strip()[: config.task_restate_chars]

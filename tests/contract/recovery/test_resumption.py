@@ -86,6 +86,18 @@ RAN_HELLO = LastCheck("python hello.py", 0)
             id="timed-out-and-user-words",
         ),
         pytest.param(
+            ResumeFacts(TASK, last_verdict=TurnVerdict.STEPS_EXHAUSTED,
+                        blocker="interrupted: the process stopped mid-task"),
+            [RESUME_HEADER, f'The task remains: "{TASK}"',
+             "Done so far: no file has changed since the task started.",
+             "Last check: none — no build or test has run yet.",
+             "What remains: interrupted: the process stopped mid-task",
+             "Then run a check (the project's tests, or the program the task asks for) that "
+             "passes after your last change.",
+             "Carry on with tools now; the user's word \"continue\" means this task."],
+            id="a-crash-after-an-auto-continue-is-no-step-budget-pause",
+        ),
+        pytest.param(
             ResumeFacts(TASK, last_check=LastCheck("make test", None)),
             [RESUME_HEADER, f'The task remains: "{TASK}"',
              "Done so far: no file has changed since the task started.",
