@@ -199,15 +199,15 @@ def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
         return EXIT_USAGE
     from mercury_nb.runs.exit_signals import StopOnSignals
 
-    # SIGTERM, SIGHUP, SIGINT: the task ends like Stop, its outcome printed, exit code 1
-    with StopOnSignals(plan.config.shutdown_grace_s, EXIT_FAILED) as signals:
+    with StopOnSignals(plan.config.shutdown_grace_s, EXIT_FAILED, as_json=as_json) as signals:
         outcome = asyncio.run(_run(plan, quiet=as_json, signals=signals))
+        signals.settle()  # a forced exit that already began prints instead
         if as_json:
             print(outcome.model_dump_json(indent=2), flush=True)
         else:
             print(outcome.banner, flush=True)
         if plan.handle is not None:
-            plan.handle.flush()  # the final row is written before a late signal can land
+            plan.handle.flush()  # the final row is written while late signals are ignored
     return exit_code_for(outcome)
 
 

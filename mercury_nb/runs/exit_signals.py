@@ -7,8 +7,9 @@ as the Stop button does: verdict ``aborted``, files kept, the commands' process 
 by run_command's cancellation path, the ``aborted`` outcome recorded; the front end then
 prints that outcome and exits. A watchdog thread bounds the wait: after ``grace_s`` seconds,
 or at a second signal, it kills every tracked command (:func:`~mercury_nb.tools.processes.
-kill_all`), records unfinished tasks ``aborted`` (:mod:`~mercury_nb.runs.unfinished`) and
-ends the process with ``exit_code``.
+kill_all`), records unfinished tasks ``aborted`` (:mod:`~mercury_nb.runs.unfinished`),
+prints that outcome (JSON with ``as_json``, else its banner) and ends the process with
+``exit_code``.
 
 :mod:`~mercury_nb.tools.processes` installs its own SIGTERM/SIGHUP hooks (kill every command
 tree, then die of the signal). Entering installs those first and lays these handlers over
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Any
 
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.runs import unfinished
 from mercury_nb.runs.launch import Run
 from mercury_nb.tools import processes
@@ -69,11 +71,13 @@ def _to_stderr(text: str) -> None:
 class StopOnSignals:
     """Ends the attached run like Stop on SIGTERM, SIGHUP or SIGINT (see the module)."""
 
-    def __init__(self, grace_s: float, exit_code: int,
+    def __init__(self, grace_s: float, exit_code: int, *, as_json: bool = False,
                  report: Callable[[str], None] = _to_stderr,
                  exit_now: Callable[[int], None] = os._exit) -> None:
         self.grace_s = grace_s
         self.exit_code = exit_code
+        self.as_json = as_json
+        """A forced exit prints the ``aborted`` outcome as JSON (else its banner) on stdout."""
         self.report = report
         self.exit_now = exit_now
         self.received: signal.Signals | None = None
@@ -82,6 +86,8 @@ class StopOnSignals:
         self._previous: dict[int, Any] = {}
         self._count = 0
         self._closed = False
+        self._state = threading.Lock()
+        self._forcing = False
         self._signalled = threading.Event()
         self._hurry = threading.Event()
         self._watchdog: threading.Thread | None = None
@@ -107,6 +113,18 @@ class StopOnSignals:
             with contextlib.suppress(ValueError, TypeError):
                 signal.signal(sig, previous if previous is not None else signal.SIG_DFL)
         self._previous.clear()
+
+    def settle(self) -> None:
+        """The front end has its outcome and prints it now: the watchdog stands down, and a
+        later signal is ignored (the process is about to exit). If a forced exit already
+        began, it prints and exits instead: this waits for it."""
+        with self._state:
+            forcing = self._forcing
+            self._closed = True
+        if forcing:
+            threading.Event().wait(CLEANUP_S + 1.0)
+        self._signalled.set()
+        self._hurry.set()
 
     def attach(self, run: Run) -> None:
         """The run a signal stops (stopped at once if a signal came before it)."""
@@ -139,8 +157,10 @@ class StopOnSignals:
         if self._closed:
             return
         again = self._hurry.wait(self.grace_s)
-        if self._closed:
-            return
+        with self._state:
+            if self._closed:
+                return
+            self._forcing = True
         name = self.received.name if self.received is not None else "a signal"
         self.report(FORCED_AGAIN.format(name=name) if again
                     else FORCED_LATE.format(grace=self.grace_s, name=name))
@@ -151,8 +171,24 @@ class StopOnSignals:
         finished (at most :data:`CLEANUP_S`: a lock the stuck thread holds cannot keep the
         process alive), and end the process with ``exit_code``."""
         ids = [self._run.task_id] if self._run is not None else None
-        bounded(lambda: end_commands_and_tasks(ids), CLEANUP_S)
+
+        def cleanup() -> None:
+            end_commands_and_tasks(ids)
+            with contextlib.suppress(Exception):
+                print(self._last_words(), flush=True)
+
+        bounded(cleanup, CLEANUP_S)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
         self.exit_now(self.exit_code)
+
+    def _last_words(self) -> str:
+        """What a forced exit prints: the outcome it recorded (nothing measured any more)."""
+        if not self.as_json or self._run is None:
+            return unfinished.ENDED_WITH_PROCESS
+        task_id = self._run.task_id
+        outcome = TaskOutcome(task_id=task_id, task=unfinished.task_text(task_id) or "",
+                              status="aborted", verdict="aborted", answer=None,
+                              banner=unfinished.ENDED_WITH_PROCESS)
+        return outcome.model_dump_json(indent=2)

@@ -47,6 +47,13 @@ def unfinished(task_ids: Iterable[str] | None = None) -> tuple[str, ...]:
                             if task_id in wanted and not recorder.finished))
 
 
+def task_text(task_id: str) -> str | None:
+    """The task's text as its recorder keeps it (cleaned of secrets), if tracked."""
+    with _lock:
+        recorder = _recorders.get(task_id)
+    return recorder.header.task if recorder is not None else None
+
+
 def abort_unfinished(task_ids: Iterable[str] | None = None, *,
                      flush_timeout_s: float = 1.0) -> tuple[str, ...]:
     """Kill the commands of each unfinished task (all, or those of ``task_ids``), record it

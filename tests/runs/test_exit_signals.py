@@ -112,15 +112,15 @@ STUBBORN = textwrap.dedent('''
         print("ready", flush=True)
         await task
 
-    with StopOnSignals(float(sys.argv[1]), 7) as signals:
+    with StopOnSignals(float(sys.argv[1]), 7, as_json=sys.argv[2:] == ["--json"]) as signals:
         asyncio.run(main(signals))
 ''')
 
 
-def start_stubborn(tmp_path: Path, grace_s: float) -> subprocess.Popen[str]:
+def start_stubborn(tmp_path: Path, grace_s: float, *flags: str) -> subprocess.Popen[str]:
     script = tmp_path / "stubborn.py"
     script.write_text(STUBBORN)
-    process = subprocess.Popen([sys.executable, str(script), str(grace_s)],
+    process = subprocess.Popen([sys.executable, str(script), str(grace_s), *flags],
                                env=cli_env(tmp_path / "home"), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -129,7 +129,7 @@ def start_stubborn(tmp_path: Path, grace_s: float) -> subprocess.Popen[str]:
 
 
 def test_a_second_signal_ends_a_stuck_shutdown_at_once(tmp_path: Path) -> None:
-    process = start_stubborn(tmp_path, grace_s=120)
+    process = start_stubborn(tmp_path, 120, "--json")
     assert process.stdout is not None
     try:
         os.kill(process.pid, signal.SIGTERM)
@@ -137,7 +137,7 @@ def test_a_second_signal_ends_a_stuck_shutdown_at_once(tmp_path: Path) -> None:
         assert process.poll() is None  # and the grace (120 s) is not over
         started = time.monotonic()
         os.kill(process.pid, signal.SIGTERM)
-        _, stderr = process.communicate(timeout=30)
+        stdout, stderr = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
@@ -145,16 +145,20 @@ def test_a_second_signal_ends_a_stuck_shutdown_at_once(tmp_path: Path) -> None:
     assert process.returncode == 7, stderr
     assert time.monotonic() - started < 10
     assert "SIGTERM again; exiting now." in stderr
+    outcome = json.loads(stdout)  # the outcome is printed even so
+    assert (outcome["task_id"], outcome["status"], outcome["verdict"]) == (
+        "stubborn", "aborted", "aborted")
 
 
 def test_a_shutdown_that_outlasts_its_grace_ends_the_process(tmp_path: Path) -> None:
     process = start_stubborn(tmp_path, grace_s=0.5)
     try:
         os.kill(process.pid, signal.SIGHUP)
-        _, stderr = process.communicate(timeout=30)
+        stdout, stderr = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate(timeout=30)
     assert process.returncode == 7, stderr
     assert "did not end within 0.5s of SIGHUP; exiting now." in stderr
+    assert stdout.splitlines()[-1] == "Stopped by an interrupt — nothing was rolled back."
