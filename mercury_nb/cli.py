@@ -3,7 +3,8 @@
 Every command first opens the work ledger (``$MERCURY_HOME/ledger.sqlite3``), pauses tasks
 that a dead process left running and prunes old finished ones; what it found goes to stderr.
 Exit codes: 0 completed (or listed), 3 paused (also when a paused task's text is sent again),
-1 failed or aborted, 2 bad arguments or nothing to do (nothing started).
+1 failed or aborted (also by SIGTERM, SIGHUP or SIGINT, which end the task like Stop and print
+its outcome), 2 bad arguments or nothing to do (nothing started).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.ledger.access import LedgerHandle
     from mercury_nb.runs import PlannedRun, Refusal
+    from mercury_nb.runs.exit_signals import StopOnSignals
 
 EXIT_COMPLETED = 0
 EXIT_FAILED = 1
@@ -60,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
         "continue", help="resume a paused task (default: the latest paused one of the workspace)"
     )
     resume.add_argument("id", nargs="?", help="task id (or a unique prefix of it)")
+    resume.add_argument("--message", metavar="WORDS",
+                        help='what to tell the task beyond "continue" (e.g. "use pytest")')
     _model_flags(resume)
     stop = sub.add_parser("stop", help="stop a running task, whichever process runs it")
     stop.add_argument("id", help="task id (or a unique prefix of it)")
@@ -136,7 +140,7 @@ def _main(argv: Sequence[str] | None) -> int:
             case _:
                 from mercury_nb.runs.planning import plan_continue
 
-                planned = plan_continue(handle, args.id, config, flags)
+                planned = plan_continue(handle, args.id, config, flags, words=args.message)
                 return _start(planned, as_json=args.json)
     finally:
         from mercury_nb.ledger.access import close_all
@@ -193,11 +197,17 @@ def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
         # claimed, ends through the loop with the same banner and stays resumable)
         print(setup, file=sys.stderr)
         return EXIT_USAGE
-    outcome = asyncio.run(_run(plan, quiet=as_json))
-    if as_json:
-        print(outcome.model_dump_json(indent=2))
-    else:
-        print(outcome.banner)
+    from mercury_nb.runs.exit_signals import StopOnSignals
+
+    with StopOnSignals(plan.config.shutdown_grace_s, EXIT_FAILED, as_json=as_json) as signals:
+        outcome = asyncio.run(_run(plan, quiet=as_json, signals=signals))
+        signals.settle()  # a forced exit that already began prints instead
+        if as_json:
+            print(outcome.model_dump_json(indent=2), flush=True)
+        else:
+            print(outcome.banner, flush=True)
+        if plan.handle is not None:
+            plan.handle.flush()  # the final row is written while late signals are ignored
     return exit_code_for(outcome)
 
 
@@ -219,12 +229,14 @@ def _refuse(refusal: Refusal, *, as_json: bool) -> int:
     return EXIT_PAUSED
 
 
-async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
+async def _run(plan: PlannedRun, *, quiet: bool, signals: StopOnSignals) -> TaskOutcome:
     from mercury_nb.runs import launch
     from mercury_nb.ui.plain import PlainView
 
     if quiet:
-        return await launch(plan, sink=_ignore).outcome()
+        run = launch(plan, sink=_ignore)
+        signals.attach(run)
+        return await run.outcome()
     view = PlainView(max_updates_per_s=plan.config.ui_max_updates_per_s, attached=True,
                      stream=sys.stderr)
 
@@ -233,7 +245,9 @@ async def _run(plan: PlannedRun, *, quiet: bool) -> TaskOutcome:
             view.on_event(event)
 
     try:
-        return await launch(plan, sink=progress).outcome()
+        run = launch(plan, sink=progress)
+        signals.attach(run)
+        return await run.outcome()
     finally:
         view.close()
 

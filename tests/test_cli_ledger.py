@@ -102,13 +102,19 @@ def test_a_task_killed_with_sigkill_pauses_and_continue_completes_it(
     assert again.stdout.startswith(PAUSED_DUPLICATE)
     assert len(server.requests) == 2  # nothing started twice
 
-    resumed = run_cli("continue", "--json", cwd=workspace, home=home)
+    resumed = run_cli("continue", "--json", "--message", "keep it short", cwd=workspace,
+                      home=home)
     assert resumed.returncode == 0, resumed.stderr
     outcome = json.loads(resumed.stdout)
     assert (outcome["status"], outcome["task_id"]) == ("completed", task["id"])
     assert [c["path"] for c in outcome["changes"]] == ["notes.txt"]
     last = server.requests[-1]["messages"]
-    assert last[-1] == {"role": "user", "content": "continue"}
+    # the resume turn says what is done and what stopped it, then the user's words
+    assert last[-1] == {"role": "user", "content": "keep it short"}
+    assert last[-2]["role"] == "user" and last[-2]["content"].startswith("[SYSTEM: RESUME]")
+    assert 'The task remains: "write the notes"' in last[-2]["content"]
+    assert "notes.txt (created)" in last[-2]["content"]
+    assert f"What remains: {INTERRUPTED_BLOCKER}" in last[-2]["content"]
     assert any("create_file" in json.dumps(m) for m in last)  # the restored conversation
 
     shown = run_cli("show", task["id"], "--json", cwd=workspace, home=home)

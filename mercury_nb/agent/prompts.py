@@ -79,7 +79,3 @@ def summarize_arguments(name: str, raw_arguments: str, limit: int = 80) -> str:
     if len(value) > limit:
         value = value[: limit - 1] + "…"
     return f"{name}: {value}"
-
-
-RESUMED_MESSAGE = "continue"
-"""The user message appended to a restored conversation when it resumes."""

@@ -1,10 +1,16 @@
 """Resumes a task from a checkpoint: its conversation, counters and the original start snapshot.
 
-The restored task keeps its id, its conversation (with the user's "continue" appended), its
-step count and tool log, its continuation and truncation counters, and the snapshot taken
-when it first started, so the change summary after the resume covers the whole task. It
-gets a fresh step budget and runs through the same :func:`~mercury_nb.agent.task.run_session`
-as a new task.
+The restored task keeps its id, its conversation, its step count and tool log, its
+continuation and truncation counters, and the snapshot taken when it first started, so the
+change summary after the resume covers the whole task. It gets a fresh step budget and runs
+through the same :func:`~mercury_nb.agent.task.run_session` as a new task.
+
+Its conversation gets the resume turn (:mod:`~mercury_nb.contract.recovery.resumption`):
+the task restated, the files changed since the start (measured here, the start snapshot
+against the disk), the newest check and what remains, then the user's own words when they
+said more than "continue". It is a user message marked ``[SYSTEM: RESUME]``, as every
+directive of the loop is (several chat templates of local servers refuse a late system
+message, and providers that take one system prompt move it to the top).
 """
 
 from __future__ import annotations
@@ -17,14 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.checkpoint import restore_router_state, restore_session, restore_snapshot
 from mercury_nb.agent.events import EventSink, TaskFinished, ignore_events
+from mercury_nb.agent.evidence import check_records
 from mercury_nb.agent.finish import build_outcome
-from mercury_nb.agent.prompts import RESUMED_MESSAGE, user_message
+from mercury_nb.agent.prompts import user_message
+from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.task import resolve_chain, run_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Failed
+from mercury_nb.contract.gate.verification import is_check
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.recovery.resumption import LastCheck, ResumeFacts, resume_message
+from mercury_nb.contract.vocabulary import TurnVerdict
 from mercury_nb.transport.factory import SETUP_FAILED
-from mercury_nb.workspace.changes import measure_changes
+from mercury_nb.workspace.changes import ChangeReport, measure_changes
 
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
@@ -46,13 +57,16 @@ async def resume_task(
     on_event: EventSink | None = None,
     registry: ToolRegistry | None = None,
     ask_user: AskHandler | None = None,
-    message: str = RESUMED_MESSAGE,
+    words: str | None = None,
+    blocker: str | None = None,
     subagents: SubagentFactory | None = None,
 ) -> TaskOutcome:
     """Continue the checkpointed task under ``config`` (which carries the API key; build it
     with :func:`mercury_nb.agent.checkpoint.config_of`) until its next honest ending.
 
-    ``message`` is appended as the user's turn. ``model`` replaces the chain with one model.
+    ``words`` are what the user said beyond "continue" (their own turn after the resume turn);
+    ``blocker`` is the blocker line of the ending that paused it (the ledger keeps it).
+    ``model`` replaces the chain with one model.
     """
     data = dict(checkpoint)
     if model is not None and config.model_chain != (model.name,):
@@ -62,10 +76,14 @@ async def resume_task(
     fresh_chain = _stored_chain(data) != config.model_chain
     if fresh_chain:
         session.provider_index = 0  # provider numbers and lowered caps were for another chain
-    session.messages.append(user_message(message))
     # the stored snapshot kept "before" texts only of files changed by then: put back those
     # of files still as they were, for files this run changes first
     snapshot = await asyncio.to_thread(restore_snapshot(data).rehydrated)
+    done = await asyncio.to_thread(measure_changes, snapshot, Path(config.workdir))
+    facts = resume_facts(session, done, blocker=blocker, words=words)
+    session.messages.append(user_message(resume_message(facts, config)))
+    if facts.user_words:
+        session.messages.append(user_message(facts.user_words))
     state = restore_router_state(data, session.task, config)
     if fresh_chain:
         state = replace(state, output_caps=(), providers=replace(state.providers, current=0))
@@ -78,3 +96,25 @@ async def resume_task(
         return outcome
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
                              ask_user=ask_user, state=state, subagents=subagents)
+
+
+def resume_facts(session: TaskSession, done: ChangeReport, *, blocker: str | None,
+                 words: str | None) -> ResumeFacts:
+    """What the resume turn says, from the restored session and the measured changes."""
+    checks = [record for record in check_records(session) if is_check(record)]
+    last = session.last_mutation_seq
+    last_check = None
+    if checks:
+        newest = max(checks, key=lambda record: record.seq)
+        last_check = LastCheck(newest.command, newest.exit_code, newest.timed_out,
+                               after_last_change=last is None or newest.seq > last)
+    verdict = session.last_verdict
+    known = verdict if verdict in {v.value for v in TurnVerdict} else None
+    return ResumeFacts(
+        task=session.task,
+        changed=tuple(f"{change.path} ({change.kind})" for change in done.changes),
+        last_check=last_check,
+        last_verdict=TurnVerdict(known) if known is not None else None,
+        blocker=blocker or None,
+        user_words=(words or "").strip() or None,
+    )

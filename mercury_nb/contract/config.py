@@ -67,6 +67,14 @@ class MercuryConfig(BaseModel):
     max_command_timeout_s: float = Field(default=1800.0, gt=0)
     """Upper bound on any ``timeout_s`` the model asks for."""
 
+    shutdown_grace_s: float = Field(default=10.0, gt=0)
+    """How long the CLI, on SIGTERM, SIGHUP or SIGINT, waits for its running task to end
+    ``aborted`` before it exits anyway."""
+
+    kernel_shutdown_grace_s: float = Field(default=4.0, gt=0)
+    """How long a kernel's shutdown or restart request waits for its running tasks to end
+    ``aborted`` (jupyter_client signals a kernel that is not gone after 5 s)."""
+
     command_output_head_chars: int = Field(default=6000, ge=100)
     """Characters kept from the start of a command's output."""
 
@@ -106,6 +114,9 @@ class MercuryConfig(BaseModel):
 
     task_restate_chars: int = Field(default=200, ge=20)
     """Characters of the task restated in the step-budget nudge."""
+
+    resume_listed_files: int = Field(default=20, ge=1)
+    """Changed files named in the resume turn a paused task gets on "continue"."""
 
     blocker_chars: int = Field(default=120, ge=20)
     """Characters of the last failed mutating result quoted as the blocker."""

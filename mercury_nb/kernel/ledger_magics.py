@@ -77,12 +77,18 @@ def ledger_for(config: MercuryConfig) -> LedgerHandle | None:
 def plan_cell(task: str, config: MercuryConfig, args: argparse.Namespace) -> PlannedRun | None:
     """What a ``%%mercury`` cell starts: a resumed task for ``continue [ID]``, else a new task
     (refused when the same text is paused here). Prints the refusal and returns None."""
-    from mercury_nb.runs.planning import Refusal, continue_request, plan_continue, plan_task
+    from mercury_nb.runs.planning import (
+        Refusal,
+        continue_request,
+        continue_words,
+        plan_continue,
+        plan_task,
+    )
 
     handle = ledger_for(config)
     wants_continue, task_id = continue_request(task)
     if wants_continue:
-        plan = plan_continue(handle, task_id, config, vars(args))
+        plan = plan_continue(handle, task_id, config, vars(args), words=continue_words(task))
     else:
         plan = plan_task(handle, task, config)
     if isinstance(plan, Refusal):

@@ -252,8 +252,11 @@ def wants_wait(line: str) -> bool:
 
 def register(shell: Any) -> None:
     """Register the magics and the ``--wait`` transformer (idempotent), then pause tasks that
-    a dead process left running in the work ledger (and report a damaged ledger file)."""
+    a dead process left running in the work ledger (and report a damaged ledger file). A
+    shutdown of the kernel then ends its running tasks like Stop (:mod:`~mercury_nb.kernel.
+    shutdown`)."""
     from mercury_nb.kernel.ledger_magics import recover_at_load
+    from mercury_nb.kernel.shutdown import install as install_shutdown_hooks
 
     unregister(shell)
     shell.register_magics(MercuryMagics)
@@ -262,6 +265,7 @@ def register(shell: Any) -> None:
     magics = shell.magics_manager.registry.get(MercuryMagics.__name__)
     settings = getattr(magics, "settings", None)
     recover_at_load(settings.base_values() if isinstance(settings, Mercury) else {})
+    install_shutdown_hooks(shell)
 
 
 def unregister(shell: Any) -> None:

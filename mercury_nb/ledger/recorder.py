@@ -128,6 +128,8 @@ class TaskRecorder:
                 self._queue_progress("pulse", text, {
                     "activity": activity, "silent_s": silent, "command": command})
             case TaskFinished(outcome=outcome):
+                if self.finished:  # already recorded aborted: its process was ending
+                    return
                 self.finished = True
                 self.writer.submit(lambda ledger: self._finish(ledger, outcome))
             case _:
@@ -199,6 +201,22 @@ class TaskRecorder:
             resumable=outcome.resumable,
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
+
+    def abort(self, banner: str) -> bool:
+        """The task can no longer finish by itself (its process or kernel is ending): record
+        it ``aborted`` with ``banner`` now. False when it had already finished."""
+        if self.finished:
+            return False
+        self.finished = True
+        self._closed.set()  # the open batch goes now; no lock taken (a signal may call this)
+        header, text = self.header, self._clean(banner)
+        self.writer.submit(
+            lambda ledger: ledger.finish_task(
+                header, status="aborted", verdict="aborted", banner=text, blocker=None,
+                changes="[]", evidence="[]", steps=None,
+            )
+        )
+        return True
 
     def abandon(self, error: BaseException) -> None:
         """The run raised before it finished: record it as failed (or aborted if cancelled)."""

@@ -88,12 +88,14 @@ class LedgerWriter:
 _writers: dict[Path, LedgerWriter] = {}
 
 
-def _flush_all() -> None:
+def flush_all(timeout: float = 5.0) -> None:
+    """Wait (at most ``timeout`` per writer) until every writer of this process wrote what
+    was submitted (interpreter exit, a kernel shutting down)."""
     for writer in list(_writers.values()):
-        writer.flush(timeout=5.0)
+        writer.flush(timeout=timeout)
 
 
-atexit.register(_flush_all)
+atexit.register(flush_all)
 
 
 def writer_for(ledger: Ledger) -> LedgerWriter:

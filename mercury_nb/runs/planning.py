@@ -38,6 +38,7 @@ from mercury_nb.ledger.texts import (
     NOTHING_TO_CONTINUE,
     PAUSED_DUPLICATE,
 )
+from mercury_nb.runs import unfinished
 from mercury_nb.runs.lookup import Refusal, find_task
 from mercury_nb.runs.settings import continue_flags, plan
 
@@ -52,16 +53,28 @@ RESUMABLE = ("paused", "failed", "aborted")
 _CONTINUE = re.compile(
     r"^\s*(?:continue|resume)[.!]?(?:\s+(?P<id>[0-9a-f]{6,}(?:\.\d+)*))?\s*$", re.IGNORECASE
 )
+_CONTINUE_SAYING = re.compile(
+    r"^\s*(?:continue|resume)(?:\s+(?P<id>[0-9a-f]{6,}(?:\.\d+)*))?\s*[,:;—–]\s*(?P<words>\S.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+"""``continue, but use pytest`` (or ``continue ID: …``): a continue with the user's words."""
 
 
 def continue_request(text: str) -> tuple[bool, str | None]:
     """Whether a cell body asks to continue (``continue`` or ``continue ID``, where ID is a
-    task id or a prefix of at least 6 of its characters), and the id."""
-    match = _CONTINUE.match(text)
+    task id or a prefix of at least 6 of its characters, optionally followed by a comma,
+    colon or dash and more words: :func:`continue_words`), and the id."""
+    match = _CONTINUE.match(text) or _CONTINUE_SAYING.match(text)
     if match is None:
         return False, None
     found = match.group("id")
     return True, found.lower() if found else None
+
+
+def continue_words(text: str) -> str | None:
+    """What a continue request says beyond "continue [ID]" (None: the bare word)."""
+    match = _CONTINUE_SAYING.match(text)
+    return match.group("words").strip() if match is not None else None
 
 
 def workspace_of(config: MercuryConfig) -> str:
@@ -79,6 +92,10 @@ class PlannedRun:
     handle: LedgerHandle | None
     checkpoint: dict[str, Any] | None = None
     resumed: bool = False
+    blocker: str | None = None
+    """A resumed task: the blocker line of the ending that paused it."""
+    words: str | None = None
+    """A resumed task: what the user said beyond "continue"."""
 
     async def run(
         self,
@@ -98,6 +115,7 @@ class PlannedRun:
             recorder = TaskRecorder(self.handle.writer, self.task_id, self.task, config,
                                     resumed=self.resumed)
             sink = recorder.wrap(on_event)
+            unfinished.track(self.task_id, recorder)  # a shutdown can still record its end
         from mercury_nb.runs.delegation import delegation
 
         subagents = delegation(self.handle)  # delegate_task starts through this package too
@@ -107,7 +125,8 @@ class PlannedRun:
 
                 return await resume_task(self.checkpoint, config, on_event=sink,
                                          ask_user=ask_user, registry=registry, model=model,
-                                         subagents=subagents)
+                                         subagents=subagents, words=self.words,
+                                         blocker=self.blocker)
             from mercury_nb.agent.task import run_task
 
             return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
@@ -117,6 +136,9 @@ class PlannedRun:
             if recorder is not None:
                 recorder.abandon(error)
             raise
+        finally:
+            if recorder is not None:
+                unfinished.untrack(self.task_id, recorder)
 
 
 def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
@@ -167,8 +189,10 @@ def plan_continue(
     task_id: str | None,
     config: MercuryConfig,
     overrides: Mapping[str, Any] | None = None,
+    words: str | None = None,
 ) -> PlannedRun | Refusal:
-    """Resume ``task_id`` (an id or a unique prefix), or the workspace's latest paused task.
+    """Resume ``task_id`` (an id or a unique prefix), or the workspace's latest paused task;
+    ``words`` (what the user said beyond "continue") go to the model after the resume turn.
 
     ``config`` is the current one (workspace for the default pick, API key, home);
     ``overrides`` are the front end's flags; those a continue applies
@@ -211,7 +235,8 @@ def plan_continue(
     if not ledger.claim(record.id, RESUMABLE):
         return Refusal(ALREADY_CLAIMED.format(task_id=record.id), record,
                        kind="already-claimed")
-    return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True)
+    return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True,
+                      blocker=record.blocker, words=words)
 
 
 def usable_checkpoint(checkpoint: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -117,6 +117,15 @@ async def _wait_for_exit(
         waiter.cancel()
 
 
+def _close_abandoned(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A shell whose start was cancelled came up after all (and was killed): close it."""
+    if starting.cancelled() or starting.exception() is not None:
+        return
+    transport = getattr(starting.result(), "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
 def _close_pipes(proc: asyncio.subprocess.Process) -> None:
     """Stop reading output that a leftover background process may still hold open."""
     transport = getattr(proc, "_transport", None)
@@ -151,19 +160,23 @@ async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> To
     on_output = ctx.on_output
     buffer = HeadTailBuffer(config.command_output_head_chars, config.command_output_tail_chars)
     tracked = processes.register(ctx.process_scope)
+    starting = asyncio.ensure_future(asyncio.create_subprocess_shell(
+        command,
+        cwd=workspace_of(ctx).root,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+        env=tracked.environment({**os.environ, **_COMMAND_ENV}),
+    ))
     try:
-        proc = await asyncio.create_subprocess_shell(
-            command,
-            cwd=workspace_of(ctx).root,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-            env=tracked.environment({**os.environ, **_COMMAND_ENV}),
-        )
+        # shielded: asyncio's own cleanup of a start cancelled after the shell ran waits for
+        # the shell's exit, and was seen to wait forever; the tree is killed here instead
+        proc = await asyncio.shield(starting)
     except BaseException:
         # a Stop while the shell was starting: it may already run and have forked, and asyncio
         # kills only the shell; its children carry the marker, so they are found and killed
+        starting.add_done_callback(_close_abandoned)
         processes.kill_tree(tracked)
         processes.forget(tracked)
         raise

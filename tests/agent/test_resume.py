@@ -11,6 +11,7 @@ from mercury_nb.agent.events import AgentEvent, TaskFinished, TaskStarted, TurnE
 from mercury_nb.agent.resume import resume_task
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.recovery.continuation import STEP_BUDGET_NUDGE
 from mercury_nb.testing import (
     HttpError,
     ScriptedModel,
@@ -79,7 +80,8 @@ async def test_counters_carry_over_and_the_budget_is_fresh(tmp_path: Path, scrip
     assert len(model.requests) == 1
     sent = model.requests[0].messages
     assert sent[: len(data["messages"])] == tuple(data["messages"])
-    assert sent[-1] == {"role": "user", "content": "continue"}
+    assert sent[-1]["role"] == "user" and sent[-1]["content"] != "continue"
+    assert sent[-1]["content"].startswith(STEP_BUDGET_NUDGE)  # paused by its step budget
 
 
 async def test_a_model_that_cannot_be_set_up_fails_honestly(tmp_path: Path,
@@ -186,3 +188,75 @@ async def test_a_file_changed_while_paused_keeps_its_stored_state(
     ]))
     later = next(c for c in outcome.changes if c.path == "later.txt")
     assert later.measured is False and "was 8 bytes" in later.preview
+
+
+LOOK = Turn(tool_calls=(call("list_dir", path="."),))
+"""One step of the resumed task (its budget of one step then pauses it again)."""
+HELLO_TASK = "Create hello.py that prints hello world, and test it with pytest."
+
+
+async def failed_check_checkpoint(tmp_path: Path, scripted_model) -> dict[str, Any]:
+    """A task that created hello.py, ran a failing pytest and paused on its step budget."""
+    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
+    events: list[AgentEvent] = []
+    first = await run_task(HELLO_TASK, config, on_event=events.append, model=scripted_model([
+        write("hello.py", "print('hello world')\n"),
+        Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
+    ]))
+    assert first.status == "paused", first.banner
+    return last_checkpoint(events)
+
+
+def resume_turns(sent: tuple[dict[str, Any], ...], data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages the resume added after the checkpointed conversation."""
+    assert sent[: len(data["messages"])] == tuple(data["messages"])
+    return list(sent[len(data["messages"]):])
+
+
+async def test_the_resume_turn_says_the_task_the_changed_files_and_the_last_check(
+    tmp_path: Path, scripted_model
+) -> None:
+    data = await failed_check_checkpoint(tmp_path, scripted_model)
+    (tmp_path / "extra.txt").write_text("made while paused\n")  # measured on disk, not logged
+    model = scripted_model([LOOK])
+    await resume_task(data, config_of(data, max_steps=1), model=model,
+                      blocker="Last check: `python -m pytest -q` failed (exit 5).")
+    (turn,) = resume_turns(model.requests[0].messages, data)
+    text = turn["content"]
+    assert turn["role"] == "user" and text != "continue"
+    assert text.startswith("[SYSTEM: RESUME]")  # a blocker named: not the step budget's words
+    assert f'The task remains: "{HELLO_TASK}"' in text
+    assert "hello.py (created)" in text and "extra.txt (created)" in text
+    assert "Last check: `python -m pytest -q` failed (exit code 5)." in text
+    assert "What remains: Last check: `python -m pytest -q` failed (exit 5)." in text
+
+
+async def test_the_users_words_after_continue_are_kept_as_their_turn(
+    tmp_path: Path, scripted_model
+) -> None:
+    data = await failed_check_checkpoint(tmp_path, scripted_model)
+    model = scripted_model([LOOK])
+    await resume_task(data, config_of(data, max_steps=1), model=model,
+                      words="  but use unittest instead  ")
+    resume, words = resume_turns(model.requests[0].messages, data)
+    assert "hello.py (created)" in resume["content"]
+    assert "what the user adds in the next message" in resume["content"]
+    assert words == {"role": "user", "content": "but use unittest instead"}
+
+
+async def test_a_resume_after_a_passing_check_does_not_ask_for_another(
+    tmp_path: Path, scripted_model
+) -> None:
+    (tmp_path / "test_hello.py").write_text("def test_hello():\n    assert True\n")
+    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
+    events: list[AgentEvent] = []
+    await run_task(HELLO_TASK, config, on_event=events.append, model=scripted_model([
+        write("hello.py", "print('hello world')\n"),
+        Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
+    ]))
+    data = last_checkpoint(events)
+    model = scripted_model([Turn(text="Done.")])
+    await resume_task(data, config_of(data, max_steps=5), model=model)
+    (turn,) = resume_turns(model.requests[0].messages, data)
+    assert "Last check: `python -m pytest -q` passed." in turn["content"]
+    assert "Then run a check" not in turn["content"]

@@ -126,12 +126,14 @@ def test_pause_list_refuse_continue_show(home: Path, shell: InteractiveShell, wo
     assert len(model.requests) == requests
 
     shell.run_cell_magic("mercury", f"--workdir {shlex.quote(str(workspace))} --max-steps 5",
-                         "continue")
+                         "continue, then say what you wrote")
     out = capsys.readouterr().out
     assert "✓ Task complete" in out and "a.txt" in out and "b.txt" in out
     model.assert_complete()
-    sent = model.requests[-2].messages
-    assert sent[-1] == {"role": "user", "content": "continue"}
+    sent = model.requests[-2].messages  # the resume turn, then the user's words
+    assert sent[-2]["role"] == "user" and "a.txt (created)" in sent[-2]["content"]
+    assert 'The task remains: "Write a.txt and b.txt."' in sent[-2]["content"]
+    assert sent[-1] == {"role": "user", "content": "then say what you wrote"}
 
     shell.run_line_magic("mercury", f"show {task.id}")
     detail = capsys.readouterr().out

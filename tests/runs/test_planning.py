@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.recovery.continuation import STEP_BUDGET_NUDGE
 from mercury_nb.ledger.access import LedgerHandle, open_ledger
 from mercury_nb.ledger.records import TaskHeader, TaskRecord
 from mercury_nb.ledger.texts import PAUSED_DUPLICATE
@@ -14,6 +15,7 @@ from mercury_nb.runs.planning import (
     PlannedRun,
     Refusal,
     continue_request,
+    continue_words,
     plan_continue,
     plan_task,
     resume_config,
@@ -34,10 +36,31 @@ from mercury_nb.testing import Turn, call
         pytest.param("continue the refactor", (False, None), id="a-task-about-continuing"),
         pytest.param("continue abc", (False, None), id="prefix-too-short"),
         pytest.param("Add a continue button", (False, None), id="other-task"),
+        pytest.param("continue, but use pytest", (True, None), id="with-words"),
+        pytest.param("Continue: use pytest", (True, None), id="colon-words"),
+        pytest.param("continue abc123def456 — use pytest", (True, "abc123def456"),
+                     id="id-and-words"),
+        pytest.param("continue,", (False, None), id="comma-and-nothing"),
     ],
 )
 def test_continue_requests(text: str, expected: tuple[bool, str | None]) -> None:
     assert continue_request(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        pytest.param("continue", None, id="bare"),
+        pytest.param("continue abc123def456", None, id="with-id"),
+        pytest.param("continue, but use pytest", "but use pytest", id="comma"),
+        pytest.param("resume: run the tests\nwith -x", "run the tests\nwith -x",
+                     id="colon-multiline"),
+        pytest.param("continue abc123; use pytest ", "use pytest", id="id-and-semicolon"),
+        pytest.param("continue the refactor", None, id="a-task-about-continuing"),
+    ],
+)
+def test_continue_words(text: str, words: str | None) -> None:
+    assert continue_words(text) == words
 
 
 def test_continue_flags_keep_the_tasks_workspace_and_mode() -> None:
@@ -185,7 +208,8 @@ async def test_a_paused_task_resumes_and_measures_from_its_original_start(
     assert paused.status == "paused"
 
     assert isinstance(plan_task(handle, "write the notes", config), Refusal)
-    plan = plan_continue(handle, None, config, {"max_steps": 5})
+    plan = plan_continue(handle, None, config, {"max_steps": 5},
+                         words=continue_words("continue, and update notes.txt too"))
     assert isinstance(plan, PlannedRun) and plan.checkpoint is not None
     assert plan.task_id == paused.task_id
     resumed_model = scripted_model([
@@ -204,10 +228,14 @@ async def test_a_paused_task_resumes_and_measures_from_its_original_start(
     assert record is not None and record.status == "completed"
     kinds = [e.kind for e in handle.ledger.events(paused.task_id)]
     assert kinds.count("started") == 1 and kinds.count("resumed") == 1
-    # the resumed model saw the whole conversation, then the user's "continue"
+    # the resumed model saw the whole conversation, then the resume turn and the user's words
     sent = resumed_model.requests[0].messages
     assert sent[1] == {"role": "user", "content": "write the notes"}
-    assert sent[-1] == {"role": "user", "content": "continue"}
+    assert sent[-2]["role"] == "user"
+    assert sent[-2]["content"].startswith(STEP_BUDGET_NUDGE)
+    assert 'The task remains: "write the notes"' in sent[-2]["content"]
+    assert "a.txt (created)" in sent[-2]["content"]
+    assert sent[-1] == {"role": "user", "content": "and update notes.txt too"}
 
 
 def test_an_unusable_ledger_is_reported_once(tmp_path: Path) -> None:
