@@ -13,6 +13,7 @@ from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.gate.command_effects import is_read_only_command
 from mercury_nb.contract.gate.verification import is_verification_command
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
+from mercury_nb.contract.text_cut import fit_head_and_tail
 from mercury_nb.contract.turns.stream_assembly import AssembledToolCall
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.budget import result_budget
@@ -35,14 +36,9 @@ TOOL_RESULT_CUT = (
 
 
 def cap_text(text: str, limit: int) -> str:
-    """``text`` whole when it fits ``limit``, else its head and tail around a note."""
-    if len(text) <= limit:
-        return text
-    note = TOOL_RESULT_CUT.format(cut=len(text) - limit)
-    head = max(0, (limit - len(note)) // 2)
-    tail = max(0, limit - len(note) - head)
-    return f"{text[:head]}\n{TOOL_RESULT_CUT.format(cut=len(text) - head - tail)}\n" + (
-        text[len(text) - tail:] if tail else "")
+    """``text`` whole when it fits ``limit``, else its head and tail around a note, the note
+    included in ``limit``."""
+    return fit_head_and_tail(text, limit, lambda cut: TOOL_RESULT_CUT.format(cut=cut))
 
 
 def clean_result(result: ToolResult, ctx: ToolContext) -> ToolResult:

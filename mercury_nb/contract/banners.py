@@ -79,7 +79,8 @@ BLOCKED_BY = "What blocked it: {reason}"
 BLOCKED_HINT = 'Once that is sorted out, send "continue" and I\'ll try again.'
 QUESTION = "I need your answer before I go on: {question}"
 QUESTION_HINT = (
-    'Start a new task that gives your answer, or send "continue" and I\'ll go on without one.'
+    'Answer with "continue, <your answer>" and I\'ll go on from there (a bare "continue" goes '
+    "on without one)."
 )
 _READ_BACK_LISTED = 5
 NO_RESUME = "Continuing cannot help with the same window. To fix it:"

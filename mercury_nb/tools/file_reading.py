@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from mercury_nb.contract.text_cut import keep_head_and_tail
 from mercury_nb.tools.base import ToolError
 from mercury_nb.workspace.dirfd import NotRegularFile, PathChanged, open_regular
 
@@ -119,6 +120,10 @@ def _count_rest(handle: BinaryIO) -> int:
     return count + (0 if last == b"\n" else 1)
 
 
+def _omitted(cut: int) -> str:
+    return f"[… {cut} characters omitted …]"
+
+
 def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budget: int) -> Page:
     first = max(1, offset)
     last = first + limit - 1 if limit is not None else None
@@ -144,15 +149,13 @@ def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budge
             head, tail, total = _long_line(handle, raw, budget // 2)
             note = (f"[line {number} is {total:,} bytes long; only its first and last "
                     f"{budget // 2:,} characters are shown]")
-            return Page(f"{head}\n[… {total - len(head) - len(tail)} characters omitted …]\n"
-                        f"{tail}", note + _more(shown, number, handle))
+            return Page(f"{head}\n{_omitted(total - len(head) - len(tail))}\n{tail}",
+                        note + _more(shown, number, handle))
         text = _decode(raw, shown, number)
         if used + len(text) > budget:
             if not lines:  # one line over the budget: head and tail of it
-                half = budget // 2
-                omitted = len(text) - 2 * half
-                return Page(f"{text[:half]}\n[… {omitted} characters omitted …]\n"
-                            f"{text[-half:]}", _more(shown, number, handle))
+                return Page(keep_head_and_tail(text, budget // 2 * 2, _omitted),
+                            _more(shown, number, handle))
             cut_at = number
             break
         lines.append(text)

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.contract.text_cut import keep_head_and_tail
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
 from mercury_nb.tools.file_reading import (
@@ -54,13 +55,9 @@ class EditArgs(BaseModel):
 
 
 def head_tail(text: str, limit: int, what: str = "characters") -> str:
-    """``text`` whole when short, else its head and tail around a marker naming the cut."""
-    if len(text) <= limit:
-        return text
-    head = limit // 2
-    tail = limit - head
-    cut = len(text) - head - tail
-    return f"{text[:head]}\n[… {cut} {what} omitted …]\n{text[-tail:]}"
+    """``text`` whole when short, else its first and last ``limit`` characters (half each)
+    around a marker naming the cut."""
+    return keep_head_and_tail(text, limit, lambda cut: f"[… {cut} {what} omitted …]")
 
 
 def line_count(text: str) -> int:

@@ -10,6 +10,11 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from mercury_nb.contract.turns.honest_finish import (
+    NOT_TRACKED,
+    ProviderReason,
+    honest_finish_reason,
+)
 from mercury_nb.transport.chunks import openai_shaped_chunks
 from mercury_nb.transport.litellm_loader import load_litellm
 from mercury_nb.transport.protocol import (
@@ -25,26 +30,10 @@ from mercury_nb.transport.provider_errors import (
     status_of,
     truncate,
 )
+from mercury_nb.transport.stream_pump import pump
 
 NO_HTTP_STATUS_KINDS = frozenset({"interrupted", "connection", "timeout", "malformed"})
 """Kinds whose ``status_code`` litellm invents (500, 503, 408): no HTTP status was received."""
-
-GENUINE_PROVIDER_ENDINGS = frozenset(
-    {
-        "stop", "end_turn", "stop_sequence", "complete", "eos", "eos_token",
-        "tool_calls", "tool_use", "tool_call", "function_call",
-        "length", "max_tokens",
-        "content_filter", "refusal", "safety", "recitation", "blocklist", "prohibited_content",
-        "spii", "language", "error_toxic", "sensitive", "guardrail_intervened",
-        "image_safety", "image_prohibited_content", "image_recitation",
-    }
-)  # fmt: skip
-"""Provider finish reasons (normalised) whose litellm mapping can be trusted. litellm maps
-every other one, known errors included (``other``, ``network_error``, ``ERROR``,
-``MALFORMED_FUNCTION_CALL``, ``FINISH_REASON_UNSPECIFIED``...), to ``stop``."""
-
-NOT_TRACKED = object()
-"""The provider's finish reason when the stream object does not track it at all."""
 
 _PREFIX = re.compile(r"^(?:litellm\.\w+:\s*|\w+(?:Error|Exception):\s*)+")
 
@@ -54,8 +43,10 @@ class LiteLLMModel:
 
     litellm never retries on its own here (``num_retries=0``, ``max_retries=0``): the retry
     and fallback policy belongs to the agent. litellm is imported on the first request, off
-    the event loop. A failure before the first chunk raises :class:`ProviderError`; a failure
-    after it propagates as raised, and the stream counts as interrupted.
+    the event loop. The stream runs through the shared
+    :func:`~mercury_nb.transport.stream_pump.pump`: a failure before the first content chunk
+    raises :class:`ProviderError`; one after it propagates as raised, and the stream counts
+    as interrupted. The finish reason passed on is :func:`honest_finish_reason`'s.
     """
 
     def __init__(
@@ -98,34 +89,18 @@ class LiteLLMModel:
         return self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
-        litellm = await load_litellm()
+        litellm = await load_litellm()  # a failed import is no provider failure: it propagates
         kwargs = self.completion_kwargs(request)
         if asks_usage(litellm, self.name):
             kwargs["stream_options"] = {"include_usage": True}
-        try:
-            response = await litellm.acompletion(**kwargs)
-        except Exception as error:
-            raise self.provider_error(error) from None
-        chunks = response.__aiter__()
-        emitted = False
-        finished = False
-        try:
-            while True:
-                try:
-                    raw = await chunks.__anext__()
-                except StopAsyncIteration:
-                    finished = True
-                    break
-                except Exception as error:
-                    if not emitted:
-                        raise self.provider_error(error) from None
-                    raise
-                for chunk in stream_chunks(raw, provider_finish_reason(response)):
-                    emitted = True
-                    yield chunk
-        finally:
-            if not finished:
-                await _close(response)
+
+        async def open_stream() -> Any:
+            return await litellm.acompletion(**kwargs)
+
+        chunks = pump(self.name, open_stream, _chunks_of, self.provider_error)
+        async with contextlib.aclosing(chunks):  # stopping early closes litellm's stream too
+            async for chunk in chunks:
+                yield chunk
 
     def provider_error(self, error: BaseException) -> ProviderError:
         """A :class:`ProviderError` for a failure before any output, with the key redacted."""
@@ -144,34 +119,19 @@ class LiteLLMModel:
         )
 
 
-def provider_finish_reason(response: Any) -> object:
+def provider_finish_reason(response: Any) -> ProviderReason:
     """The finish reason the provider itself sent so far, as litellm's stream wrapper recorded
     it (None: none yet), or :data:`NOT_TRACKED` when the stream does not record it."""
     if not hasattr(response, "received_finish_reason"):
         return NOT_TRACKED
     received = getattr(response, "received_finish_reason", None)
-    return received or getattr(response, "intermittent_finish_reason", None) or None
+    found = received or getattr(response, "intermittent_finish_reason", None) or None
+    return None if found is None else str(found)
 
 
-def honest_finish_reason(reported: str, provider_reason: object) -> str | None:
-    """The finish reason to pass on: litellm's, unless litellm papered over the provider's.
-
-    ``length`` is kept (truncation is never mistaken for success). When the provider sent no
-    finish reason at all (``provider_reason`` None or empty), None is passed on whatever
-    litellm filled in — litellm invents ``stop`` for a 200 stream that ended with no chunk
-    and no finish reason — so the stream classifies as interrupted. When the provider's own
-    reason is known and not a genuine ending, it is passed on as received, so it classifies
-    as interrupted instead of a fake ``stop``. :data:`NOT_TRACKED`: litellm's is trusted."""
-    if reported == "length" or provider_reason is NOT_TRACKED:
-        return reported
-    if not isinstance(provider_reason, str) or not provider_reason.strip():
-        return None
-    if provider_reason.strip().lower().replace("-", "_") in GENUINE_PROVIDER_ENDINGS:
-        return reported
-    return provider_reason
-
-
-def stream_chunks(raw: Any, provider_reason: object = NOT_TRACKED) -> Iterator[StreamChunk]:
+def stream_chunks(
+    raw: Any, provider_reason: ProviderReason = NOT_TRACKED
+) -> Iterator[StreamChunk]:
     """Our chunks for one litellm streaming chunk: text, tool-call pieces, finish, usage.
 
     A chunk without a finish reason yields no :class:`FinishChunk`; one with a finish reason
@@ -191,10 +151,5 @@ def asks_usage(litellm: Any, name: str) -> bool:
     return "stream_options" in supported
 
 
-async def _close(response: Any) -> None:
-    """Close litellm's stream (and its HTTP connection) when we stop reading early."""
-    aclose = getattr(response, "aclose", None)
-    if aclose is None:
-        return
-    with contextlib.suppress(Exception):  # a broken stream may fail to close; its error matters
-        await aclose()
+def _chunks_of(stream: Any, raw: Any) -> Iterator[StreamChunk]:
+    return stream_chunks(raw, provider_finish_reason(stream))

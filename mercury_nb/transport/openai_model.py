@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import copy
 import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -16,7 +15,6 @@ from mercury_nb.transport.protocol import (
     ModelRequest,
     ProviderError,
     StreamChunk,
-    UsageChunk,
 )
 from mercury_nb.transport.provider_errors import (
     kind_for_exception,
@@ -26,11 +24,10 @@ from mercury_nb.transport.provider_errors import (
     status_of,
     truncate,
 )
+from mercury_nb.transport.stream_pump import pump
 
 NO_KEY_NEEDED = "not-needed"
 """Sent as the bearer token to an endpoint that wants no key (the SDK insists on one)."""
-
-EMPTY_STREAM = "the stream ended before any output and without a finish reason"
 
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = (
     weakref.WeakKeyDictionary()
@@ -105,47 +102,17 @@ class OpenAIModel:
         return client
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
-        return self._stream(request)
+        async def open_stream() -> Any:
+            return await self._client().chat.completions.create(**self.create_kwargs(request))
 
-    async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
-        try:
-            response = await self._client().chat.completions.create(**self.create_kwargs(request))
-        except Exception as error:
-            raise self.provider_error(error) from None
-        emitted = False
-        finished = False
-        try:
-            chunks = response.__aiter__()
-            while True:
-                try:
-                    raw = await chunks.__anext__()
-                except StopAsyncIteration:
-                    finished = True
-                    break
-                except Exception as error:
-                    if not emitted:
-                        raise self.provider_error(error, in_stream=True) from None
-                    raise
-                for chunk in stream_chunks(raw):
-                    emitted = emitted or not isinstance(chunk, UsageChunk)
-                    yield chunk
-            if not emitted:
-                raise ProviderError(provider=self.name, message=EMPTY_STREAM, kind="interrupted")
-        finally:
-            if not finished:
-                with contextlib.suppress(Exception):  # a broken stream may fail to close
-                    await response.close()
+        return pump(self.name, open_stream, stream_chunks, self.provider_error)
 
-    def provider_error(self, error: BaseException, *, in_stream: bool = False) -> ProviderError:
-        """A :class:`ProviderError` for a failure before any output, with the key redacted.
-        ``in_stream``: the response had started, so a cut or garbled stream is
-        ``interrupted`` (a timeout stays ``timeout``), with no HTTP status."""
+    def provider_error(self, error: BaseException) -> ProviderError:
+        """A :class:`ProviderError` for a failure before any output, with the key redacted
+        (the pump names a failure after the response began: :func:`started_failure`)."""
         status = status_of(error)
         kind = kind_for_exception(error, status)
-        if in_stream:
-            status = None
-            kind = "timeout" if kind == "timeout" else "interrupted"
-        elif kind in ("connection", "timeout"):
+        if kind in ("connection", "timeout"):
             status = None
         message = redact(error_message(error), [self._api_key])
         return ProviderError(
@@ -174,7 +141,7 @@ def error_message(error: BaseException) -> str:
     return str(text) or type(error).__name__
 
 
-def stream_chunks(raw: Any) -> Iterator[StreamChunk]:
-    """Our chunks for one ``chat.completion.chunk``: text, tool-call pieces, the finish
-    reason as sent, and usage (the last chunk, when ``include_usage`` was asked)."""
+def stream_chunks(stream: Any, raw: Any) -> Iterator[StreamChunk]:
+    """Our chunks for one ``chat.completion.chunk`` of ``stream``: text, tool-call pieces,
+    the finish reason as sent, and usage (the last chunk, when ``include_usage`` was asked)."""
     return openai_shaped_chunks(raw)

@@ -24,7 +24,7 @@ from mercury_nb.testing import (
     collect_stream,
 )
 from mercury_nb.testing.collect import CollectedStream
-from mercury_nb.transport import litellm_model
+from mercury_nb.transport import litellm_model, stream_pump
 from mercury_nb.transport.litellm_model import LiteLLMModel
 from mercury_nb.transport.protocol import (
     FinishChunk,
@@ -257,44 +257,19 @@ async def test_consumer_stopping_early_closes_the_stream(
     loopback_server: MakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     closed: list[Any] = []
-    real_close = litellm_model._close
+    real_close = stream_pump.close_quietly
 
     async def recording_close(response: Any) -> None:
         closed.append(response)
         await real_close(response)
 
-    monkeypatch.setattr(litellm_model, "_close", recording_close)
+    monkeypatch.setattr(stream_pump, "close_quietly", recording_close)
     server = loopback_server([Turn("a" * 64, chunk_size=4)])
     stream = LiteLLMModel("openai/m", server.url, KEY, 30.0).stream(REQUEST)
     first = await stream.__anext__()
     await stream.aclose()  # type: ignore[attr-defined]
     assert first == TextChunk("aaaa")
     assert len(closed) == 1
-
-
-@pytest.mark.parametrize(
-    ("reported", "provider", "passed_on"),
-    [
-        pytest.param("stop", "stop", "stop", id="openai-stop"),
-        pytest.param("stop", "end_turn", "stop", id="anthropic-end-turn"),
-        pytest.param("tool_calls", "tool_use", "tool_calls", id="anthropic-tool-use"),
-        pytest.param("stop", "STOP", "stop", id="gemini-stop"),
-        pytest.param("stop", "other", "other", id="unknown-mapped-to-stop"),
-        pytest.param("stop", "ERROR", "ERROR", id="cohere-error"),
-        pytest.param("stop", "MALFORMED_FUNCTION_CALL", "MALFORMED_FUNCTION_CALL",
-                     id="gemini-malformed-call"),
-        pytest.param("tool_calls", "network_error", "network_error",
-                     id="error-normalised-to-tool-calls"),
-        pytest.param("content_filter", "OTHER", "OTHER", id="gemini-other"),
-        pytest.param("length", "pause_turn", "length", id="length-kept"),
-        pytest.param("stop", None, None, id="provider-sent-none-litellm-invented-stop"),
-        pytest.param("tool_calls", "", None, id="provider-sent-empty"),
-        pytest.param("stop", litellm_model.NOT_TRACKED, "stop", id="not-tracked-trusted"),
-        pytest.param("length", None, "length", id="length-kept-without-provider-reason"),
-    ],
-)  # fmt: skip
-def test_honest_finish_reason(reported: str, provider: object, passed_on: str | None) -> None:
-    assert litellm_model.honest_finish_reason(reported, provider) == passed_on
 
 
 def test_usage_chunks_are_mapped() -> None:

@@ -186,8 +186,8 @@ NO_TOOLS_FIX = (
             [],
             [
                 "I need your answer before I go on: Should todos live in JSON or SQLite?",
-                'Start a new task that gives your answer, or send "continue" and I\'ll go on '
-                "without one.",
+                'Answer with "continue, <your answer>" and I\'ll go on from there (a bare '
+                '"continue" goes on without one).',
             ],
             id="question",
         ),

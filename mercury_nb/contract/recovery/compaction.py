@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.text_cut import keep_head_and_tail
 
 Message = dict[str, Any]
 
@@ -195,8 +196,7 @@ def _summary_span(messages: Sequence[Mapping[str, Any]], keep: int) -> tuple[int
 def _clip(text: str) -> str:
     if len(text) <= 2 * _TRANSCRIPT_CLIP + 40:
         return text
-    omitted = len(text) - 2 * _TRANSCRIPT_CLIP
-    return f"{text[:_TRANSCRIPT_CLIP]}\n[… {omitted} chars omitted …]\n{text[-_TRANSCRIPT_CLIP:]}"
+    return keep_head_and_tail(text, 2 * _TRANSCRIPT_CLIP, lambda cut: f"[… {cut} chars omitted …]")
 
 
 def _render(message: Mapping[str, Any]) -> str:

@@ -39,6 +39,7 @@ from mercury_nb.contract.recovery.memory_governor import (
     estimate_tokens,
     usable_budget,
 )
+from mercury_nb.contract.text_cut import keep_head_and_tail
 
 OVERFLOW_SHRINK = 0.75
 """Without numbers in the error, each retry aims at this fraction of the last prompt."""
@@ -262,9 +263,7 @@ def shrink_to_fit(
         size, index = max(sizes)
         marker = compaction_marker(size)
         keep = max(floor, size - excess * CHARS_PER_TOKEN - len(marker) - 2)
-        text = current[index]["content"]
-        head = keep // 2
-        shorter = f"{text[:head]}\n{marker}\n{text[size - (keep - head):]}"
+        shorter = keep_head_and_tail(current[index]["content"], keep, marker)
         if len(shorter) >= size:
             break
         current[index] = {**current[index], "content": shorter}

@@ -22,7 +22,8 @@ class StreamEnding(StrEnum):
     INTERRUPTED = "interrupted"
 
 
-def _normalise(reason: str) -> str:
+def normalise_reason(reason: str) -> str:
+    """A finish reason as looked up: trimmed, lower case, hyphens as underscores."""
     return reason.strip().lower().replace("-", "_")
 
 
@@ -34,7 +35,7 @@ def classify_finish_reason(reason: str | None) -> StreamEnding:
     """
     if reason is None:
         return StreamEnding.INTERRUPTED
-    key = _normalise(reason)
+    key = normalise_reason(reason)
     if key in COMPLETE_REASONS:
         return StreamEnding.COMPLETE
     if key in TRUNCATED_REASONS:
