@@ -69,15 +69,19 @@ def _field_docstrings() -> dict[str, str]:
     import ast
     import inspect
 
-    (cls,) = ast.parse(inspect.getsource(MercuryConfig)).body
-    assert isinstance(cls, ast.ClassDef)
     docs: dict[str, str] = {}
-    for node, following in zip(cls.body, cls.body[1:], strict=False):
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-                and isinstance(following, ast.Expr)
-                and isinstance(following.value, ast.Constant)
-                and isinstance(following.value.value, str)):
-            docs[node.target.id] = following.value.value
+    # the model and the classes it takes fields from (each field is documented where it is)
+    for model in MercuryConfig.__mro__:
+        if not model.__module__.startswith("mercury_nb.contract"):
+            continue
+        (cls,) = ast.parse(inspect.getsource(model)).body
+        assert isinstance(cls, ast.ClassDef)
+        for node, following in zip(cls.body, cls.body[1:], strict=False):
+            if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                    and isinstance(following, ast.Expr)
+                    and isinstance(following.value, ast.Constant)
+                    and isinstance(following.value.value, str)):
+                docs[node.target.id] = following.value.value
     return docs
 
 

@@ -1,0 +1,62 @@
+"""The context window's part of the one config model: windows, reply caps, tool sets, compaction."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ContextLimits(BaseModel):
+    """The fields of :class:`~mercury_nb.contract.config.MercuryConfig` that size a request
+    to the model's context window; set and documented like every other field
+    (``MERCURY_<FIELD>``), only kept in a module of their own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    context_window: int | None = Field(default=None, ge=1024)
+    """Context window in tokens for models litellm does not know. Without it, an
+    OpenAI-compatible server is asked (llama.cpp ``/props`` ``n_ctx``, vLLM ``/v1/models``
+    ``max_model_len``); if it does not say, ``default_context_window`` is assumed."""
+
+    default_context_window: int = Field(default=8192, ge=1024)
+    """The conservative window assumed for a model behind ``api_base`` whose window neither
+    litellm, ``MERCURY_CONTEXT_WINDOW`` nor the server tells (a provider's overflow error
+    that names the real window replaces it)."""
+
+    output_window_fraction: float = Field(default=0.25, gt=0, le=0.5, allow_inf_nan=False)
+    """``max_tokens`` is at most this fraction of the known or assumed context window."""
+
+    reply_max_tokens: int = Field(default=4096, ge=256)
+    """``max_tokens`` of one reply when the window is unknown or at most ``reply_cap_window``
+    (a local server's), so one rambling reply ends in bounded time."""
+
+    reply_cap_window: int = Field(default=32768, ge=1024)
+    """Larger windows (cloud models) keep ``max_output_tokens``, cut only by the fraction."""
+
+    tool_set: Literal["auto", "full", "compact"] = "full"
+    """Tool definitions sent: ``full``, ``compact`` (short) or ``auto`` (full if it fits well,
+    else compact). A window too small for the full set fails naming the compact set's size."""
+
+    tool_result_window_fraction: float = Field(default=0.15, gt=0, le=1, allow_inf_nan=False)
+    """One tool result holds at most this fraction of the usable prompt budget; larger
+    results are cut at the source (head and tail, or a page of lines for ``read_file``)."""
+
+    context_overflow_retries: int = Field(default=3, ge=0)
+    """Times one step is shrunk and sent again after a provider's context-overflow error
+    before the task pauses honestly."""
+
+    memory_limit_mb: int | None = Field(default=None, ge=16)
+    """Kernel RSS above which the memory governor compacts the conversation."""
+
+    compaction_keep_recent: int = Field(default=8, ge=1)
+    """Newest messages never compacted."""
+
+    compaction_min_chars: int = Field(default=8192, ge=256)
+    """Older messages longer than this are compacted to head + tail."""
+
+    compaction_head_chars: int = Field(default=4096, ge=64)
+    """Characters kept from the start of a compacted message."""
+
+    compaction_tail_chars: int = Field(default=4096, ge=64)
+    """Characters kept from the end of a compacted message."""
