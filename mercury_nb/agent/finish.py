@@ -10,7 +10,7 @@ from mercury_nb.contract.banners import (
     blocked_line,
     blocker_line,
     last_check_line,
-    no_tools_line,
+    no_tools_blocker,
     window_reason,
 )
 from mercury_nb.contract.endings import (
@@ -59,7 +59,7 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
         case WindowTooSmall():
             return window_reason(ending)
         case NoToolSupport():
-            return no_tools_line(ending)
+            return no_tools_blocker(ending)
         case _:
             return None
 

@@ -196,6 +196,13 @@ def window_lines(ending: WindowTooSmall) -> list[str]:
     ]
 
 
+def no_tools_blocker(ending: NoToolSupport) -> str:
+    """The blocker in one line: which model takes no tools, and how that is known."""
+    how = ("its server reports no tool support" if ending.evidence == "reported"
+           else f"it answered {ending.ignored} forced tool calls with prose")
+    return f"{ending.model} does not take tools ({how})"
+
+
 def no_tools_line(ending: NoToolSupport) -> str:
     """How the missing tool support is known: the server said so, or the model showed it."""
     if ending.evidence == "reported":

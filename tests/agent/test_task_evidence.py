@@ -211,3 +211,21 @@ async def test_every_verified_line_has_its_evidence_entry(
                 line, outcome.evidence)
     dumped = TaskOutcome.model_validate_json(outcome.model_dump_json())
     assert dumped.evidence == outcome.evidence
+
+
+async def test_a_command_that_wrote_nothing_is_no_hello_py(
+    tmp_path: Path, scripted_model: Any
+) -> None:
+    # a change was attempted (a command ran), so the guard lets it by; nothing changed on
+    # disk, yet the task named hello.py: never "Response delivered", never completed
+    outcome, model = await run(tmp_path, scripted_model, HELLO_TASK, [
+        Turn(tool_calls=(call("run_command", command="python3 -c 'print(1)'"),)),
+        Turn(text="Done: hello.py prints hello world."),
+        Turn(text="Done."),  # the gate's forced round, naming hello.py
+    ])
+    assert outcome.status == "paused", outcome.banner
+    assert "Response delivered" not in outcome.banner
+    assert outcome.blocker == "hello.py was not created"
+    forced = model.requests[-1]
+    assert forced.tool_choice == "required"
+    assert "Nothing changed on disk yet." in forced.messages[-1]["content"]

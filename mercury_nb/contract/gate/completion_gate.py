@@ -2,12 +2,13 @@
 
 The loop consults the gate only when a turn ended ``text-stop``. The rule:
 
-* nothing changed on disk (measured) -> ``CompleteNoChanges``, never a forced round (a
-  turn that attempted no change is the narration guard's, which ran first; one that asked
-  the user something is answered);
 * a file the task asks to create or write is missing on disk (measured) -> in execute
   mode one forced round naming it, then ``PauseFilesMissing`` ("hello.py was not
-  created"), whatever else happened;
+  created"), whatever else happened, even when nothing changed (the narration guard ran
+  first, so some change was attempted: a command that wrote nothing is no hello.py);
+* nothing changed on disk (measured) -> ``CompleteNoChanges``, never a forced round (a
+  turn that attempted no change is the narration guard's; one that asked the user
+  something is answered);
 * a passing check after the last change -> ``Complete(Verified)``; a run the task asked
   for ("run hello.py" -> ``python hello.py``) is such a check;
 * only prose or data changed, the task asks for that kind of content (notes, docs,
@@ -224,6 +225,9 @@ def verification_prompt(
     return head + place + _run_note(requirements) + body + tail
 
 
+_UNCHANGED = " Nothing changed on disk yet."
+
+
 def missing_prompt(
     missing: tuple[str, ...], changed_paths: tuple[str, ...], requirements: TaskRequirements
 ) -> str:
@@ -232,7 +236,7 @@ def missing_prompt(
     head = _PROMPT_MISSING.format(
         missing=not_created_line(missing), listed=_listed(requirements.must_exist), them=them
     )
-    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths))
+    tail = _PROMPT_TAIL.format(paths=_listed(changed_paths)) if changed_paths else _UNCHANGED
     check = _check_body(requirements) if requirements.needs_check else ""
     return head + _run_note(requirements) + check + tail
 
@@ -243,13 +247,13 @@ def step_gate(
     """One gate step; see the module docstring for the rule. ``config.mode`` is the
     task's mode (``--chat`` on the cell sets it): ``chat`` never forces a round."""
     forcing = config.mode == "execute" and state.forced_rounds < FORCED_VERIFICATION_ROUNDS
-    if not obs.changed_paths:
-        return state, CompleteNoChanges()
-    if obs.missing:
+    if obs.missing:  # also when nothing changed: a command that wrote nothing is no hello.py
         if forcing:
             prompt = missing_prompt(obs.missing, obs.changed_paths, obs.requirements)
             return replace(state, forced_rounds=state.forced_rounds + 1), ForceVerification(prompt)
         return state, PauseFilesMissing(obs.missing)
+    if not obs.changed_paths:
+        return state, CompleteNoChanges()
     last_check: CheckRecord | None
     match obs.evidence:
         case Verified() as verified:

@@ -330,9 +330,14 @@ HELLO_RUN = CheckRecord("python hello.py", 0, 5)
                      PauseVerificationFailed(None, stale=False), id="question-junk"),
         pytest.param(AFTER_FORCED, NOTHING_ASKED, ("README.md",), NoCheck(), (), EXECUTE,
                      PauseVerificationFailed(None, stale=False), id="empty-reading-is-strict"),
-        # nothing changed: the narration guard's business, never a missing-file round
-        pytest.param(FRESH, HELLO, (), NoCheck(), ("hello.py",), EXECUTE, CompleteNoChanges(),
-                     id="no-changes"),
+        # nothing changed but hello.py is still missing: a command that wrote nothing (the
+        # guard, which ran first, saw a change attempted) is no hello.py
+        pytest.param(AFTER_FORCED, HELLO, (), NoCheck(), ("hello.py",), EXECUTE,
+                     PauseFilesMissing(("hello.py",)), id="no-changes-missing-after-round"),
+        pytest.param(FRESH, HELLO, (), NoCheck(), ("hello.py",), CHAT,
+                     PauseFilesMissing(("hello.py",)), id="chat-no-changes-missing"),
+        pytest.param(FRESH, HELLO, (), NoCheck(), (), EXECUTE, CompleteNoChanges(),
+                     id="no-changes-nothing-missing"),
     ],
 )
 def test_gate_holds_evidence_to_the_task(
@@ -363,6 +368,18 @@ def test_missing_files_use_the_one_forced_round_naming_them() -> None:
     assert not_created_line(("calc.py", "test_calc.py")) == (
         "calc.py was not created; test_calc.py was not created"
     )
+
+
+def test_missing_files_are_named_even_when_nothing_changed() -> None:
+    # the model ran a command that wrote nothing (a change attempted, so the guard let it
+    # by) and said it was done: hello.py does not exist, so no "Response delivered"
+    state, decision = decide(FRESH, (), NoCheck(), EXECUTE, HELLO, ("hello.py",))
+    assert isinstance(decision, ForceVerification)
+    assert decision.prompt.startswith("[SYSTEM: VERIFY] hello.py was not created.")
+    assert "Nothing changed on disk yet." in decision.prompt
+    assert "Changed:" not in decision.prompt
+    _, second = decide(state, (), NoCheck(), EXECUTE, HELLO, ("hello.py",))
+    assert second == PauseFilesMissing(("hello.py",))
 
 
 def test_the_forced_round_names_the_command_the_task_asked_to_run() -> None:
