@@ -143,7 +143,7 @@ async def test_a_task_the_window_cannot_hold_fails_without_promising_a_resume(
     assert lines[-2].startswith("- or shorten the task (about 25,")
     assert RESUME not in outcome.banner and "continue" not in outcome.banner.lower()
     assert "the conversation is still too large" not in outcome.banner
-    assert model.requests == [] and outcome.steps == 0
+    assert model.requests == [] and (outcome.steps, outcome.verdict) == (0, None)
     assert outcome.answer is None
 
 
