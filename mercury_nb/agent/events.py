@@ -86,7 +86,9 @@ class TurnEnded:
     resumable state as JSON-ready data (computed only when a listener asks)."""
 
     task_id: str
-    verdict: str
+    verdict: str | None
+    """The verdict of the turn that ended; None when the task paused or failed before a
+    request (memory or context pressure, a window too small): no turn ended."""
     decision: DecisionKind
     checkpoint: Callable[[], dict[str, Any]]
 

@@ -15,7 +15,7 @@ from mercury_nb.agent.events import (
     StepStarted,
     TurnEnded,
 )
-from mercury_nb.agent.evidence import TurnReport, gather_turn_facts, stalled_turn
+from mercury_nb.agent.evidence import gather_turn_facts
 from mercury_nb.agent.memory import MemoryGovernor
 from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession
@@ -23,6 +23,16 @@ from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.tool_fit import ToolFit
 from mercury_nb.agent.tool_runner import run_tool_calls
+from mercury_nb.agent.turn_report import (
+    CannotFit,
+    Pressured,
+    TurnReport,
+    ended,
+    looped,
+    provider_failed,
+    stalled_turn,
+    verdict_of,
+)
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Ending, WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import (
@@ -108,15 +118,17 @@ class AgentLoop:
         while True:
             calls_before = len(self.session.tool_log)
             report = await self._run_turn(directive)
-            report = replace(report, forced=directive.tool_choice == "required",
-                             called_tools=len(self.session.tool_log) > calls_before)
-            self.session.last_verdict = report.verdict.value
-            facts = await gather_turn_facts(self, report)
+            verdict = verdict_of(report)  # None: paused or failed before a request
+            if verdict is not None:  # else the last turn that ran keeps the task's verdict
+                self.session.last_verdict = verdict.value
+            facts = await gather_turn_facts(
+                self, report, forced=directive.tool_choice == "required",
+                called_tools=len(self.session.tool_log) > calls_before)
             state, decision = step_router(state, facts, self.config)
             self.state = state
-            if report.verdict in TURN_ENDS:
+            if verdict in TURN_ENDS:
                 self.doom = reset_for_new_turn(self.doom)
-            self.on_event(TurnEnded(self.session.task_id, report.verdict.value,
+            self.on_event(TurnEnded(self.session.task_id, verdict.value if verdict else None,
                                     decision.kind, lambda: checkpoint_of(self)))
             match decision:
                 case FinishWith(ending=ending):
@@ -175,7 +187,7 @@ class AgentLoop:
             tools = await self.fit.offer(self.model, self.session, self.registry, tool_names,
                                          cap, self.on_event)
             if isinstance(tools, WindowTooSmall):  # no request can be sent in this window
-                return TurnReport.cannot_fit(tools)
+                return CannotFit(tools)
             pressure = await self.memory.relieve(self, tools, cap)
             if pressure is not None:
                 return await self._paused(pressure.why, pressure.reason == "context", cap)
@@ -210,8 +222,7 @@ class AgentLoop:
                             continue
                         return await self._paused(why, True, request.max_tokens)
                     case None:  # not an overflow: a provider failure
-                        return TurnReport.provider_failed(failure.error, request, tool_names,
-                                                          did_work)
+                        return provider_failed(failure.error, request, tool_names, did_work)
                     case _ as unreachable:
                         assert_never(unreachable)
             except AttemptStalled as stalled:
@@ -248,20 +259,17 @@ class AgentLoop:
             final_answer = reply.ending is StreamEnding.COMPLETE and (
                 not reply.tool_calls or finish is not None)
             if isinstance(loop, DoomLoop) and not final_answer:
-                return TurnReport.looped(loop, reply, model.name)
+                return looped(loop, reply, model.name)
             if was_first and directive.must_mutate and results and not any(
                     e.mutating for e in self.session.tool_log[calls_before:]):
                 # a guard round's first step called only non-mutating tools: the round
                 # failed (its calls ran, their results stay in the conversation); a finish
                 # call among them still says how the model ended
-                failed = TurnReport.ended(TurnVerdict.TEXT_STOP, reply, model.name, did_work,
-                                          finish)
-                return replace(failed, reply_cap=cap)
+                return ended(TurnVerdict.TEXT_STOP, reply, model.name, cap, did_work, finish)
             if finish is None and _keeps_going(reply, self.session.steps_in_budget,
                                                self.config.max_steps):
                 continue
-            report = TurnReport.ended(verdict, reply, model.name, did_work, finish)
-            return replace(report, reply_cap=cap)
+            return ended(verdict, reply, model.name, cap, did_work, finish)
 
     async def _paused(self, why: str, context: bool, cap: int) -> TurnReport:
         """The pause for pressure that outlasted compaction; for the context, only while a
@@ -269,8 +277,8 @@ class AgentLoop:
         if context:
             unfit = await self.fit.unfit_prefix(self.model, self.session, self.registry, cap)
             if unfit is not None:
-                return TurnReport.cannot_fit(unfit)
-        return TurnReport.paused_for_pressure(why)
+                return CannotFit(unfit)
+        return Pressured(why)
 
 
 def _keeps_going(reply: StepReply, steps_used: int, max_steps: int) -> bool:

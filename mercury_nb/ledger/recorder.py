@@ -169,7 +169,7 @@ class TaskRecorder:
             for kind, text, data in events
         ])
 
-    def _save_turn(self, ledger: Ledger, verdict: str, decision: str, raw: str,
+    def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str, raw: str,
                    snapshot: str | None, steps: int) -> None:
         data = redact_data(json.loads(raw), self.secrets)
         clean_snapshot = None

@@ -175,10 +175,11 @@ class Ledger(LedgerReads):
 
         return self._write(write)
 
-    def save_turn(self, header: TaskHeader, *, verdict: str, decision: str, checkpoint: str,
-                  snapshot: str | None, steps: int) -> None:
+    def save_turn(self, header: TaskHeader, *, verdict: str | None, decision: str,
+                  checkpoint: str, snapshot: str | None, steps: int) -> None:
         """A turn ended: its event, the task's latest checkpoint (JSON without the start
-        snapshot; ``snapshot`` is stored when given and kept otherwise) and step count."""
+        snapshot; ``snapshot`` is stored when given and kept otherwise) and step count.
+        ``verdict`` None (paused before a request): the task keeps its last turn's verdict."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
@@ -191,7 +192,8 @@ class Ledger(LedgerReads):
                 (header.id, now, checkpoint, snapshot),
             )
             conn.execute(
-                "UPDATE tasks SET verdict = ?, steps = ?, updated_at = ? WHERE id = ?",
+                "UPDATE tasks SET verdict = COALESCE(?, verdict), steps = ?, updated_at = ? "
+                "WHERE id = ?",
                 (verdict, steps, now, header.id),
             )
 

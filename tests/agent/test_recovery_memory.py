@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent import memory
-from mercury_nb.agent.events import AgentEvent, Notice
+from mercury_nb.agent.events import AgentEvent, Notice, TurnEnded
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
@@ -143,7 +143,7 @@ async def test_a_task_the_window_cannot_hold_fails_without_promising_a_resume(
     assert lines[-2].startswith("- or shorten the task (about 25,")
     assert RESUME not in outcome.banner and "continue" not in outcome.banner.lower()
     assert "the conversation is still too large" not in outcome.banner
-    assert model.requests == [] and outcome.steps == 0
+    assert model.requests == [] and (outcome.steps, outcome.verdict) == (0, None)
     assert outcome.answer is None
 
 
@@ -177,6 +177,40 @@ async def test_memory_pressure_pauses_before_asking_the_model(
         f"MERCURY_MEMORY_LIMIT_MB). {RESUME}"
     )
     assert outcome.steps == 0
+
+
+async def test_memory_pressure_before_any_turn_records_no_turn_verdict(
+    tmp_path: Path, scripted_model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the governor paused before the first request: no turn ran, so none ended interrupted
+    monkeypatch.setattr(memory, "read_rss_mb", lambda: 5000.0)
+    events: list[AgentEvent] = []
+    outcome = await run_task(QUESTION, cfg(tmp_path, memory_limit_mb=100),
+                             model=scripted_model([]), on_event=events.append)
+
+    assert outcome.status == "paused"
+    assert (outcome.verdict, outcome.steps) == (None, 0)
+    assert [e.verdict for e in events if isinstance(e, TurnEnded)] == [None]
+
+
+async def test_memory_pressure_after_a_turn_keeps_its_verdict_and_steps(
+    tmp_path: Path, scripted_model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # two steps use up the budget (a turn that ended steps-exhausted), then the kernel's
+    # memory outgrows its limit before the continuation's first request
+    readings = iter([50.0, 50.0])
+    monkeypatch.setattr(memory, "read_rss_mb", lambda: next(readings, 5000.0))
+    names = write_files(tmp_path, [100, 100])
+    model = scripted_model(reads(names))
+    events: list[AgentEvent] = []
+    config = cfg(tmp_path, memory_limit_mb=100, max_steps=2)
+    outcome = await run_task(QUESTION, config, model=model, on_event=events.append)
+
+    assert outcome.status == "paused", outcome.banner
+    assert "over its 100 MB limit" in outcome.banner
+    assert len(model.requests) == 2
+    assert (outcome.verdict, outcome.steps) == ("steps-exhausted", 2)
+    assert [e.verdict for e in events if isinstance(e, TurnEnded)] == ["steps-exhausted", None]
 
 
 async def test_memory_pressure_relieved_by_compaction_goes_on(

@@ -45,6 +45,21 @@ def test_a_new_file_is_in_wal_mode_with_the_current_schema(ledger: Ledger) -> No
     assert {"tasks", "events", "checkpoints"} <= tables
 
 
+def test_a_pause_before_any_request_keeps_the_last_turns_verdict(ledger: Ledger) -> None:
+    # the governor paused before the next request: no turn ended, so no verdict replaces it
+    ledger.start_task(header("t1"))
+    ledger.save_turn(header("t1"), verdict="steps-exhausted", decision="next-turn",
+                     checkpoint=json.dumps({"steps_total": 2}), snapshot=None, steps=2)
+    ledger.save_turn(header("t1"), verdict=None, decision="finish",
+                     checkpoint=json.dumps({"steps_total": 2}), snapshot=None, steps=2)
+
+    record = ledger.get("t1")
+    assert record is not None
+    assert (record.verdict, record.steps) == ("steps-exhausted", 2)
+    assert [e.verdict for e in ledger.events("t1") if e.kind == "turn"] == [
+        "steps-exhausted", None]
+
+
 def test_a_task_is_recorded_from_start_to_finish(ledger: Ledger, clock) -> None:
     ledger.start_task(header("t1"))
     clock.now += 5
