@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from panel_scripts import PAGING_TASKS
+from panel_scripts import PAGING_TASKS, QUESTION
 
 Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -380,3 +380,35 @@ def test_an_open_document_with_unsaved_edits_asks_before_reloading(page: Any, la
     page.wait_for_function("() => document.querySelector('.jp-FileEditor .cm-content')"
                            "?.textContent.includes('from the task')", timeout=10_000)
     assert "my edit" not in editor.inner_text()
+
+
+def test_a_task_no_resume_can_cure_offers_no_continue_while_a_pause_does(page: Any,
+                                                                         lab: Lab) -> None:
+    wait_none_running(lab)
+    for folder in ("no-tools", "asking"):
+        (lab.root / folder).mkdir()
+    failed = lab.api("tasks", {"task": "Create hello.py that prints hello world, and run it.",
+                               "model": "scripted/panel-notools", "workdir": "no-tools"})
+    asked = lab.api("tasks", {"task": "Build a todo CLI in todo.py with tests.",
+                              "model": "scripted/panel-question", "workdir": "asking"})
+    record = wait_finished(lab, failed["task_id"])["task"]
+    assert (record["status"], record["resumable"]) == ("failed", False)
+    record = wait_finished(lab, asked["task_id"])["task"]
+    assert (record["status"], record["resumable"]) == ("paused", True)
+    open_panel(page)
+    page.locator(f'.jp-mercury-row[data-task-id="{failed["task_id"]}"]').click()
+    view = detail(page, "failed")
+    banner = view.locator(".jp-mercury-banner").inner_text()
+    assert banner.startswith("I can't do this task with scripted/panel-notools: it does not "
+                             "take tools")
+    assert "choose a model with tool support" in banner
+    assert "Resuming this task cannot help" in banner and 'Send "continue"' not in banner
+    assert view.locator(".jp-mercury-actions button").count() == 0  # no Continue, no Stop
+    shoot(page, "panel-not-resumable.png")
+    page.locator(".jp-mercury-back").click()
+    page.locator(f'.jp-mercury-row[data-task-id="{asked["task_id"]}"]').click()
+    view = detail(page, "paused")
+    assert view.locator(".jp-mercury-banner").inner_text().startswith(
+        f"I need your answer before I go on: {QUESTION}")
+    assert view.locator(".jp-mercury-continue").is_visible()
+    shoot(page, "panel-question.png")

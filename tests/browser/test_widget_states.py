@@ -3,7 +3,9 @@
 One notebook drives scripted models (offline) through each state; each state is checked on
 the text the browser shows and photographed to ``docs/widget-<state>.png``:
 running, pulse (its seconds growing), aborted (Stop), completed, paused, failed, ask_user,
-plus a chat answer rendered as Markdown with hostile HTML left inert.
+a chat answer rendered as Markdown with hostile HTML left inert, and the honest endings of
+a model without tools (no-tools), a file the task named left uncreated (files-missing) and
+a question to the user (question), and an answer about a file it never read (unread).
 """
 
 from __future__ import annotations
@@ -67,9 +69,25 @@ register_scripted_model("asks", [
                           options=["rewrite", "patch"], recommended="patch"),)),
     Turn(text="Patching it, as you chose."),
 ])
+PROSE = '```python\\nprint("Hello, World!")\\n```\\n\\nRun it with `python hello.py`.'
+register_scripted_model("notools", [Turn(text=PROSE) for _ in range(3)])
+SORRY = Turn(text="I'm sorry, I can't do that.")
+register_scripted_model("junk", [
+    Turn(tool_calls=(call("create_file", path="file.txt", content="A sample file\\n"),)),
+    SORRY, SORRY,  # the second answers the gate's forced round naming hello.py
+])
+register_scripted_model("unsure", [Turn(tool_calls=(call(
+    "finish", status="question", question="Should todos live in JSON or SQLite?"),))])
+def with_readme():
+    folder = fresh()
+    (folder / "README.md").write_text("# todo\\n\\nA todo list for the terminal.\\n")
+    return folder
+
+register_scripted_model("guess", [Turn(text="README.md says this is a weather app.")])
 print("ready")
 '''
 
+HELLO_TASK = "Create hello.py that prints hello world, and run it."
 CELLS = {
     "load": "%load_ext mercury_nb",
     "setup": SETUP,
@@ -81,6 +99,12 @@ CELLS = {
             "Write a.txt and b.txt.",
     "down": "%%mercury --model scripted/down --workdir {fresh()}\nBuild the todo app.",
     "asks": "%%mercury --model scripted/asks --chat --workdir {fresh()}\nFix the parser.",
+    "notools": "%%mercury --model scripted/notools --workdir {fresh()}\n" + HELLO_TASK,
+    "missing": "%%mercury --model scripted/junk --workdir {fresh()}\n" + HELLO_TASK,
+    "question": "%%mercury --model scripted/unsure --workdir {fresh()}\n"
+                "Build a todo CLI in todo.py with tests.",
+    "unread": "%%mercury --model scripted/guess --chat --workdir {with_readme()}\n"
+              "What does this project do?",
 }
 ORDER = list(CELLS)
 
@@ -232,3 +256,47 @@ def test_ask_user(notebook: Notebook) -> None:
     confirm.click()
     text = notebook.wait_for("asks", lambda t: "Patching it" in t, "the answer after Confirm")
     assert "completed · " in text
+
+
+def test_no_tool_support_fails_naming_the_fix_and_offers_no_resume(notebook: Notebook) -> None:
+    notebook.run("notools")
+    text = notebook.wait_for("notools", lambda t: "Resuming this task cannot help" in t,
+                             "the no-tools failure")
+    assert "failed · " in text
+    assert ("I can't do this task with scripted/notools: it does not take tools, so it can "
+            "neither write a file nor run a command.") in text
+    assert ('How I know: it answered 2 forced tool calls (tool_choice "required") with prose '
+            "and no call.") in text
+    assert "To fix it: choose a model with tool support; or start llama-server with --jinja" in text
+    assert 'Send "continue"' not in text and "pick up right where" not in text
+    assert not notebook.stop_visible("notools")
+    notebook.shoot("notools", "no-tools")
+
+
+def test_a_named_file_left_uncreated_pauses_naming_it(notebook: Notebook) -> None:
+    notebook.run("missing")
+    text = notebook.wait_for("missing", lambda t: "was not created" in t, "the files-missing pause")
+    assert "paused · " in text and "✓" not in text
+    assert ("I've paused for now — hello.py was not created. "
+            'Send "continue" and I\'ll pick up right where I left off.') in text
+    assert "Changes so far:\n+1 −0 file.txt (created)" in text
+    notebook.shoot("missing", "files-missing")
+
+
+def test_a_question_to_the_user_pauses_asking_it(notebook: Notebook) -> None:
+    notebook.run("question")
+    text = notebook.wait_for("question", lambda t: "I need your answer" in t, "the question")
+    assert "paused · " in text
+    assert ("I need your answer before I go on: Should todos live in JSON or SQLite?\n"
+            'Answer with "continue, <your answer>"') in text
+    assert "Task complete" not in text
+    notebook.shoot("question", "question")
+
+
+def test_an_answer_about_a_file_it_never_read_says_so(notebook: Notebook) -> None:
+    notebook.run("unread")
+    text = notebook.wait_for("unread", lambda t: "Response delivered" in t, "the answer")
+    assert "README.md says this is a weather app." in text
+    assert ("Response delivered · no file changes (snapshot-verified)\n"
+            "answered without reading README.md") in text
+    notebook.shoot("unread", "unread")

@@ -76,6 +76,22 @@ def quiet(tasks: int) -> list[Turn]:
     return [Turn(text="Nothing to change here.") for _ in range(tasks)]
 
 
+CODE_IN_PROSE = ('```python\nprint("Hello, World!")\n```\n\n'
+                 'This prints "Hello, World!" when you run `python hello.py`.')
+QUESTION = "Should todos live in JSON or SQLite?"
+
+
+def no_tools() -> list[Turn]:
+    """Prose, no call, to every request, both forced rounds too: the model shows it takes no
+    tools, so the task fails ``NoToolSupport`` (not resumable) after the second one."""
+    return [Turn(text=CODE_IN_PROSE) for _ in range(3)]
+
+
+def asking() -> list[Turn]:
+    """The model asks the user through ``finish``: a ``QuestionPause`` (paused, resumable)."""
+    return [Turn(tool_calls=(call("finish", status="question", question=QUESTION),))]
+
+
 PAGING_TASKS = 11
 """How many ``-page`` tasks its script holds: with the browser lab's page size of 5 and
 one more paused task, more than two pages."""
@@ -84,8 +100,8 @@ one more paused task, more than two pages."""
 def register_all(prefix: str = "panel") -> None:
     """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli``,
     ``-reload-clean``, ``-reload-dirty``, ``-delegate``, ``-filter-a``, ``-filter-b``,
-    ``-steps``, ``-page-pause`` and ``-page`` (PAGING_TASKS tasks) (fresh scripts; each
-    plays once, so a lab session gives each test its own)."""
+    ``-steps``, ``-page-pause``, ``-notools``, ``-question`` and ``-page`` (PAGING_TASKS
+    tasks) (fresh scripts; each plays once, so a lab session gives each test its own)."""
     register_scripted_model(f"{prefix}-complete", verified())
     register_scripted_model(f"{prefix}-slow", slow())
     register_scripted_model(f"{prefix}-pause", pausing())
@@ -99,6 +115,8 @@ def register_all(prefix: str = "panel") -> None:
     register_scripted_model(f"{prefix}-steps", pausing())
     register_scripted_model(f"{prefix}-page-pause", pausing())
     register_scripted_model(f"{prefix}-page", quiet(PAGING_TASKS))
+    register_scripted_model(f"{prefix}-notools", no_tools())
+    register_scripted_model(f"{prefix}-question", asking())
 
 
 def cli_main(argv: list[str]) -> int:
