@@ -213,7 +213,7 @@ export function Detail(props: {
 function eventText(event: IRunEvent): string {
   const data = event.data || {};
   const parts: string[] = [];
-  for (const key of ['text', 'verdict', 'decision', 'tool', 'summary', 'command']) {
+  for (const key of ['text', 'verdict', 'decision', 'name', 'summary', 'command']) {
     const value = data[key];
     if (typeof value === 'string' && value.length > 0) {
       parts.push(value);
