@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.recovery.memory_governor import PressureReason
 from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
 from mercury_nb.contract.vocabulary import DecisionKind, EventKind, NoticeKind
 
@@ -93,6 +94,17 @@ class Pulse:
 
 
 @dataclass(frozen=True)
+class MemoryPressure:
+    """The memory governor paused the task: the conversation (``reason`` ``context``) or the
+    kernel (``memory``) stayed too large after compacting; ``why`` is the pause banner's
+    words."""
+
+    kind: ClassVar[EventKind] = "memory-pressure"
+    reason: PressureReason
+    why: str
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """A turn ended and the pure core decided what follows; ``checkpoint()`` returns the
     resumable state as JSON-ready data (computed only when a listener asks)."""
@@ -118,6 +130,7 @@ AgentEvent = (
     | ToolFinished
     | Notice
     | Pulse
+    | MemoryPressure
     | TurnEnded
     | TaskFinished
 )

@@ -29,6 +29,7 @@ EventKind = Literal[
     "task-finished",
     "stop-requested",
     "recovery",
+    "memory-pressure",
     NoticeKind,
 ]
 """Every kind of event a run emits or records, the one closed set: each event class names its
