@@ -26,7 +26,7 @@ from mercury_nb.runs.launch import (
     run_task,
     start,
 )
-from mercury_nb.runs.live import LiveState, fold_live, live_of
+from mercury_nb.runs.live_state import LiveState, fold_live, live_of
 from mercury_nb.runs.lookup import Refusal, RefusalKind
 from mercury_nb.runs.planning import PlannedRun, continue_request
 from mercury_nb.runs.settings import plan
