@@ -122,8 +122,8 @@ def test_a_task_killed_with_sigkill_pauses_and_continue_completes_it(
     detail = json.loads(shown.stdout)
     assert detail["status"] == "completed"
     kinds = [e["kind"] for e in detail["events"]]
-    assert kinds[:2] == ["started", "turn"]
-    assert {"recovered", "resumed", "finished"} <= set(kinds)
+    assert kinds[:2] == ["task-started", "turn-ended"]
+    assert {"recovery", "resume", "task-finished"} <= set(kinds)
     raw = b"".join(p.read_bytes() for p in home.glob("ledger.sqlite3*"))
     assert SECRET.encode() not in raw
 

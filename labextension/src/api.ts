@@ -72,6 +72,8 @@ export interface IRunEvent {
   kind: string;
   at: number;
   data: { [key: string]: unknown };
+  /** From the event socket: the task's live state, folded by the server. */
+  live?: ILive;
 }
 
 export interface ICost {

@@ -1,10 +1,10 @@
 /**
  * Pieces shared by the list and the detail: status colours and chip, ages, the pulse line
- * (and folding a listed task's live state into the pulses the WebSocket keeps).
+ * (and keeping the live state the server folded, from task rows and the WebSocket).
  */
 import React from 'react';
 
-import { ITaskSummary, Status } from './api';
+import { ILive, ITaskSummary, Status } from './api';
 
 /** The cell widget's colours (mercury_nb/ui/widgets.py), plus blue for running. */
 export const STATUS_COLOURS: { [status in Status]: string } = {
@@ -72,16 +72,32 @@ export function pulseLine(pulse: ILivePulse | undefined, now: number): string {
   return parts.join(' · ');
 }
 
-/** Fold the live state of listed running tasks into `pulses` (newer news wins). */
+/**
+ * Take the server's live state of one task into `pulses` (the server folds the events:
+ * this only keeps what it knew when the server has not seen it yet; newer news wins).
+ */
+export function absorbPulse(
+  pulses: Map<string, ILivePulse>,
+  taskId: string,
+  live: ILive,
+  fallback: { started: number; at: number }
+): void {
+  const known = pulses.get(taskId);
+  pulses.set(taskId, {
+    step: live.step ?? known?.step ?? null,
+    tool: live.tool ?? null,
+    started: live.started ?? known?.started ?? fallback.started,
+    lastAt: Math.max(live.at ?? fallback.at, known?.lastAt ?? 0)
+  });
+}
+
+/** Take the live state of listed running tasks into `pulses`. */
 export function absorbLive(pulses: Map<string, ILivePulse>, tasks: ITaskSummary[]): void {
   for (const task of tasks) {
     if (task.live && task.status === 'running') {
-      const known = pulses.get(task.id);
-      pulses.set(task.id, {
-        step: task.live.step ?? known?.step ?? null,
-        tool: task.live.tool ?? null,
-        started: task.live.started ?? known?.started ?? task.created_at,
-        lastAt: Math.max(task.live.at ?? task.updated_at, known?.lastAt ?? 0)
+      absorbPulse(pulses, task.id, task.live, {
+        started: task.created_at,
+        at: task.updated_at
       });
     }
   }

@@ -212,8 +212,11 @@ export function Detail(props: {
 
 function eventText(event: IRunEvent): string {
   const data = event.data || {};
+  if (event.kind === 'memory-pressure') {
+    return `${String(data.reason)} pressure: ${String(data.why)}`;
+  }
   const parts: string[] = [];
-  for (const key of ['text', 'verdict', 'decision', 'tool', 'summary', 'command']) {
+  for (const key of ['text', 'verdict', 'decision', 'name', 'summary', 'command']) {
     const value = data[key];
     if (typeof value === 'string' && value.length > 0) {
       parts.push(value);

@@ -16,7 +16,7 @@ import {
   taskDetail,
   watchEvents
 } from './api';
-import { ILivePulse, pulseLine } from './common';
+import { ILivePulse, absorbPulse, pulseLine } from './common';
 import { Detail } from './detail';
 import { useTaskPages } from './pages';
 import { IPanelHost, Prompt } from './prompt';
@@ -78,26 +78,13 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
       .then(setModels)
       .catch(() => undefined);
     const socket = watchEvents(event => {
-      const known = pulses.current.get(event.task_id);
-      const data = event.data || {};
-      const step = typeof data.step === 'number' ? data.step : known?.step ?? null;
-      // the tool running now: a finished tool or a new step clears it (as the server's live
-      // state does)
-      const tool =
-        event.kind === 'tool-finished' || event.kind === 'step-started'
-          ? null
-          : typeof data.tool === 'string'
-            ? data.tool
-            : known?.tool ?? null;
-      pulses.current.set(event.task_id, {
-        step,
-        tool,
-        started: known?.started ?? event.at,
-        lastAt:
-          event.kind === 'pulse' && typeof data.silent_s === 'number'
-            ? event.at - data.silent_s
-            : event.at
-      });
+      if (event.live) {
+        // the server folded the task's events into its live state: shown as it comes
+        absorbPulse(pulses.current, event.task_id, event.live, {
+          started: event.at,
+          at: event.at
+        });
+      }
       scheduleRefresh(event.task_id);
     });
     const ticker = window.setInterval(() => setNow(Date.now() / 1000), 1000);

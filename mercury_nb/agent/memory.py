@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
-from mercury_nb.agent.events import Notice, ignore_events
+from mercury_nb.agent.events import MemoryPressure, Notice, ignore_events
 from mercury_nb.agent.stall_watch import AttemptStalled
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.contract.config import MercuryConfig
@@ -201,9 +201,9 @@ class MemoryGovernor:
                     self._compact(loop, reason, budget - extra_tokens)
                 case Summarize():
                     if not await self._summarize(loop, budget, output_reserve):
-                        return pressure_pause(observation, self.config)
+                        return _paused(loop, pressure_pause(observation, self.config))
                 case PauseForPressure():
-                    return decision
+                    return _paused(loop, decision)
                 case _ as unreachable:
                     assert_never(unreachable)
 
@@ -261,3 +261,9 @@ class MemoryGovernor:
         messages[:] = list(summarized)
         loop.on_event(Notice(SUMMARIZED_NOTICE.format(count=plan.replaced), "compaction"))
         return True
+
+
+def _paused(loop: GovernedLoop, pause: PauseForPressure) -> PauseForPressure:
+    """``pause``, once the loop's listeners have its event."""
+    loop.on_event(MemoryPressure(pause.reason, pause.why))
+    return pause

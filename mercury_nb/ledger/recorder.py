@@ -1,13 +1,13 @@
 """Records a task's progress in the ledger: an event-sink wrapper over the writer thread.
 
 Recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn event and the latest
-checkpoint), ``TaskFinished`` (the final row), and, as typed events for watchers in other
-processes, ``Notice`` (its kind), ``StepStarted``, ``ToolStarted``, ``ToolFinished`` and
-``Pulse`` (their fields as JSON). Streamed tokens never reach SQLite. Progress events are
-batched: one transaction takes every progress event queued since the last one. The sink
-itself only takes the checkpoint (it must see the loop's state as it is now) and serializes
-it; the redaction and the SQLite writes happen on the ledger's writer thread
-(:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds up the
+checkpoint), ``TaskFinished`` (the final row), and every other event as itself, for watchers
+in other processes: its ``kind`` and its fields (:func:`~mercury_nb.agent.events.
+recorded_fields`, as JSON), whatever its class; streamed kinds (tokens) never reach SQLite.
+Progress events are batched: one transaction takes every progress event queued since the
+last one. The sink itself only takes the checkpoint (it must see the loop's state as it is
+now) and serializes it; the redaction and the SQLite writes happen on the ledger's writer
+thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds up the
 kernel's loop. A ledger failure is reported once and the task goes on without it.
 """
 
@@ -22,18 +22,15 @@ from typing import Any
 from mercury_nb.agent.events import (
     AgentEvent,
     EventSink,
-    Notice,
-    Pulse,
-    StepStarted,
     TaskFinished,
     TaskStarted,
-    ToolFinished,
-    ToolStarted,
     TurnEnded,
+    recorded_fields,
 )
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.redaction import displayable, redact
+from mercury_nb.contract.vocabulary import STREAMED_KINDS, EventKind
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
@@ -42,7 +39,7 @@ from mercury_nb.ledger.writer import LedgerWriter
 PROGRESS_COALESCE_S = 0.1
 """How long a batch of progress events stays open before its write (watchers see events
 within this plus their own poll; a fast loop writes one transaction per interval)."""
-Progress = tuple[str, "str | None", "str | None"]  # kind, display text, typed fields (JSON)
+Progress = tuple[EventKind, "str | None", "str | None"]  # kind, display text, fields (JSON)
 
 
 class TaskRecorder:
@@ -113,29 +110,19 @@ class TaskRecorder:
                 self.writer.submit(
                     lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
                 )
-            case Notice(text=text, kind=kind):
-                self._queue_progress(kind, text, None)
-            case StepStarted(step=step, max_steps=most, model=model):
-                self._queue_progress("step-started", None,
-                                     {"step": step, "max_steps": most, "model": model})
-            case ToolStarted(step=step, name=name, summary=summary, command=command):
-                self._queue_progress("tool-started", None, {
-                    "step": step, "tool": name, "summary": summary, "command": command})
-            case ToolFinished(step=step, name=name, ok=ok, summary=summary):
-                self._queue_progress("tool-finished", None,
-                                     {"step": step, "tool": name, "ok": ok, "summary": summary})
-            case Pulse(text=text, activity=activity, silent_s=silent, command=command):
-                self._queue_progress("pulse", text, {
-                    "activity": activity, "silent_s": silent, "command": command})
             case TaskFinished(outcome=outcome):
                 if self.finished:  # already recorded aborted: its process was ending
                     return
                 self.finished = True
                 self.writer.submit(lambda ledger: self._finish(ledger, outcome))
+            case _ if event.kind not in STREAMED_KINDS:
+                data = recorded_fields(event)
+                text = data.get("text")
+                self._queue_progress(event.kind, text if isinstance(text, str) else None, data)
             case _:
                 return
 
-    def _queue_progress(self, kind: str, text: str | None, data: dict[str, Any] | None
+    def _queue_progress(self, kind: EventKind, text: str | None, data: dict[str, Any]
                         ) -> None:
         """Queue a progress event in the open batch; opening a batch queues its write, which
         takes whatever the batch holds by then (a burst of events is one transaction)."""
@@ -147,7 +134,7 @@ class TaskRecorder:
                 due = time.monotonic() + PROGRESS_COALESCE_S
                 self.writer.submit(
                     lambda ledger: self._write_progress(ledger, batch, due, closed))
-            batch.append((kind, text, json.dumps(data) if data else None))
+            batch.append((kind, text, json.dumps(data, default=str) if data else None))
 
     def _close_batch(self) -> None:
         """Later progress goes into a new batch, written after what is queued now."""

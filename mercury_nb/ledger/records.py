@@ -7,9 +7,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-PROGRESS_KINDS = ("step-started", "tool-started", "tool-finished", "pulse")
-"""Event kinds recorded for live watchers; a task's summary (``show``) leaves them out."""
-
 
 @dataclass(frozen=True)
 class TaskHeader:
@@ -90,7 +87,8 @@ class EventRecord:
     id: int = 0
     task_id: str = ""
     data: str | None = None
-    """The event's typed fields as a JSON object (see :mod:`mercury_nb.runs.events`)."""
+    """The event's fields as a JSON object (its class's fields; see :mod:`mercury_nb.runs.
+    events`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"at": self.at, "kind": self.kind, "verdict": self.verdict,

@@ -6,13 +6,64 @@ mercury-nb) is left as it is. Append migrations; never edit a published one.
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Callable
+from typing import Any
 
 STATUSES = ("running", "completed", "paused", "failed", "aborted")
 FINISHED = ("completed", "failed", "aborted")
 """Statuses that may be pruned; ``paused`` and ``running`` never are."""
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+_OLDER_NAMES = {"started": "task-started", "resumed": "resume", "turn": "turn-ended",
+                "finished": "task-finished", "recovered": "recovery"}
+
+
+def _fields_of(kind: str, verdict: str | None, decision: str | None, text: str | None,
+               raw: str | None) -> dict[str, Any]:
+    """An older row's event fields, as its event's class names them."""
+    loaded = _loaded(raw)
+    data: dict[str, Any] = loaded if isinstance(loaded, dict) else {}
+    if kind == "turn-ended":
+        data.update(verdict=verdict, decision=decision)
+    elif kind == "task-finished":
+        data.update(status=decision, verdict=verdict, blocker=text)
+    elif kind in ("task-started", "resume"):
+        if text:
+            data["models"] = text.split(", ")
+    else:
+        if "tool" in data:  # a tool event's name is its class's field name
+            data["name"] = data.pop("tool")
+        if text is not None:
+            data.setdefault("text", text)
+    return data
+
+
+def _loaded(raw: str | None) -> Any:
+    try:
+        return json.loads(raw) if raw else None
+    except ValueError:
+        return None
+
+
+def _name_kinds(conn: sqlite3.Connection) -> None:
+    """Migration 7: events name themselves (``contract.vocabulary.EventKind``). Rows written
+    under the older names take their event's own kind, and ``data`` holds every event's
+    fields, so a reader needs no per-kind reconstruction from the other columns."""
+    rows = conn.execute("SELECT id, kind, verdict, decision, text, data FROM events").fetchall()
+    updates = []
+    for id_, stored, verdict, decision, text, raw in rows:
+        kind = _OLDER_NAMES.get(stored, stored)
+        data = _fields_of(kind, verdict, decision, text, raw)
+        updates.append((kind, json.dumps(data) if data else None, id_))
+    conn.executemany("UPDATE events SET kind = ?, data = ? WHERE id = ?", updates)
+
+
+Migration = tuple["str | Callable[[sqlite3.Connection], None]", ...]
+"""A migration's steps: SQL statements, or a function over the connection (same
+transaction)."""
+
+MIGRATIONS: tuple[Migration, ...] = (
     (
         """
         CREATE TABLE IF NOT EXISTS tasks (
@@ -82,6 +133,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # cures (a model without tool support), so no front end offers one
         "ALTER TABLE tasks ADD COLUMN resumable INTEGER NOT NULL DEFAULT 1",
     ),
+    (_name_kinds,),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -97,7 +149,10 @@ def migrate(conn: sqlite3.Connection) -> int:
         found = int(conn.execute("PRAGMA user_version").fetchone()[0])
         for statements in MIGRATIONS[found:]:
             for statement in statements:
-                conn.execute(statement)
+                if isinstance(statement, str):
+                    conn.execute(statement)
+                else:
+                    statement(conn)
         if found < SCHEMA_VERSION:
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.execute("COMMIT")

@@ -14,8 +14,9 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from mercury_nb.contract.vocabulary import EventKind
 from mercury_nb.ledger.files import connect, is_corruption, move_aside
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
 from mercury_nb.ledger.records import (
@@ -92,9 +93,12 @@ class Ledger(LedgerReads):
         )
 
     @staticmethod
-    def _event(conn: sqlite3.Connection, task_id: str, now: float, kind: str,
+    def _event(conn: sqlite3.Connection, task_id: str, now: float, kind: EventKind,
                verdict: str | None = None, decision: str | None = None,
-               text: str | None = None, data: str | None = None) -> None:
+               text: str | None = None, data: dict[str, Any] | str | None = None) -> None:
+        """One event row; ``data`` is its fields (a dict, or already JSON)."""
+        if isinstance(data, dict):
+            data = json.dumps(data)
         conn.execute(
             "INSERT INTO events (task_id, at, kind, verdict, decision, text, data) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -117,8 +121,8 @@ class Ledger(LedgerReads):
                 "updated_at = ?, owner_pid = ?, owner_token = ? WHERE id = ?",
                 (now, who.pid, who.token, header.id),
             )
-            self._event(conn, header.id, now, "resumed" if resumed else "started",
-                        text=", ".join(header.models))
+            self._event(conn, header.id, now, "resume" if resumed else "task-started",
+                        text=", ".join(header.models), data={"models": list(header.models)})
 
         self._write(write)
 
@@ -140,13 +144,13 @@ class Ledger(LedgerReads):
 
         return self._write(write)
 
-    def add_event(self, header: TaskHeader, kind: str, text: str | None = None,
+    def add_event(self, header: TaskHeader, kind: EventKind, text: str | None = None,
                   data: str | None = None) -> None:
         """One event; ``data`` is its typed fields as a JSON object."""
         self.add_events(header, [(kind, text, data)])
 
     def add_events(self, header: TaskHeader,
-                   events: Sequence[tuple[str, str | None, str | None]]) -> None:
+                   events: Sequence[tuple[EventKind, str | None, str | None]]) -> None:
         """Several ``(kind, text, data)`` events in one transaction (a batch of progress)."""
         now = self.clock()
 
@@ -184,7 +188,8 @@ class Ledger(LedgerReads):
 
         def write(conn: sqlite3.Connection) -> None:
             self._ensure(conn, header, current_owner(), now)
-            self._event(conn, header.id, now, "turn", verdict, decision)
+            self._event(conn, header.id, now, "turn-ended", verdict, decision,
+                        data={"verdict": verdict, "decision": decision})
             conn.execute(
                 "INSERT INTO checkpoints (task_id, at, data, snapshot) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (task_id) DO UPDATE SET at = excluded.at, data = excluded.data, "
@@ -218,7 +223,8 @@ class Ledger(LedgerReads):
                 (status, verdict, banner, blocker, changes, evidence, steps, usage, answer,
                  providers, int(resumable), now, header.id),
             )
-            self._event(conn, header.id, now, "finished", verdict, status, blocker)
+            self._event(conn, header.id, now, "task-finished", verdict, status, blocker,
+                        data={"status": status, "verdict": verdict, "blocker": blocker})
 
         self._write(write)
 
@@ -246,7 +252,8 @@ class Ledger(LedgerReads):
                     (INTERRUPTED_BLOCKER, INTERRUPTED_BANNER, now, id_, pid, token),
                 )
                 if cursor.rowcount == 1:
-                    self._event(conn, id_, now, "recovered", text=INTERRUPTED_BLOCKER)
+                    self._event(conn, id_, now, "recovery", text=INTERRUPTED_BLOCKER,
+                                data={"text": INTERRUPTED_BLOCKER})
                     recovered.append(id_)
             return recovered
 

@@ -8,7 +8,8 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from mercury_nb.ledger.records import PROGRESS_KINDS, AmbiguousTaskId, EventRecord, TaskRecord
+from mercury_nb.contract.vocabulary import PROGRESS_KINDS
+from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskRecord
 
 _T = TypeVar("_T")
 _TASK_COLUMNS = (
@@ -84,7 +85,7 @@ class LedgerReads:
     def events(self, task_id: str, *, progress: bool = False) -> list[EventRecord]:
         """The task's events, oldest first; step, tool and pulse events only with
         ``progress`` (a task's summary leaves them out)."""
-        skip = "" if progress else f" AND kind NOT IN {PROGRESS_KINDS!r}"
+        skip = "" if progress else f" AND kind NOT IN {tuple(sorted(PROGRESS_KINDS))!r}"
         rows = self._guarded(
             lambda conn: conn.execute(
                 "SELECT at, kind, verdict, decision, text, id, task_id, data FROM events "

@@ -8,6 +8,7 @@ package; it sits above the agent loop and the ledger and below the front ends::
     run = await runs.continue_task(task_id, cfg)          # resume from the checkpoint
     reply = runs.request_stop(task_id)                    # from any process
     async for event in runs.watch(task_id, after=0): ...  # typed events, any process
+    live = runs.fold_live(live, event)                    # what it is doing now
     runs.list_tasks(); runs.task_detail(task_id)
     outcome = await runs.run_task("task", cfg)           # here, to its ending, unrecorded
 
@@ -25,6 +26,7 @@ from mercury_nb.runs.launch import (
     run_task,
     start,
 )
+from mercury_nb.runs.live_state import LiveState, fold_live, live_of
 from mercury_nb.runs.lookup import Refusal, RefusalKind
 from mercury_nb.runs.planning import PlannedRun, continue_request
 from mercury_nb.runs.settings import plan
@@ -41,6 +43,7 @@ from mercury_nb.runs.watching import (
 
 __all__ = [
     "EventKind",
+    "LiveState",
     "PlannedRun",
     "Refusal",
     "RefusalKind",
@@ -51,9 +54,11 @@ __all__ = [
     "TaskDetail",
     "continue_request",
     "continue_task",
+    "fold_live",
     "launch",
     "ledger_for",
     "list_tasks",
+    "live_of",
     "plan",
     "prepare",
     "prepare_continue",

@@ -1,72 +1,35 @@
-"""The typed events of a run as watchers see them: a closed set of kinds, each with its fields."""
+"""The typed events of a run as watchers see them: a kind of the one vocabulary, its fields."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any
 
+from mercury_nb.contract.vocabulary import EVENT_KINDS, EventKind
 from mercury_nb.ledger.records import EventRecord
 
-EventKind = Literal[
-    "task-started",
-    "resume",
-    "step-started",
-    "tool-started",
-    "tool-finished",
-    "notice",
-    "pulse",
-    "turn-ended",
-    "provider-switch",
-    "guard-round",
-    "compaction",
-    "continuation",
-    "verification",
-    "stall",
-    "subagent",
-    "recovery",
-    "stop-requested",
-    "task-finished",
-]
-"""Every kind of event a run records. Fields in ``RunEvent.data`` by kind:
-
-* ``task-started`` / ``resume``: ``models`` (the chain);
-* ``step-started``: ``step``, ``max_steps``, ``model``;
-* ``tool-started``: ``step``, ``tool``, ``summary`` (short args), ``command`` (run_command);
-* ``tool-finished``: ``step``, ``tool``, ``ok``, ``summary``;
-* ``pulse``: ``activity``, ``silent_s``, ``command``;
-* ``turn-ended``: ``verdict``, ``decision`` (``finish`` / ``next-turn`` / ``retry-step`` /
-  ``guard-round``);
-* ``notice`` and the notice kinds (``provider-switch`` … ``subagent``): ``text`` only;
-* ``task-finished``: ``status``, ``verdict``, ``blocker``;
-* ``recovery``, ``stop-requested``: none.
-
-A display ``text`` may be present for humans; no consumer needs to parse it."""
-
-EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
-
-STORED_KINDS: dict[str, EventKind] = {
-    "started": "task-started",
-    "resumed": "resume",
-    "turn": "turn-ended",
-    "finished": "task-finished",
-    "recovered": "recovery",
-}
-"""The ledger's older names for some kinds (rows written before typed events)."""
+__all__ = ["EVENT_KINDS", "EventKind", "RunEvent", "kind_of"]
 
 
 def kind_of(stored: str) -> EventKind:
-    """The event kind of a stored ``kind`` column (unknown kinds read as ``notice``)."""
-    if stored in STORED_KINDS:
-        return STORED_KINDS[stored]
-    if stored in EVENT_KINDS:
-        return stored  # type: ignore[return-value]  # checked against the Literal just above
+    """The event kind of a stored ``kind`` column (a kind this version does not know, from a
+    later mercury-nb, reads as ``notice``)."""
+    for kind in EVENT_KINDS:
+        if kind == stored:
+            return kind
     return "notice"
 
 
 @dataclass(frozen=True)
 class RunEvent:
-    """One event of a run, as recorded in the ledger by whichever process ran it."""
+    """One event of a run, as recorded in the ledger by whichever process ran it.
+
+    ``data`` holds the fields of the event's class as recorded (see
+    :mod:`mercury_nb.agent.events`; ``text`` is a display line for humans that no consumer
+    needs to parse), plus the ledger's own: ``models`` for ``task-started`` / ``resume``,
+    ``verdict`` and ``decision`` for ``turn-ended``, ``status``, ``verdict`` and ``blocker``
+    for ``task-finished``."""
 
     id: int
     """The ledger's event id: increasing, so ``watch(after=id)`` resumes after it."""
@@ -78,7 +41,6 @@ class RunEvent:
 
     @classmethod
     def from_record(cls, record: EventRecord) -> RunEvent:
-        kind = kind_of(record.kind)
         data: dict[str, Any] = {}
         if record.data:
             try:
@@ -87,18 +49,7 @@ class RunEvent:
                 loaded = None
             if isinstance(loaded, dict):
                 data.update(loaded)
-        if kind == "turn-ended":
-            data.setdefault("verdict", record.verdict)
-            data.setdefault("decision", record.decision)
-        elif kind == "task-finished":
-            data.setdefault("verdict", record.verdict)
-            data.setdefault("status", record.decision)
-            data.setdefault("blocker", record.text)
-        elif kind in ("task-started", "resume") and record.text:
-            data.setdefault("models", record.text.split(", "))
-        elif record.text is not None:
-            data.setdefault("text", record.text)
-        return cls(record.id, record.task_id, kind, record.at, data)
+        return cls(record.id, record.task_id, kind_of(record.kind), record.at, data)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "task_id": self.task_id, "kind": self.kind, "at": self.at,

@@ -63,24 +63,8 @@ def detail(task_id: str) -> Any:
 
 
 def live_state(events: list[Any]) -> dict[str, Any]:
-    """Step, tool and timestamps of a running task from its latest events (for the pulse)."""
-    live: dict[str, Any] = {"step": None, "tool": None, "started": None, "at": None}
-    for event in events:
-        data = event.data
-        match event.kind:
-            case "task-started" | "resume":
-                live["started"] = event.at
-            case "step-started":
-                live.update(step=data.get("step"), tool=None)
-            case "tool-started":
-                live.update(step=data.get("step", live["step"]), tool=data.get("tool"))
-            case "tool-finished":
-                live["tool"] = None
-            case _:
-                pass
-        live["at"] = event.at - float(data.get("silent_s") or 0) if event.kind == "pulse" \
-            else event.at
-    return live
+    """Step, tool and timestamps of a running task from its events (``runs.live_of``)."""
+    return runs.live_of(events).to_json()
 
 
 def summary(record: Any, events: list[Any] | None = None) -> TaskSummary:

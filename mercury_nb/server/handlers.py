@@ -256,12 +256,19 @@ class EventsSocket(ExtensionHandlerMixin, WebSocketMixin, websocket.WebSocketHan
         self._pump = asyncio.ensure_future(self._forward(task_id, after, since))
 
     async def _forward(self, task_id: str | None, after: int, since: float | None) -> None:
-        """Send each event as JSON; ``since`` (``?after=latest``) skips older ones."""
+        """Send each event as JSON with its task's live state folded so far (``live``: the
+        panel shows it, folding nothing); ``since`` (``?after=latest``) skips older ones."""
         try:
+            lives: dict[str, runs.LiveState] = {}
             async for event in runs.watch(task_id, after=after):
+                live = lives[event.task_id] = runs.fold_live(
+                    lives.get(event.task_id, runs.LiveState()), event)
+                if event.kind == "task-finished":
+                    lives.pop(event.task_id, None)
                 if since is not None and event.at < since:
                     continue
-                await self.write_message(json.dumps(event.to_json()))
+                await self.write_message(json.dumps({**event.to_json(),
+                                                     "live": live.to_json()}))
         except (websocket.WebSocketClosedError, asyncio.CancelledError):
             return
 

@@ -7,6 +7,7 @@ from typing import assert_never
 
 from mercury_nb.agent.events import (
     AgentEvent,
+    MemoryPressure,
     Notice,
     Pulse,
     StepStarted,
@@ -94,7 +95,7 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             return replace(view, notices=(*view.notices, text)[-NOTICES_KEPT:])
         case Pulse():
             return replace(view, pulse=event)
-        case TurnEnded():
+        case TurnEnded() | MemoryPressure():  # the pause's banner says why
             return view
         case TaskFinished(outcome=outcome):
             return replace(view, outcome=outcome, finished_at=now, tool=None, tool_summary="")

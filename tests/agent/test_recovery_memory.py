@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent import memory
-from mercury_nb.agent.events import AgentEvent, Notice, TurnEnded
+from mercury_nb.agent.events import AgentEvent, MemoryPressure, Notice, TurnEnded
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
@@ -155,9 +155,12 @@ async def test_pressure_after_a_summary_pauses(tmp_path: Path, scripted_model) -
     model = scripted_model([*reads(names), big_write, _summary_turn])
     config = cfg(tmp_path, context_window=window, max_output_tokens=1024,
                  compaction_keep_recent=2)
-    outcome = await run_task(QUESTION, config, model=model)
+    events: list[AgentEvent] = []
+    outcome = await run_task(QUESTION, config, model=model, on_event=events.append)
 
     assert outcome.status == "paused"
+    assert [(e.reason, e.why in outcome.banner) for e in events
+            if isinstance(e, MemoryPressure)] == [("context", True)]
     assert "too large for the model's context" in outcome.banner
     assert outcome.banner.count("I've paused for now") == 1
     assert RESUME in outcome.banner  # the task and the tools fit: a resume can still succeed
@@ -168,9 +171,13 @@ async def test_memory_pressure_pauses_before_asking_the_model(
 ) -> None:
     monkeypatch.setattr(memory, "read_rss_mb", lambda: 5000.0)
     model = scripted_model([])
-    outcome = await run_task(QUESTION, cfg(tmp_path, memory_limit_mb=100), model=model)
+    events: list[AgentEvent] = []
+    outcome = await run_task(QUESTION, cfg(tmp_path, memory_limit_mb=100), model=model,
+                             on_event=events.append)
 
     assert outcome.status == "paused"
+    [pressure] = [e for e in events if isinstance(e, MemoryPressure)]
+    assert pressure.reason == "memory" and pressure.why in outcome.banner
     assert outcome.banner == (
         "I've paused for now — the kernel is using 5000 MB of memory, over its 100 MB limit, "
         "even after compacting the conversation. Free some memory in the kernel (or raise "

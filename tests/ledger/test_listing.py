@@ -57,14 +57,14 @@ def test_the_detail_shows_everything_known() -> None:
         record(status="completed", blocker="interrupted: the process stopped mid-task",
                changes=[{"path": "a.py", "added": 3, "removed": 1, "kind": "modified"}],
                evidence=[{"command": "pytest", "exit_code": 0, "after_last_change": True}]),
-        [EventRecord(1010.0, "turn", "text-stop", "FinishWith", None),
+        [EventRecord(1010.0, "turn-ended", "text-stop", "FinishWith", None),
          EventRecord(1020.0, "provider-switch", None, None, "⚠ a: 503 — switching to b")],
         now=1200.0,
     )
     assert detail.splitlines()[0] == "task abc123def456 · completed"
     for part in ("workspace: /ws", "models: openai/a", "verdict: steps-exhausted · steps: 75",
                  "checkpoint: yes — resumable", "blocker: interrupted", "  modified a.py (+3 −1)",
-                 "  ✓ pytest → exit 0", "  +10s turn · text-stop · FinishWith",
+                 "  ✓ pytest → exit 0", "  +10s turn-ended · text-stop · FinishWith",
                  "  +20s provider-switch: ⚠ a: 503 — switching to b"):
         assert part in detail, part
 

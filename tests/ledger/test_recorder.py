@@ -12,13 +12,16 @@ import pytest
 
 from mercury_nb.agent.events import (
     AgentEvent,
+    MemoryPressure,
     Notice,
+    Pulse,
     StepStarted,
     TaskStarted,
     TextDelta,
     ToolFinished,
     ToolStarted,
     TurnEnded,
+    recorded_fields,
 )
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
@@ -28,6 +31,7 @@ from mercury_nb.ledger.access import open_ledger
 from mercury_nb.ledger.recorder import TaskRecorder
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.ledger.writer import LedgerWriter
+from mercury_nb.runs.events import RunEvent
 from mercury_nb.testing import Turn, call
 
 
@@ -44,7 +48,7 @@ def test_a_notice_is_recorded_under_its_typed_kind(home: Path, tmp_path: Path,
     sink(TaskStarted("t1", "task", "m", 75))
     sink(Notice("⚠ [compacted] Still working — text that says nothing about its kind", kind))
     handle.writer.flush()
-    assert [e.kind for e in handle.ledger.events("t1")] == ["started", kind]
+    assert [e.kind for e in handle.ledger.events("t1")] == ["task-started", kind]
 
 
 @pytest.mark.parametrize(
@@ -82,7 +86,7 @@ def test_tokens_never_reach_the_ledger_and_progress_is_batched(home: Path,
     for write in writer.writes:
         write(handle.ledger)
     events = handle.ledger.events("t1", progress=True)
-    assert [e.kind for e in events] == ["started", "step-started", "tool-started",
+    assert [e.kind for e in events] == ["task-started", "step-started", "tool-started",
                                         "tool-finished", "notice"]
     assert '"command": "pytest -q"' in (events[2].data or "")
 
@@ -110,9 +114,9 @@ async def test_a_task_run_is_recorded_with_checkpoints(home: Path, tmp_path: Pat
     assert record.workspace == str(config.workdir.resolve())
     assert record.models == (model.name,)
     kinds = [(e.kind, e.verdict) for e in handle.ledger.events("t1")]
-    assert kinds[0] == ("started", None) and kinds[-1] == ("finished", "text-stop")
+    assert kinds[0] == ("task-started", None) and kinds[-1] == ("task-finished", "text-stop")
     assert ("continuation", None) in kinds
-    assert [v for k, v in kinds if k == "turn"] == ["steps-exhausted", "steps-exhausted",
+    assert [v for k, v in kinds if k == "turn-ended"] == ["steps-exhausted", "steps-exhausted",
                                                     "text-stop"]
     checkpoint = handle.ledger.checkpoint("t1")
     assert checkpoint is not None
@@ -386,3 +390,27 @@ async def test_read_back_evidence_is_stored_with_its_kind(home: Path, tmp_path: 
     assert record is not None
     assert [(e["kind"], e["path"], e["exit_code"]) for e in record.evidence] == [
         ("read-back", "NOTES.md", 0)]
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        StepStarted(2, 9, "m"),
+        ToolStarted(2, "run_command", "run_command: ls", "ls"),
+        ToolFinished(2, "run_command", False, "run_command: ls"),
+        Notice("⚠ switching to b", "provider-switch"),
+        Pulse("Still working — the model · 6 s silent", "the model", 6),
+        MemoryPressure("memory", "the kernel is using 5000 MB of memory"),
+    ],
+    ids=lambda event: event.kind,
+)
+def test_an_event_is_recorded_as_itself(home: Path, tmp_path: Path,
+                                        event: AgentEvent) -> None:
+    handle = open_ledger(home)
+    recorder = TaskRecorder(handle.writer, "t1", "task", MercuryConfig(workdir=tmp_path))
+    sink = recorder.wrap(lambda seen: None)
+    sink(TaskStarted("t1", "task", "m", 75))
+    sink(event)
+    handle.writer.flush()
+    *_, last = [RunEvent.from_record(row) for row in handle.ledger.events("t1", progress=True)]
+    assert (last.kind, last.data) == (event.kind, recorded_fields(event))

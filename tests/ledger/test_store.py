@@ -84,11 +84,11 @@ def test_a_task_is_recorded_from_start_to_finish(ledger: Ledger, clock) -> None:
     assert (record.owner_pid, record.owner_token) == (current_owner().pid, current_owner().token)
     kinds = [(e.kind, e.verdict, e.decision) for e in ledger.events("t1")]
     assert kinds == [
-        ("started", None, None),
-        ("turn", "steps-exhausted", "NextTurn"),
-        ("turn", "text-stop", "FinishWith"),
+        ("task-started", None, None),
+        ("turn-ended", "steps-exhausted", "NextTurn"),
+        ("turn-ended", "text-stop", "FinishWith"),
         ("provider-switch", None, None),
-        ("finished", "text-stop", "completed"),
+        ("task-finished", "text-stop", "completed"),
     ]
     # the latest checkpoint, with the snapshot stored by the first one put back
     assert ledger.checkpoint("t1") == {"steps_total": 4, "snapshot": '{"root": "/ws"}'}
@@ -158,7 +158,7 @@ def test_tasks_of_dead_processes_become_paused(ledger: Ledger) -> None:
     assert dead is not None
     assert (dead.status, dead.blocker) == ("paused", INTERRUPTED_BLOCKER)
     assert dead.banner is not None and "continue" in dead.banner
-    assert ledger.events("dead")[-1].kind == "recovered"
+    assert ledger.events("dead")[-1].kind == "recovery"
     alive = ledger.get("alive")
     assert alive is not None and alive.status == "running"
     assert ledger.recover_interrupted() == []

@@ -99,7 +99,7 @@ def stop_latency(home: Path, task_id: str) -> float:
     ((requested, finished),) = query(
         home,
         "SELECT t.stop_requested_at, (SELECT MAX(at) FROM events e WHERE e.task_id = t.id "
-        "AND e.kind = 'finished') FROM tasks t WHERE t.id = ?",
+        "AND e.kind = 'task-finished') FROM tasks t WHERE t.id = ?",
         (task_id,),
     )
     assert requested is not None and finished is not None

@@ -182,7 +182,7 @@ def test_show_task_finds_by_prefix_lists_sub_agents_and_refuses_unknown_or_ambig
     shown = runs.show_task(handle, "abc123000001")
     assert isinstance(shown, runs.ShownTask)
     assert [sub.id for sub in shown.subagents] == ["abc123000001.1"]
-    assert [event.kind for event in shown.events] == ["started"]
+    assert [event.kind for event in shown.events] == ["task-started"]
     ambiguous = runs.show_task(handle, "abc123")
     assert isinstance(ambiguous, runs.Refusal) and "matches several tasks" in ambiguous.message
     unknown = runs.show_task(handle, "ffffff")

@@ -227,7 +227,7 @@ async def test_a_paused_task_resumes_and_measures_from_its_original_start(
     record = handle.ledger.get(paused.task_id)
     assert record is not None and record.status == "completed"
     kinds = [e.kind for e in handle.ledger.events(paused.task_id)]
-    assert kinds.count("started") == 1 and kinds.count("resumed") == 1
+    assert kinds.count("task-started") == 1 and kinds.count("resume") == 1
     # the resumed model saw the whole conversation, then the resume turn and the user's words
     sent = resumed_model.requests[0].messages
     assert sent[1] == {"role": "user", "content": "write the notes"}

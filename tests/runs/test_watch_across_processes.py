@@ -54,7 +54,7 @@ async def test_a_reader_sees_another_processes_events_in_order_with_typed_kinds(
     assert len({e.task_id for e in events}) == 1
     kinds = [e.kind for e in events]
     assert kinds[0] == "task-started" and kinds[-1] == "task-finished"
-    tools = [(e.kind, e.data["tool"]) for e in events if e.kind.startswith("tool-")]
+    tools = [(e.kind, e.data["name"]) for e in events if e.kind.startswith("tool-")]
     assert tools == [("tool-started", "write_file"), ("tool-finished", "write_file"),
                      ("tool-started", "run_command"), ("tool-finished", "run_command")]
     steps = [e.data["step"] for e in events if e.kind == "step-started"]

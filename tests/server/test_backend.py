@@ -62,7 +62,7 @@ def test_live_state_follows_step_tool_and_pulse_events() -> None:
     events = [
         runs.RunEvent(1, "t", "task-started", 100.0, {}),
         runs.RunEvent(2, "t", "step-started", 101.0, {"step": 3}),
-        runs.RunEvent(3, "t", "tool-started", 102.0, {"step": 3, "tool": "run_command"}),
+        runs.RunEvent(3, "t", "tool-started", 102.0, {"step": 3, "name": "run_command"}),
         runs.RunEvent(4, "t", "pulse", 110.0, {"silent_s": 6}),
     ]
     assert live_state(events) == {"step": 3, "tool": "run_command", "started": 100.0,

@@ -108,8 +108,15 @@ async def test_started_task_completes_and_its_events_arrive_in_order(
         assert message["task_id"] == task_id
         kinds.append(message["kind"])
         ids.append(message["id"])
+        live = message["live"]  # the server's fold: the panel shows it as it comes
+        if message["kind"] == "tool-started":
+            assert (live["step"], live["tool"]) == (message["data"]["step"],
+                                                   message["data"]["name"])
+        elif message["kind"] in ("step-started", "tool-finished"):
+            assert live["tool"] is None
+        assert live["at"] <= message["at"]
     socket.close()
-    assert kinds[0] == "task-started"
+    assert kinds[0] == "task-started" and "tool-started" in kinds
     assert ids == sorted(ids) and len(set(ids)) == len(ids)
     listed = await call(jp_fetch, "tasks", params={"workspace": "proj"})
     assert [t["id"] for t in listed["tasks"]] == [task_id]

@@ -1,0 +1,65 @@
+"""What a running task is doing now (step, tool, pulse), folded from its typed events.
+
+The one fold of live state: the server's task rows and its event socket both send what
+:func:`fold_live` made, and the panel shows it as it comes (it folds nothing itself)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mercury_nb.runs.events import RunEvent
+
+
+@dataclass(frozen=True)
+class LiveState:
+    """A running task now: its step and running tool (None: none yet, or between tools),
+    when it started (None: not seen), and ``at``, its latest sign of life (epoch seconds; a
+    pulse's is when the silence it reports began)."""
+
+    step: int | None = None
+    tool: str | None = None
+    started: float | None = None
+    at: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"step": self.step, "tool": self.tool, "started": self.started, "at": self.at}
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else 0.0
+
+
+def _step(value: Any, known: int | None) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else known
+
+
+def fold_live(live: LiveState, event: RunEvent) -> LiveState:
+    """``live`` after ``event``: a start sets ``started``, a step clears the tool, a tool's
+    start sets it and its end clears it; every event is a sign of life."""
+    data = event.data
+    match event.kind:
+        case "task-started" | "resume":
+            live = replace(live, started=event.at)
+        case "step-started":
+            live = replace(live, step=_step(data.get("step"), live.step), tool=None)
+        case "tool-started":
+            name = data.get("name")
+            live = replace(live, step=_step(data.get("step"), live.step),
+                           tool=name if isinstance(name, str) else None)
+        case "tool-finished":
+            live = replace(live, tool=None)
+        case _:
+            pass
+    silent = _number(data.get("silent_s")) if event.kind == "pulse" else 0.0
+    return replace(live, at=event.at - silent)
+
+
+def live_of(events: Iterable[RunEvent], live: LiveState | None = None) -> LiveState:
+    """The live state after ``events`` (oldest first), from ``live`` (default: nothing seen)."""
+    state = live or LiveState()
+    for event in events:
+        state = fold_live(state, event)
+    return state

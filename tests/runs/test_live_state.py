@@ -1,0 +1,55 @@
+"""The one fold of live state: what a running task is doing now, from its typed events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mercury_nb.contract.vocabulary import EventKind
+from mercury_nb.runs.events import RunEvent
+from mercury_nb.runs.live_state import LiveState, fold_live, live_of
+
+BUSY = LiveState(step=2, tool="run_command", started=100.0, at=105.0)
+
+
+def event(kind: EventKind, at: float, **data: Any) -> RunEvent:
+    return RunEvent(1, "t", kind, at, data)
+
+
+@pytest.mark.parametrize(
+    ("before", "seen", "after"),
+    [
+        pytest.param(LiveState(), event("task-started", 100.0, models=["m"]),
+                     LiveState(started=100.0, at=100.0), id="a-start-starts-the-clock"),
+        pytest.param(BUSY, event("resume", 200.0, models=["m"]),
+                     LiveState(2, "run_command", 200.0, 200.0), id="a-resume-restarts-it"),
+        pytest.param(BUSY, event("step-started", 110.0, step=3, max_steps=9, model="m"),
+                     LiveState(3, None, 100.0, 110.0), id="a-step-clears-the-tool"),
+        pytest.param(BUSY, event("tool-started", 110.0, step=2, name="read_file", summary=""),
+                     LiveState(2, "read_file", 100.0, 110.0), id="a-tool-runs"),
+        pytest.param(BUSY, event("tool-started", 110.0, step=None, name=7, summary=""),
+                     LiveState(2, None, 100.0, 110.0), id="odd-fields-keep-the-step"),
+        pytest.param(BUSY, event("tool-finished", 110.0, step=2, name="run_command", ok=True,
+                                 summary=""),
+                     LiveState(2, None, 100.0, 110.0), id="a-finished-tool-clears-it"),
+        pytest.param(BUSY, event("pulse", 120.0, text="…", activity="a", silent_s=12),
+                     LiveState(2, "run_command", 100.0, 108.0), id="a-pulse-dates-the-silence"),
+        pytest.param(BUSY, event("pulse", 120.0, text="…", silent_s=True),
+                     LiveState(2, "run_command", 100.0, 120.0), id="a-bool-is-no-silence"),
+        pytest.param(BUSY, event("compaction", 130.0, text="⚠ [compacted]"),
+                     LiveState(2, "run_command", 100.0, 130.0), id="any-event-is-a-sign-of-life"),
+    ],
+)
+def test_fold_live(before: LiveState, seen: RunEvent, after: LiveState) -> None:
+    assert fold_live(before, seen) == after
+
+
+def test_live_of_folds_in_order_and_says_it_as_json() -> None:
+    events = [event("task-started", 100.0), event("step-started", 101.0, step=3),
+              event("tool-started", 102.0, step=3, name="run_command"),
+              event("pulse", 110.0, silent_s=6)]
+    assert live_of(events).to_json() == {"step": 3, "tool": "run_command", "started": 100.0,
+                                         "at": 104.0}
+    assert live_of(events[2:], live_of(events[:2])) == live_of(events)
+    assert live_of([]) == LiveState()
