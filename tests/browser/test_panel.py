@@ -261,8 +261,11 @@ def start_paused(lab: Lab, text: str, model: str, workdir: str) -> str:
 def test_the_status_filter_lists_only_its_tasks_and_follows_changes_live(page: Any,
                                                                          lab: Lab) -> None:
     wait_none_running(lab)
-    first = start_paused(lab, "Filter me first.", "scripted/panel-filter-a", "filter-a")
-    second = start_paused(lab, "Filter me second.", "scripted/panel-filter-b", "filter-b")
+    # content tasks: the read-back of NOTES.md answers them (an "empty" task text would not)
+    first = start_paused(lab, "Write NOTES.md (filter me first).", "scripted/panel-filter-a",
+                         "filter-a")
+    second = start_paused(lab, "Write NOTES.md (filter me second).", "scripted/panel-filter-b",
+                          "filter-b")
     open_panel(page)
     show(page, "running")
     assert page.locator(".jp-mercury-empty").inner_text() == "No running tasks."
@@ -293,7 +296,8 @@ def test_the_status_filter_lists_only_its_tasks_and_follows_changes_live(page: A
 
 def test_load_more_appends_the_next_pages_whose_rows_stay_live(page: Any, lab: Lab) -> None:
     size = lab.page_size
-    held = start_paused(lab, "Wait on a later page.", "scripted/panel-page-pause", "paging")
+    held = start_paused(lab, "Write NOTES.md and wait on a later page.",
+                        "scripted/panel-page-pause", "paging")
     started = []
     for n in range(PAGING_TASKS):  # each in its own folder: all run at once
         (lab.root / f"paging-{n}").mkdir()

@@ -56,7 +56,7 @@ def test_a_pause_before_any_request_keeps_the_last_turns_verdict(ledger: Ledger)
     record = ledger.get("t1")
     assert record is not None
     assert (record.verdict, record.steps) == ("steps-exhausted", 2)
-    assert [e.verdict for e in ledger.events("t1") if e.kind == "turn"] == [
+    assert [e.verdict for e in ledger.events("t1") if e.kind == "turn-ended"] == [
         "steps-exhausted", None]
 
 
