@@ -11,7 +11,6 @@ from mercury_nb.contract.endings import (
     Ending,
     NoChangesCompletion,
     NoToolSupport,
-    QuestionPause,
     WorkNotStartedPause,
 )
 from mercury_nb.contract.turns.router_state import (

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from mercury_nb.contract.banners import NO_TOOLS_FIX, banner_text, no_tools_blocker
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     BlockedPause,
@@ -182,3 +183,16 @@ def test_a_small_window_beside_no_tools_names_both(reported: bool | None, ending
                       tools_reported=reported)
     _, decision = step_router(state, facts, config)
     assert decision == FinishWith(ending)  # type: ignore[arg-type]
+
+
+def test_the_banner_of_no_tools_in_a_small_window_names_both_causes() -> None:
+    ending = NoToolSupport("openai/smollm2", "reported", window=WINDOW)
+    lines = banner_text(ending, []).splitlines()
+    assert lines[0].startswith("I can't do this task with openai/smollm2: it does not take tools")
+    assert lines[2] == NO_TOOLS_FIX
+    clause = "this model's 2,048-token window cannot hold the tool definitions (about 1,500 tokens)"
+    assert clause in lines[3] and "`-c 8192`" in lines[3]
+    assert "continue" not in "\n".join(lines).lower()
+    assert no_tools_blocker(ending) == (
+        f"openai/smollm2 does not take tools (its server reports no tool support; and {clause})")
+    assert len(banner_text(NoToolSupport("openai/smollm2", "reported"), []).splitlines()) == 3
