@@ -41,6 +41,7 @@ from mercury_nb.contract.escalation.doom_loop import (
     observe_step,
     reset_for_new_turn,
 )
+from mercury_nb.contract.escalation.narration_guard import forced_step_failed
 from mercury_nb.contract.recovery.context_budget import PauseForOverflow, SendShrunk
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.router_state import (
@@ -260,11 +261,11 @@ class AgentLoop:
                 not reply.tool_calls or finish is not None)
             if isinstance(loop, DoomLoop) and not final_answer:
                 return looped(loop, reply, model.name)
-            if was_first and directive.must_mutate and results and not any(
-                    e.mutating for e in self.session.tool_log[calls_before:]):
-                # a guard round's first step called only non-mutating tools: the round
-                # failed (its calls ran, their results stay in the conversation); a finish
-                # call among them still says how the model ended
+            step_calls = self.session.tool_log[calls_before:]
+            if forced_step_failed(directive.must_mutate, was_first, len(results),
+                                  sum(1 for e in step_calls if e.mutating)):
+                # the round failed (its calls ran, their results stay in the conversation);
+                # a finish call among them still says how the model ended
                 return ended(TurnVerdict.TEXT_STOP, reply, model.name, cap, did_work, finish)
             if finish is None and _keeps_going(reply, self.session.steps_in_budget,
                                                self.config.max_steps):

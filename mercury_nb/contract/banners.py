@@ -84,6 +84,8 @@ QUESTION_HINT = (
 )
 _READ_BACK_LISTED = 5
 NO_RESUME = "Continuing cannot help with the same window. To fix it:"
+ALSO_SMALL_WINDOW = ("The window is too small as well: {reason}; the tool-capable setup "
+                     "needs a larger one (for llama-server: `-c {window}`).")
 LARGER_WINDOW_FIX = "use a model or server with a larger window (for llama-server: `-c {window}`)"
 WINDOW_VARIABLE_NOTE = (
     "Set MERCURY_CONTEXT_WINDOW only if the server really has more than {window:,} tokens."
@@ -200,6 +202,8 @@ def no_tools_blocker(ending: NoToolSupport) -> str:
     """The blocker in one line: which model takes no tools, and how that is known."""
     how = ("its server reports no tool support" if ending.evidence == "reported"
            else f"it answered {ending.ignored} forced tool calls with prose")
+    if ending.window is not None:
+        how += f"; and {window_reason(ending.window)}"
     return f"{ending.model} does not take tools ({how})"
 
 
@@ -282,8 +286,11 @@ def banner_text(
             return _with_changes([FAILED.format(reason=_sentence(reason))], changes, CHANGES_SO_FAR)
         case WindowTooSmall():
             return _with_changes(window_lines(ending), changes, CHANGES_SO_FAR)
-        case NoToolSupport(model=model):
+        case NoToolSupport(model=model, window=window):
             lines = [NO_TOOL_SUPPORT.format(model=model), no_tools_line(ending), NO_TOOLS_FIX]
+            if window is not None:
+                lines.append(ALSO_SMALL_WINDOW.format(reason=window_reason(window),
+                                                      window=window.larger_window))
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case Aborted(by=by):
             if not changes:

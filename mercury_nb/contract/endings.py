@@ -171,11 +171,14 @@ class WindowTooSmall:
 class NoToolSupport:
     """The model (or its server) does not take tools, so no change can ever be made: a
     failure no "continue" can cure. ``evidence``: the server ``reported`` it, or the model
-    ``observed`` ignoring ``ignored`` forced tool calls; ``model`` names it."""
+    ``observed`` ignoring ``ignored`` forced tool calls; ``model`` names it. ``window``:
+    the context window cannot hold the tool definitions either."""
 
     model: str
     evidence: Literal["reported", "observed"]
     ignored: int = 0
+    window: WindowTooSmall | None = None
+    """The window is too small for the tool definitions as well (the banner names both)."""
 
 
 @dataclass(frozen=True)

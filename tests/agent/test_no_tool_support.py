@@ -9,6 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mercury_nb.agent.events import AgentEvent, Notice
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.banners import NO_TOOLS_FIX
@@ -140,3 +142,71 @@ async def test_a_non_mutating_call_on_a_forced_step_fails_the_round(
     assert len(guard_notices(events)) == 2
     tools = [body["tools"] for body in server.requests]
     assert all(t == tools[0] for t in tools), "one tools array for every request"
+
+
+# --- tool support is known before the final reply is read (review 5, 7) ------------------
+
+APOLOGY = "I'm sorry, but I can't create files. Here is the code:\n" + CODE_IN_PROSE
+NO_CALLS = "I'm sorry, but I cannot call functions."
+NO_TOOLS_PROPS = llama_cpp_props(8192, supports_tools=False, supports_tool_calls=False)
+
+
+def assert_no_tools_failure(outcome: Any) -> None:
+    assert outcome.status == "failed" and not outcome.resumable, outcome.banner
+    assert outcome.banner.startswith("I can't do this task with smollm2: it does not take tools")
+    assert NO_TOOLS_FIX in outcome.banner
+    assert "continue" not in outcome.banner.lower()
+
+
+@pytest.mark.parametrize("reply", [
+    pytest.param(APOLOGY, id="apology"),
+    pytest.param("Sure! What should the greeting say?", id="question"),
+])
+async def test_a_prose_blocker_or_question_on_a_server_without_tools_is_no_pause(
+    reply: str, tmp_path: Path, loopback_server
+) -> None:
+    server = loopback_server([Turn(text=reply)], routes=NO_TOOLS_PROPS)
+    outcome = await run_task(TASK, config_for(tmp_path, server))
+    assert len(server.requests) == 1
+    assert_no_tools_failure(outcome)
+
+
+@pytest.mark.parametrize("forced_reply", [
+    pytest.param(Turn(text=NO_CALLS), id="apology"),
+    pytest.param(Turn(text="Which file name should I use?"), id="question"),
+    pytest.param(Turn(text=STILL_PROSE + "x" * 200, finish_reason="length"), id="cut-by-length"),
+])
+async def test_forced_rounds_answered_in_prose_end_within_two_rounds(
+    forced_reply: Turn, tmp_path: Path, loopback_server
+) -> None:
+    # the server says nothing of its caps; every forced round gets prose
+    server = loopback_server([Turn(text=CODE_IN_PROSE), forced_reply, forced_reply],
+                             routes=llama_cpp_props(8192))
+    outcome = await run_task(TASK, config_for(tmp_path, server))
+    assert [body.get("tool_choice") for body in server.requests] == [
+        "auto", "required", "required"]
+    assert_no_tools_failure(outcome)
+    assert "it answered 2 forced tool calls" in outcome.banner
+
+
+async def test_the_guard_reaches_the_model_with_tools_after_one_without(
+    tmp_path: Path, loopback_server
+) -> None:
+    server = loopback_server({"a": [Turn(text=CODE_IN_PROSE), Turn(text=NO_CALLS)],
+                              "b": does_the_work()})
+    config = config_for(tmp_path, server).with_changes(model="openai/a",
+                                                       fallbacks=("openai/b",))
+    outcome = await run_task(WORK, config)
+    assert outcome.status == "completed", outcome.banner
+    assert len(server.requests_for("b")) == 3
+    assert (tmp_path / "hello.py").exists()
+
+
+async def test_a_narrated_i_cannot_on_a_model_with_tools_gets_the_guard(
+    tmp_path: Path, loopback_server
+) -> None:
+    server = loopback_server([Turn(text="I can't access your files, so I can't create them."),
+                              *does_the_work()])
+    outcome = await run_task(WORK, config_for(tmp_path, server))
+    assert outcome.status == "completed", outcome.banner
+    assert server.requests[1].get("tool_choice") == "required"

@@ -138,8 +138,14 @@ async def test_a_window_too_small_for_the_tools_says_so(run: str, tmp_path: Path
     replayed = await replay(run, tmp_path, on_exhausted="fail")
     assert SMALL_WINDOW_ENDING.search(replayed.said), replayed.said
     assert "the conversation" not in replayed.said
-    assert replayed.outcome.status != "completed"
+    assert replayed.outcome.status == "failed" and not replayed.outcome.resumable
     assert_no_resume_promise(replayed)
+    # /props also says no tools: a larger window alone would only meet that failure next,
+    # so the banner names both, the missing tools first
+    said = replayed.said
+    assert "does not take tools" in said and "--jinja" in said
+    window_clause = SMALL_WINDOW_ENDING.search(said)
+    assert window_clause is not None and said.index("does not take tools") < window_clause.start()
 
 
 @pytest.mark.parametrize("run", [_run("r3_chat")])

@@ -18,6 +18,8 @@ user. Then it runs guard rounds until one lands a mutation:
   from the default provider ``a``: that would skip forcing the provider that narrated;
 * after ``config.guard_rounds`` failed rounds the wake-up call opens a second cycle with
   fresh grounding, up to ``config.guard_rounds_total`` rounds in all;
+* a round answered in prose (a blocker, a question, or prose cut by the output limit) is a
+  failed round: only a typed ``finish(blocked|question)``, read by the router, ends it;
 * then :class:`PauseWorkNotStarted` names the last failed mutating-tool result.
 """
 
@@ -57,6 +59,9 @@ class GuardObservation:
     """Index in ``config.model_chain`` of the provider that actually served the turn."""
     last_failed_mutation: FailedMutation | None = None
     """The turn's last failed mutating tool call, if any."""
+    lacks_tools: bool = False
+    """The serving provider is known to lack tools, or ignored this forced step: a closing
+    question in prose does not hold the guard off (only a typed ``finish`` would)."""
 
 
 @dataclass(frozen=True)
@@ -106,9 +111,10 @@ class RunGuardRound:
 
 @dataclass(frozen=True)
 class GuardSatisfied:
-    """The escalation ended well: a mutation landed, or the model asked the user."""
+    """The escalation ended well: a mutation landed. (A typed ``finish(blocked|question)``
+    ends it too, read by the router before the guard; a prose one fails the round.)"""
 
-    reason: Literal["mutation", "asked-user"] = "mutation"
+    reason: Literal["mutation"] = "mutation"
 
 
 @dataclass(frozen=True)
@@ -127,13 +133,20 @@ GuardDecision = GuardIdle | RunGuardRound | GuardSatisfied | PauseWorkNotStarted
 
 
 def starts_guard(obs: GuardObservation, config: MercuryConfig) -> bool:
-    """Execute mode, a ``text-stop``, no successful mutation, no closing question."""
+    """Execute mode, a ``text-stop``, no successful mutation, no closing question (unless
+    the provider lacks tools: its question cannot lead to a change)."""
     return (
         config.mode == "execute"
         and obs.verdict is TurnVerdict.TEXT_STOP
         and not obs.mutated
-        and not asks_user(obs.reply_text)
+        and (obs.lacks_tools or not asks_user(obs.reply_text))
     )
+
+
+def forced_step_failed(must_mutate: bool, first_step: bool, calls: int, mutating: int) -> bool:
+    """A guard round's forced first step whose tool calls ran but none of them mutated:
+    the round failed, the turn ends there (instead of stepping on with ``auto``)."""
+    return must_mutate and first_step and calls > 0 and mutating == 0
 
 
 def step_guard(
@@ -149,8 +162,7 @@ def step_guard(
         return _next_round(started, obs.provider_index, config)
     if obs.mutated:
         return GuardState(), GuardSatisfied("mutation")
-    if obs.verdict is TurnVerdict.TEXT_STOP and asks_user(obs.reply_text):
-        return GuardState(), GuardSatisfied("asked-user")
+    # a prose blocker or question in a round is a failed round: only a typed finish ends it
     failed = _with_blocker(state, obs, config)
     if failed.round >= config.guard_rounds_total:
         return GuardState(), PauseWorkNotStarted(failed.blocker, failed.round, failed.failure)

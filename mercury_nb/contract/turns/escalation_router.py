@@ -5,10 +5,13 @@
   changed on disk (measured). The reply-level rules (a ``text-stop`` that does not end by
   asking the user) belong to :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
 * :func:`route_guard` feeds the guard; its rounds walk the chain from the provider that
-  served the narrating turn (``state.providers.current``). It also feeds the tool-support
-  decision (``tool_support``): where the guard would start or run another round but no
-  model of the chain takes tools (its server said so, or it ignored forced tool calls), the
-  task fails with :class:`~mercury_nb.contract.endings.NoToolSupport` instead.
+  served the narrating turn (``state.providers.current``), skipping providers known to lack
+  tools. It consults the tool-support decision (fed by ``tool_route``): where the guard
+  would start or run another round but no model of the chain takes tools (its server said
+  so, or it ignored forced tool calls), the task fails with
+  :class:`~mercury_nb.contract.endings.NoToolSupport` instead.
+* :func:`guard_first`: whether a ``text-stop`` reply goes to the guard before the router
+  reads it as a blocker or a question (only a typed ``finish`` skips it).
 * :func:`route_trouble` handles an attempt that failed: a refused forced ``tool_choice``
   is retried un-forced on the same provider and is no provider failure; every other
   failure, a doom loop included, goes through ``provider_policy``. A doom loop tells the
@@ -23,7 +26,6 @@ from typing import assert_never
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Ending,
-    NoToolSupport,
     Paused,
     ProviderAttempt,
     ProviderFailure,
@@ -45,15 +47,9 @@ from mercury_nb.contract.escalation.narration_guard import (
     degrade_forced_round,
     step_guard,
 )
-from mercury_nb.contract.escalation.tool_support import (
-    NoTools,
-    TakesTools,
-    ToolSupportObservation,
-    observe_tools,
-    tool_support_decision,
-)
 from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.recovery.continuation import next_max_tokens
+from mercury_nb.contract.turns.final_reply import Blocked, classify_final_reply
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -65,6 +61,11 @@ from mercury_nb.contract.turns.router_state import (
     TurnDirective,
     TurnFacts,
     user,
+)
+from mercury_nb.contract.turns.tool_route import (
+    next_tool_provider,
+    no_tool_support,
+    serving_lacks_tools,
 )
 from mercury_nb.contract.vocabulary import TurnVerdict
 
@@ -85,20 +86,33 @@ def guard_eligible(state: RouterState, facts: TurnFacts, config: MercuryConfig) 
     )
 
 
+def guard_first(state: RouterState, facts: TurnFacts, config: MercuryConfig) -> bool:
+    """A ``text-stop`` reply goes to the guard before it is read as a blocker or a question.
+
+    In a guard-eligible task (nothing changed yet), unless it is a typed
+    ``finish(blocked|question)``: while the guard is in flight (a prose blocker or question
+    fails the round), when the serving provider lacks tools (its server said so, or it
+    ignored this forced step), or when the prose says it cannot do the work (a narrating
+    "I can't access your files" on a model that has the tools to)."""
+    if facts.finish is not None and facts.finish.status != "done":
+        return False
+    if not guard_eligible(state, facts, config):
+        return False
+    if state.guard.active or serving_lacks_tools(state, facts, config):
+        return True
+    return isinstance(classify_final_reply(None, facts.reply_text, work_done=False), Blocked)
+
+
 def route_guard(
     state: RouterState, facts: TurnFacts, config: MercuryConfig
 ) -> tuple[RouterState, RouterDecision | None]:
-    """Feed the guard a ``text-stop`` or ``steps-exhausted`` turn end.
+    """Feed the guard a ``text-stop`` or ``steps-exhausted`` turn end, or a forced round's
+    prose cut by the output limit (``state.tools`` already holds what the turn showed).
 
-    None means the guard has nothing to do (idle, or satisfied just now by a mutation or a
-    question to the user): the verdict's own route (gate, step budget) follows. A round
-    that no model of the chain can answer (no tool support) is not run: the task fails."""
-    tools = observe_tools(state.tools, ToolSupportObservation(
-        provider_index=state.providers.current, reported=facts.tools_reported,
-        forced=facts.forced, called_tools=facts.called_tools,
-        prose_stop=facts.verdict is TurnVerdict.TEXT_STOP,
-    ))
-    state = replace(state, tools=tools)
+    None means the guard has nothing to do (idle, or satisfied just now by a mutation): the
+    verdict's own route (gate, step budget) follows. A round that no model of the chain can
+    answer (no tool support) is not run: the task fails; a round goes to a provider of the
+    chain not known to lack tools."""
     if not state.guard.active and (
         facts.verdict is not TurnVerdict.TEXT_STOP or not guard_eligible(state, facts, config)
     ):
@@ -109,40 +123,31 @@ def route_guard(
         reply_text=facts.reply_text,
         provider_index=state.providers.current,
         last_failed_mutation=facts.last_failed_mutation,
+        lacks_tools=serving_lacks_tools(state, facts, config),
     )
     guard, decision = step_guard(state.guard, obs, config)
     state = replace(state, guard=guard)
     if isinstance(decision, RunGuardRound | PauseWorkNotStarted):
-        no_tools = _no_tool_support(state, config)
+        no_tools = no_tool_support(state, config)
         if no_tools is not None:
             return replace(state, guard=GuardState(), guard_round=None), FinishWith(no_tools)
     match decision:
         case GuardIdle() | GuardSatisfied():
             return replace(state, guard_round=None), None
         case RunGuardRound() as round_:
-            fresh = facts.verdict is TurnVerdict.STEPS_EXHAUSTED
-            return _start_round(state, round_, fresh)
+            fresh = facts.verdict is not TurnVerdict.TEXT_STOP
+            return _start_round(state, round_, fresh, config)
         case PauseWorkNotStarted(failure=failure):
             return replace(state, guard_round=None), FinishWith(WorkNotStartedPause(failure))
         case _ as unreachable:
             assert_never(unreachable)
 
 
-def _no_tool_support(state: RouterState, config: MercuryConfig) -> NoToolSupport | None:
-    """The no-tools failure when no model of the chain takes tools, else None."""
-    match tool_support_decision(state.tools, len(config.model_chain), config):
-        case TakesTools():
-            return None
-        case NoTools(evidence=evidence, ignored=ignored):
-            return NoToolSupport(state.providers.provider, evidence, ignored)
-        case _ as unreachable:
-            assert_never(unreachable)
-
-
 def _start_round(
-    state: RouterState, round_: RunGuardRound, fresh_budget: bool
+    state: RouterState, round_: RunGuardRound, fresh_budget: bool, config: MercuryConfig
 ) -> tuple[RouterState, GuardRound]:
-    providers = pp.use_provider(state.providers, round_.provider_index)
+    target = next_tool_provider(state, round_.provider_index, config)
+    providers = pp.use_provider(state.providers, target)
     guard = state.guard
     if providers.current != round_.provider_index:  # that provider refused us for good
         round_ = replace(round_, provider_index=providers.current)

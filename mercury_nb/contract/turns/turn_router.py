@@ -47,7 +47,7 @@ from mercury_nb.contract.recovery.continuation import (
     on_steps_exhausted,
     on_truncated,
 )
-from mercury_nb.contract.turns.escalation_router import route_guard, route_trouble
+from mercury_nb.contract.turns.escalation_router import guard_first, route_guard, route_trouble
 from mercury_nb.contract.turns.final_reply import Blocked, Done, Question, classify_final_reply
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
@@ -62,6 +62,7 @@ from mercury_nb.contract.turns.router_state import (
     TurnFacts,
     user,
 )
+from mercury_nb.contract.turns.tool_route import forcing_ignored, observe_turn_tools, window_ending
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 
 __all__ = [
@@ -86,10 +87,13 @@ def step_router(
     """One decision per turn end; exhaustive over the five verdicts.
 
     A pressure pause from the memory governor ends the task first, whatever the verdict.
-    A ``text-stop`` or ``steps-exhausted`` turn goes to the narration guard first; only
-    when the guard has nothing to do does the gate or the step budget decide."""
+    What the turn showed of tool support is learned before anything is read. A
+    ``text-stop`` or ``steps-exhausted`` turn goes to the narration guard first (a
+    ``text-stop`` after its reading as a blocker or question, unless ``guard_first``), and
+    so does a forced round's prose cut by the output limit; only when the guard has nothing
+    to do does the gate, the step budget or the truncation path decide."""
     if facts.window_too_small is not None:  # no request can be sent: never resumable
-        return state, FinishWith(facts.window_too_small)
+        return state, FinishWith(window_ending(state, facts.window_too_small, facts))
     if facts.pressure_pause is not None:
         return state, FinishWith(Paused(facts.pressure_pause))  # the banner adds the resume hint
     match facts.verdict:
@@ -100,21 +104,34 @@ def step_router(
         case TurnVerdict.TRUNCATED:
             # the turn goes on: retries reset, but providers that failed in it stay skipped
             state = replace(state, providers=replace(state.providers, retries=0))
+            state = observe_turn_tools(state, facts)
+            if state.guard.active and forcing_ignored(facts):  # the round failed: force again
+                state, guarded = route_guard(state, facts, config)
+                if guarded is not None:
+                    return state, guarded
             return _on_truncated(state, facts, config)
         case TurnVerdict.STEPS_EXHAUSTED:
             state = replace(state, providers=pp.record_success(state.providers))
+            state = observe_turn_tools(state, facts)
             state, guarded = route_guard(state, facts, config)
             if guarded is not None:
                 return state, guarded
             return _on_steps_exhausted(state, config)
         case TurnVerdict.TEXT_STOP:
             state = replace(state, providers=pp.record_success(state.providers))
+            state = observe_turn_tools(state, facts)
+            first = guard_first(state, facts, config)
+            if first:  # a round answered in prose, or a provider without tools
+                state, guarded = route_guard(state, facts, config)
+                if guarded is not None:
+                    return state, guarded
             stopped = _final_reply_ending(state, facts, config)
             if stopped is not None:  # a blocker or a question: no guard round, no gate
                 return replace(state, guard=GuardState(), guard_round=None), FinishWith(stopped)
-            state, guarded = route_guard(state, facts, config)
-            if guarded is not None:
-                return state, guarded
+            if not first:
+                state, guarded = route_guard(state, facts, config)
+                if guarded is not None:
+                    return state, guarded
             return _on_text_stop(state, facts, config)
         case _ as unreachable:
             assert_never(unreachable)

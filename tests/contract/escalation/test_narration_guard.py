@@ -21,6 +21,7 @@ from mercury_nb.contract.escalation.narration_guard import (
     PauseWorkNotStarted,
     RunGuardRound,
     degrade_forced_round,
+    forced_step_failed,
     step_guard,
 )
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
@@ -271,11 +272,6 @@ def test_pause_names_last_failed_mutation(
             GuardSatisfied("mutation"),
             id="mutation-then-budget",
         ),
-        pytest.param(
-            narrated(1, text="npm is missing. Should I install it?"),
-            GuardSatisfied("asked-user"),
-            id="asked-user",
-        ),
         pytest.param(narrated(1, verdict=TurnVerdict.ABORTED), GuardIdle(), id="aborted"),
     ],
 )
@@ -286,6 +282,55 @@ def test_round_ends_guard(obs: GuardObservation, expected: object) -> None:
     state, decision = step_guard(state, obs, config)
     assert decision == expected
     assert state == GuardState()
+
+
+@pytest.mark.parametrize(
+    "obs",
+    [
+        pytest.param(narrated(1, text="npm is missing. Should I install it?"), id="prose-question"),
+        pytest.param(narrated(1, text="I'm sorry, but I cannot call functions."),
+                     id="prose-blocker"),
+        pytest.param(narrated(1, text="```python\n# create_file(", verdict=TurnVerdict.TRUNCATED),
+                     id="prose-cut-by-length"),
+    ],
+)
+def test_a_round_answered_in_prose_fails_it(obs: GuardObservation) -> None:
+    """Only a typed finish (read by the router) ends a round without a mutation."""
+    config = make_config()
+    _, state, _ = run_rounds(config, served_by=0, failed_rounds=3)
+    state, decision = step_guard(state, obs, config)
+    assert isinstance(decision, RunGuardRound)
+    assert (decision.round, decision.provider_index, decision.forced) == (5, 2, True)
+
+
+@pytest.mark.parametrize(
+    ("lacks_tools", "starts"),
+    [pytest.param(False, False, id="tools-question-holds-it-off"),
+     pytest.param(True, True, id="no-tools-question-starts-it")],
+)
+def test_a_closing_question_starts_the_guard_only_on_a_provider_without_tools(
+    lacks_tools: bool, starts: bool
+) -> None:
+    obs = GuardObservation(TurnVerdict.TEXT_STOP, False, "What should it say?", 0,
+                           lacks_tools=lacks_tools)
+    _, decision = step_guard(GuardState(), obs, make_config())
+    assert isinstance(decision, RunGuardRound) is starts
+
+
+@pytest.mark.parametrize(
+    ("must_mutate", "first", "calls", "mutating", "failed"),
+    [
+        pytest.param(True, True, 1, 0, True, id="forced-read-only"),
+        pytest.param(True, True, 2, 1, False, id="forced-with-a-mutation"),
+        pytest.param(True, True, 0, 0, False, id="forced-prose"),
+        pytest.param(True, False, 1, 0, False, id="later-step"),
+        pytest.param(False, True, 1, 0, False, id="not-a-guard-round"),
+    ],
+)
+def test_forced_step_failed(
+    must_mutate: bool, first: bool, calls: int, mutating: int, failed: bool
+) -> None:
+    assert forced_step_failed(must_mutate, first, calls, mutating) is failed
 
 
 def test_failed_round_without_text_stop_still_counts() -> None:

@@ -11,7 +11,6 @@ from mercury_nb.contract.endings import (
     Ending,
     NoChangesCompletion,
     NoToolSupport,
-    QuestionPause,
     WorkNotStartedPause,
 )
 from mercury_nb.contract.turns.router_state import (
@@ -94,9 +93,9 @@ def test_a_refused_forcing_degraded_to_auto_does_not_count() -> None:
                      id="question"),
         pytest.param(WORK, "chat", prose(False), NoChangesCompletion("snapshot"),
                      id="chat-mode"),
-        # a work task whose reply asks the user ends as that question, not as no tools
+        # a question in a work task no model of the chain can do cannot lead to a change
         pytest.param(WORK, "execute", prose(False, reply="Should it print Hello or hello?"),
-                     QuestionPause("Should it print Hello or hello?"),
+                     NoToolSupport("openai/smollm2", "reported"),
                      id="reply-asks-the-user"),
     ],
 )
@@ -120,9 +119,10 @@ def test_chain_with_a_provider_that_takes_tools_keeps_the_guard() -> None:
     state, config = start(chain=("openai/a", "openai/b"))
     state, first = step_router(state, prose(False), config)  # a reports no tools
     assert isinstance(first, GuardRound)
-    assert first.directive.provider_index == 0
-    # round 1 on a ignored too; b has not been seen, so it may take tools: round 2 on b
-    _, decisions = feed(state, config, [prose(False, forced=True)])
+    # b has not been seen, so it may take tools: round 1 skips a, goes to b
+    assert first.directive.provider_index == 1
+    # b's round failed: round 2 would go back to a, which lacks tools: b again
+    _, decisions = feed(state, config, [prose(None, forced=False)])
     assert isinstance(decisions[-1], GuardRound)
     assert decisions[-1].directive.provider_index == 1
 

@@ -123,8 +123,9 @@ def guard_started(
                      "QuestionPause", id="reply-asks-the-user"),
         pytest.param(QUESTION, "execute", text_stop("Which part of todo.py do you mean?"),
                      "NoChangesCompletion", id="question-task-asks-back-is-an-answer"),
+        # a prose "I can't" with nothing tried is narration: the guard, not a blocker
         pytest.param(WORK, "execute", text_stop("I'm sorry, I can't do that."),
-                     "BlockedPause", id="reply-says-it-cannot"),
+                     "GuardRound", id="reply-says-it-cannot"),
         pytest.param(WORK, "execute", text_stop(mutations=1), "NoChangesCompletion",
                      id="mutation-landed-and-undone"),
         pytest.param(WORK, "execute", text_stop(changed=("todo.py",)), "NextTurn",
@@ -191,8 +192,9 @@ def test_ten_failed_rounds_wake_up_then_pause_naming_the_blocker() -> None:
     [
         pytest.param(text_stop("Done.", mutations=2, changed=("todo.py",), evidence=PASSED),
                      "VerifiedCompletion", id="mutation-then-gate"),
-        pytest.param(text_stop("JSON or SQLite?"), "QuestionPause", id="asks-the-user"),
-        pytest.param(text_stop("Sorry, I am unable to write files here."), "BlockedPause",
+        # in a round only a typed finish ends the guard: prose fails the round
+        pytest.param(text_stop("JSON or SQLite?"), "GuardRound", id="asks-the-user"),
+        pytest.param(text_stop("Sorry, I am unable to write files here."), "GuardRound",
                      id="says-it-is-blocked"),
         pytest.param(text_stop("Still planning."), "GuardRound", id="narrates-again"),
         pytest.param(TurnFacts(TurnVerdict.STEPS_EXHAUSTED), "GuardRound",

@@ -116,8 +116,13 @@ def test_a_blocked_reply_during_a_guard_round_ends_the_guard_honestly() -> None:
 def test_a_question_during_a_guard_round_is_a_question_not_a_completion() -> None:
     state, config = start()
     state, _ = step_router(state, stop("Running the tests now."), config)
-    _, decision = step_router(state, stop("Which test runner does this project use?"), config)
-    assert decision == FinishWith(QuestionPause("Which test runner does this project use?"))
+    asked = "Which test runner does this project use?"
+    # in prose the round failed (only a typed finish ends the guard) ...
+    _, decision = step_router(state, stop(asked), config)
+    assert isinstance(decision, GuardRound) and decision.round.round == 2
+    # ... a typed question ends it as that question
+    _, decision = step_router(state, stop(finish=FinishCall("question", "", asked)), config)
+    assert decision == FinishWith(QuestionPause(asked))
 
 
 def test_done_without_evidence_is_forced_to_verify() -> None:
