@@ -71,6 +71,9 @@ class TaskOutcome(BaseModel):
     status: Status
     resumable: bool = False
     """Whether a "continue" can succeed (``endings.resumable``): front ends offer one only then."""
+    cured_by: list[str] = []
+    """When not resumable: the settings (``continuing.Setting``) whose change lets a continue
+    succeed, e.g. ``models`` and ``api_base`` for a model without tool support."""
     verdict: str | None
     answer: str | None
     banner: str

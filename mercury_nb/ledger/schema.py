@@ -82,6 +82,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # cures (a model without tool support), so no front end offers one
         "ALTER TABLE tasks ADD COLUMN resumable INTEGER NOT NULL DEFAULT 1",
     ),
+    (
+        # the settings whose change lets a continue cure a non-resumable ending
+        # (TaskOutcome.cured_by, JSON); rows from before: another model or endpoint
+        """ALTER TABLE tasks ADD COLUMN cured_by TEXT NOT NULL DEFAULT '["models", "api_base"]'""",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

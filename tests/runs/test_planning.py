@@ -136,7 +136,7 @@ def test_a_non_resumable_ending_is_not_continued_as_it_is(
     banner = "I can't do this task with smollm2: it does not take tools.\nHow I know: …"
     handle.ledger.finish_task(header, status="failed", verdict="text-stop", banner=banner,
                               blocker="How I know: …", changes="[]", evidence="[]", steps=1,
-                              resumable=False)
+                              resumable=False, cured_by='["models", "api_base"]')
     record = handle.ledger.get("notools1")
     assert record is not None and not record.resumable and record.to_json()["resumable"] is False
     config = MercuryConfig(workdir=workspace)
