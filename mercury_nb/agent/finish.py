@@ -34,7 +34,7 @@ from mercury_nb.contract.endings import (
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.gate.verification import ReadBack, Verified
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
-from mercury_nb.contract.recovery.continuing import cured_by
+from mercury_nb.contract.recovery.continuing import RunSettings, cause_of
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.workspace.changes import ChangeReport
 
@@ -128,7 +128,7 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
         task_id=session.task_id,
         status=status,
         resumable=resumable(ending),
-        cured_by=list(cured_by(ending)),
+        cause=cause_of(ending, RunSettings.of(config)),
         verdict=session.last_verdict,
         answer=clean(session.answer)
         if status == "completed" and session.answer is not None else None,

@@ -199,7 +199,7 @@ class TaskRecorder:
             providers=json.dumps({name: self._clean(error)
                                   for name, error in outcome.providers.items()}),
             resumable=outcome.resumable,
-            cured_by=json.dumps(outcome.cured_by),
+            cause=json.dumps(redact_data(outcome.cause, self.secrets)),
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 

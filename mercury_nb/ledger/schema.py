@@ -83,9 +83,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE tasks ADD COLUMN resumable INTEGER NOT NULL DEFAULT 1",
     ),
     (
-        # the settings whose change lets a continue cure a non-resumable ending
-        # (TaskOutcome.cured_by, JSON); rows from before: another model or endpoint
-        """ALTER TABLE tasks ADD COLUMN cured_by TEXT NOT NULL DEFAULT '["models", "api_base"]'""",
+        # the settings whose change lets a continue cure a non-resumable ending, with their
+        # values then (TaskOutcome.cause, JSON); {} on rows from before
+        "ALTER TABLE tasks ADD COLUMN cause TEXT NOT NULL DEFAULT '{}'",
     ),
 )
 

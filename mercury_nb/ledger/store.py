@@ -201,12 +201,12 @@ class Ledger(LedgerReads):
                     banner: str | None, blocker: str | None, changes: str, evidence: str,
                     steps: int | None, usage: str = "{}", answer: str | None = None,
                     providers: str = "{}", resumable: bool = True,
-                    cured_by: str = "[]") -> None:
+                    cause: str = "{}") -> None:
         """The task ended with ``status``; ``changes`` and ``evidence`` are JSON lists,
         ``usage`` (tokens per model) and ``providers`` (provider -> first error) JSON
         objects; ``steps`` None keeps the count of the last checkpoint; ``resumable``
         False: no plain "continue" can cure this ending, only one that changes the settings
-        ``cured_by`` (a JSON list) names."""
+        ``cause`` (a JSON object: setting -> its value then) names."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
@@ -214,9 +214,9 @@ class Ledger(LedgerReads):
             conn.execute(
                 "UPDATE tasks SET status = ?, verdict = ?, banner = ?, blocker = ?, changes = ?, "
                 "evidence = ?, steps = COALESCE(?, steps), usage = ?, answer = ?, providers = ?, "
-                "resumable = ?, cured_by = ?, updated_at = ? WHERE id = ?",
+                "resumable = ?, cause = ?, updated_at = ? WHERE id = ?",
                 (status, verdict, banner, blocker, changes, evidence, steps, usage, answer,
-                 providers, int(resumable), cured_by, now, header.id),
+                 providers, int(resumable), cause, now, header.id),
             )
             self._event(conn, header.id, now, "finished", verdict, status, blocker)
 

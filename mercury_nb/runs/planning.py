@@ -26,9 +26,9 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.continuing import (
     RunSettings,
-    cures_of,
     current_fixes,
     may_continue,
+    recorded_cause,
 )
 from mercury_nb.contract.shared_workspace import RunningTask, WorkspaceBusy, decide_start
 from mercury_nb.ledger.access import LedgerHandle
@@ -226,17 +226,16 @@ def plan_continue(
     checkpoint = usable_checkpoint(ledger.checkpoint(record.id))
     try:
         ran = resume_config(record, checkpoint, config, {})
-        cures = cures_of(record.cured_by)
+        cures, before = recorded_cause(record.cause, RunSettings.of(ran))
         # a cure without a continue flag (MERCURY_TOOL_SET, MERCURY_CONTEXT_WINDOW) comes
-        # from the current settings when they differ from those the task ran under
-        fixes = {} if record.resumable else current_fixes(
-            cures, RunSettings.of(ran), RunSettings.of(config))
+        # from the current settings when they differ from those the task ended under
+        fixes = {} if record.resumable else current_fixes(cures, before, RunSettings.of(config))
         resumed = resume_config(record, checkpoint, config,
                                 {**fixes, **continue_flags(overrides or {})})
     except ValueError as error:  # pydantic's ValidationError is a ValueError
         return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record,
                        kind="bad-settings")
-    if not may_continue(record.resumable, cures, RunSettings.of(ran), RunSettings.of(resumed)):
+    if not may_continue(record.resumable, cures, before, RunSettings.of(resumed)):
         reason = (record.banner or record.status).splitlines()[0].rstrip(".")
         return Refusal(NOT_RESUMABLE.format(task_id=record.id, reason=reason), record,
                        kind="cannot-continue")

@@ -1,18 +1,18 @@
-"""Whether a continue may run a task whose ending no plain continue cures: only when the
-settings that caused that ending changed.
+"""Whether a continue may run an ending no plain continue cures: when its cause changed.
 
 A model without tool support (``NoToolSupport``) and providers that all refused the key or
 the model (a permanent ``ProviderFailure``) are cured by another model or endpoint; a window
 too small for what every request carries (``WindowTooSmall``) also by another tool set or
-window. :func:`cured_by` names those settings for an ending (the ledger keeps them with the
-task); :func:`may_continue` compares the settings the task ran under with those the continue
-would run it under, which take the cures no flag sets from the current environment
-(:func:`current_fixes`). A resumable ending may always be continued; a completion never.
+window. :func:`cured_by` names those settings for an ending; the ledger keeps them with
+their values then (:func:`cause_of`, read back by :func:`recorded_cause`). :func:`may_continue`
+compares them with the settings the continue would run under, which take the cures no flag
+sets from the current environment (:func:`current_fixes`). A resumable ending may always be
+continued; a completion never.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, assert_never
 
@@ -123,10 +123,30 @@ def may_continue(
     return bool(changed_settings(before, after) & frozenset(cures))
 
 
-def cures_of(names: Iterable[str]) -> tuple[Setting, ...]:
-    """The known settings among ``names`` (as the ledger keeps them), in :data:`SETTINGS` order."""
-    given = set(names)
-    return tuple(s for s in SETTINGS if s in given)
+def cause_of(ending: Ending, settings: RunSettings) -> dict[str, object]:
+    """What the ledger keeps of a non-resumable ending: each setting that cures it
+    (:func:`cured_by`) with the value it ended under, JSON-ready (empty: nothing to cure)."""
+    return {s: (list(settings.models) if s == "models" else settings.value(s))
+            for s in cured_by(ending)}
+
+
+def recorded_cause(
+    cause: Mapping[str, object], ran: RunSettings
+) -> tuple[tuple[Setting, ...], RunSettings]:
+    """The cures of a recorded ending (:func:`cause_of`) and the settings it ended under,
+    ``ran`` (what the task's checkpoint says) filling what the record does not keep. A record
+    that names no cause (from before causes were kept) is cured by another model or endpoint."""
+    cures = tuple(s for s in SETTINGS if s in cause) or ENDPOINT
+    models = cause.get("models")
+    window = cause.get("context_window", ran.context_window)
+    before = RunSettings(
+        tuple(str(m) for m in models) if isinstance(models, list | tuple) else ran.models,
+        str(cause["api_base"]) if cause.get("api_base") is not None else
+        (None if "api_base" in cause else ran.api_base),
+        str(cause.get("tool_set", ran.tool_set)),
+        window if isinstance(window, int) else None,
+    )
+    return cures, before
 
 
 def current_fixes(
