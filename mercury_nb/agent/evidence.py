@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, assert_never
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
+from mercury_nb.agent.notebook_process import run_notebook_check
 from mercury_nb.agent.session import ReadBackEntry, TaskSession, ToolLogEntry
 from mercury_nb.agent.turn_report import (
     CannotFit,
@@ -31,7 +32,6 @@ from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.context_window import reported_tool_support
 from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
-from mercury_nb.workspace.notebook_check import execute_notebook
 
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink
@@ -182,10 +182,9 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
             continue
         label = f"notebook_check: {change.path}"
         loop.on_event(ToolStarted(step=session.steps_total, name="notebook_check", summary=label))
-        run = await asyncio.to_thread(
-            execute_notebook, loop.ctx.root.root / change.path,
-            loop.config.notebook_timeout_s, change.path,
-        )
+        run = await run_notebook_check(loop.ctx.root.root / change.path,
+                                       loop.config.notebook_timeout_s, change.path,
+                                       loop.ctx.process_scope)
         session.log(ToolLogEntry(
             seq=session.next_seq(), step=session.steps_total, name="notebook_check", ok=run.ok,
             mutating=False, summary=f"run notebook {change.path}", result_head=run.detail,

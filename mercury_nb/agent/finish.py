@@ -7,8 +7,9 @@ import os
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.banners import (
     banner_text,
-    blocked_line,
-    blocker_line,
+    blocked_clause,
+    blocker_clause,
+    check_clause,
     last_check_line,
     no_tools_blocker,
     window_reason,
@@ -33,23 +34,28 @@ from mercury_nb.contract.endings import (
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.gate.verification import ReadBack, Verified
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
+from mercury_nb.contract.recovery.continuing import RunSettings, cause_of
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.workspace.changes import ChangeReport
 
+NO_CHECK_PASSED = "the last check did not pass: {check}"
+
 
 def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
-    """The one line naming what blocked a paused or failed task, if any."""
+    """The one clause naming what blocked a paused or failed task, if any: the banner's
+    "What blocked it:" line without its label (a resume turn says it in its own words)."""
     match ending:
         case WorkNotStartedPause(blocker=blocker):
-            return blocker_line(blocker, blocker_chars)
+            return blocker_clause(blocker, blocker_chars)
         case VerificationFailedPause(last_check=check, stale=stale):
-            return last_check_line(check, stale)
+            return NO_CHECK_PASSED.format(check=check_clause(check, stale)) if check else \
+                last_check_line(check, stale)
         case FilesMissingPause(missing=missing):
             return not_created_line(missing)
         case Paused(reason=reason, blocker=blocker):
-            return blocker_line(blocker, blocker_chars) if blocker else reason
+            return blocker_clause(blocker, blocker_chars) if blocker else reason
         case BlockedPause(reason=reason):
-            return blocked_line(reason, blocker_chars)
+            return blocked_clause(reason, blocker_chars)
         case QuestionPause(question=question):
             return " ".join(question.split())
         case ProviderFailure(last_error=error):
@@ -122,6 +128,7 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
         task_id=session.task_id,
         status=status,
         resumable=resumable(ending),
+        cause=cause_of(ending, RunSettings.of(config)),
         verdict=session.last_verdict,
         answer=clean(session.answer)
         if status == "completed" and session.answer is not None else None,

@@ -30,9 +30,11 @@ from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.task import resolve_chain, run_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Failed
-from mercury_nb.contract.gate.verification import is_check
+from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
+from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.verification import judge_evidence, touches_notebooks
 from mercury_nb.contract.outcome import TaskOutcome
-from mercury_nb.contract.recovery.resumption import LastCheck, ResumeFacts, resume_message
+from mercury_nb.contract.recovery.resumption import ResumeFacts, last_check_of, resume_message
 from mercury_nb.contract.vocabulary import TurnVerdict
 from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
@@ -60,13 +62,16 @@ async def resume_task(
     words: str | None = None,
     blocker: str | None = None,
     subagents: SubagentFactory | None = None,
+    settings_changed: bool = False,
 ) -> TaskOutcome:
     """Continue the checkpointed task under ``config`` (which carries the API key; build it
     with :func:`mercury_nb.agent.checkpoint.config_of`) until its next honest ending.
 
     ``words`` are what the user said beyond "continue" (their own turn after the resume turn);
-    ``blocker`` is the blocker line of the ending that paused it (the ledger keeps it).
-    ``model`` replaces the chain with one model.
+    ``blocker`` is the blocker line of the ending that paused it (the ledger keeps it);
+    ``settings_changed``: that ending came from settings this continue changed
+    (:func:`~mercury_nb.contract.recovery.continuing.may_continue`), so its blocker is not
+    what remains. ``model`` replaces the chain with one model.
     """
     data = dict(checkpoint)
     if model is not None and config.model_chain != (model.name,):
@@ -80,7 +85,8 @@ async def resume_task(
     # of files still as they were, for files this run changes first
     snapshot = await asyncio.to_thread(restore_snapshot(data).rehydrated)
     done = await asyncio.to_thread(measure_changes, snapshot, Path(config.workdir))
-    facts = resume_facts(session, done, blocker=blocker, words=words)
+    facts = resume_facts(session, done, blocker=blocker, words=words,
+                         settings_changed=settings_changed)
     session.messages.append(user_message(resume_message(facts, config)))
     if facts.user_words:
         session.messages.append(user_message(facts.user_words))
@@ -99,22 +105,23 @@ async def resume_task(
 
 
 def resume_facts(session: TaskSession, done: ChangeReport, *, blocker: str | None,
-                 words: str | None) -> ResumeFacts:
-    """What the resume turn says, from the restored session and the measured changes."""
-    checks = [record for record in check_records(session) if is_check(record)]
-    last = session.last_mutation_seq
-    last_check = None
-    if checks:
-        newest = max(checks, key=lambda record: record.seq)
-        last_check = LastCheck(newest.command, newest.exit_code, newest.timed_out,
-                               after_last_change=last is None or newest.seq > last)
-    verdict = session.last_verdict
-    known = verdict if verdict in {v.value for v in TurnVerdict} else None
+                 words: str | None, settings_changed: bool = False) -> ResumeFacts:
+    """What the resume turn says, from the restored session and the measured changes: the
+    newest check counts a run the task asked for (``python hello.py`` for "run hello.py")."""
+    mode = session.config.mode
+    verdict = judge_evidence(
+        check_records(session), session.last_mutation_seq, runs=read_task(session.task, mode).runs,
+        notebooks_changed=touches_notebooks(change.path for change in done.changes),
+    )
+    known = session.last_verdict if session.last_verdict in {v.value for v in TurnVerdict} \
+        else None
     return ResumeFacts(
         task=session.task,
         changed=tuple(f"{change.path} ({change.kind})" for change in done.changes),
-        last_check=last_check,
+        last_check=last_check_of(verdict),
         last_verdict=TurnVerdict(known) if known is not None else None,
         blocker=blocker or None,
         user_words=(words or "").strip() or None,
+        question=classify_intent(session.task, mode) is TaskIntent.QUESTION,
+        settings_changed=settings_changed,
     )

@@ -1,8 +1,6 @@
 """Every user-facing ending banner as plain text, derived from the ending's type alone.
 
-The widget layer renders HTML from the same ending separately; this is the one place
-the words live. Notices shown during a task live beside the policy that emits them:
-``completion_gate.VERIFICATION_NOTICE`` and ``continuation.AUTO_CONTINUE_NOTICE``.
+The widget layer renders HTML from the same ending; notices live beside their policies.
 """
 
 from __future__ import annotations
@@ -138,23 +136,28 @@ def evidence_line(evidence: Verified | ReadBack) -> str:
 
 def last_check_line(last_check: CheckRecord | None, stale: bool) -> str:
     """``Last check: <cmd> ✗ (exit N)``, ``... (ran before the latest changes)``, or none."""
-    if last_check is None:
-        return NO_CHECK_RAN
+    return NO_CHECK_RAN if last_check is None else "Last check: " + check_clause(last_check, stale)
+
+
+def check_clause(check: CheckRecord, stale: bool) -> str:
+    """:func:`last_check_line` of a check that ran, without its label."""
     if stale:
-        return f"Last check: {last_check.command} (ran before the latest changes)"
-    if last_check.timed_out:
-        return f"Last check: {last_check.command} ✗ (timed out)"
-    if last_check.exit_code is None:
-        return f"Last check: {last_check.command} ✗ (no exit code)"
-    return f"Last check: {last_check.command} ✗ (exit {last_check.exit_code})"
+        return f"{check.command} (ran before the latest changes)"
+    if check.timed_out or check.exit_code is None:
+        return f"{check.command} ✗ ({'timed out' if check.timed_out else 'no exit code'})"
+    return f"{check.command} ✗ (exit {check.exit_code})"
 
 
 def blocker_line(blocker: Blocker | None, blocker_chars: int = 120) -> str:
     """``What blocked it: <tool>: <first N chars of the result, on one line>``."""
+    return BLOCKED_BY.format(reason=blocker_clause(blocker, blocker_chars))
+
+
+def blocker_clause(blocker: Blocker | None, blocker_chars: int = 120) -> str:
+    """:func:`blocker_line` without its label."""
     if blocker is None:
-        return NO_BLOCKER
-    result = " ".join(blocker.result.split())[:blocker_chars]
-    return f"What blocked it: {blocker.tool}: {result}"
+        return NO_BLOCKER.removeprefix(BLOCKED_BY.format(reason=""))
+    return blocker.tool + ": " + blocked_clause(blocker.result, blocker_chars)
 
 
 def about(tokens: int) -> str:
@@ -209,14 +212,18 @@ def no_tools_blocker(ending: NoToolSupport) -> str:
 
 def no_tools_line(ending: NoToolSupport) -> str:
     """How the missing tool support is known: the server said so, or the model showed it."""
-    if ending.evidence == "reported":
-        return NO_TOOLS_REPORTED
-    return NO_TOOLS_OBSERVED.format(ignored=ending.ignored)
+    reported = ending.evidence == "reported"
+    return NO_TOOLS_REPORTED if reported else NO_TOOLS_OBSERVED.format(ignored=ending.ignored)
 
 
 def blocked_line(reason: str, blocker_chars: int = 120) -> str:
     """``What blocked it: <the model's reason, first N chars, on one line>``."""
-    return BLOCKED_BY.format(reason=" ".join(reason.split())[:blocker_chars])
+    return BLOCKED_BY.format(reason=blocked_clause(reason, blocker_chars))
+
+
+def blocked_clause(reason: str, blocker_chars: int = 120) -> str:
+    """A reason's first N chars, on one line (:func:`blocked_line` without its label)."""
+    return " ".join(reason.split())[:blocker_chars]
 
 
 def _sentence(reason: str) -> str:

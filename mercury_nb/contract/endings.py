@@ -128,6 +128,9 @@ class ProviderAttempt:
 
     name: str
     reason: str
+    permanent: bool = False
+    """It refused the credentials or the model (401, 403, 404; ``provider_policy.
+    is_permanent``): trying it again with the same settings cannot succeed."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,11 @@ class ProviderFailure:
 
     last_error: str
     providers: tuple[ProviderAttempt, ...] = ()
+
+    @property
+    def permanent(self) -> bool:
+        """Every provider refused for good: a continue with the same settings cannot help."""
+        return bool(self.providers) and all(p.permanent for p in self.providers)
 
 
 @dataclass(frozen=True)
@@ -235,9 +243,12 @@ def resumable(ending: Ending) -> bool:
     """Whether a "continue" of this ending can succeed, so a banner may promise it and a
     front end may offer it. A completion has nothing to resume; a model without tool support,
     or a window too small for what every request carries, fails the same way however often
-    it is continued."""
+    it is continued; so do providers that all refused the key or the model (401, 403, 404),
+    while rate limits, server errors and timeouts pass and may be continued."""
     match ending:
         case VerifiedCompletion() | NoChangesCompletion() | NoToolSupport() | WindowTooSmall():
+            return False
+        case ProviderFailure(permanent=True):
             return False
         case (
             StepBudgetPause()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -71,6 +71,10 @@ class TaskOutcome(BaseModel):
     status: Status
     resumable: bool = False
     """Whether a "continue" can succeed (``endings.resumable``): front ends offer one only then."""
+    cause: dict[str, Any] = {}
+    """When not resumable: the settings (``continuing.Setting``) whose change lets a continue
+    succeed, with the values the task ended under (``{"models": ["smollm2"], "api_base":
+    …}`` for a model without tool support); empty otherwise."""
     verdict: str | None
     answer: str | None
     banner: str

@@ -186,6 +186,7 @@ class TaskRecorder:
             providers=json.dumps({name: self._clean(error)
                                   for name, error in outcome.providers.items()}),
             resumable=outcome.resumable,
+            cause=json.dumps(redact_data(outcome.cause, self.secrets)),
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 

@@ -51,6 +51,9 @@ class TaskRecord:
     """The task whose delegate_task started this one (a sub-agent), else None."""
     resumable: bool = True
     """Whether a "continue" can succeed (``TaskOutcome.resumable``; True while unfinished)."""
+    cause: dict[str, Any] = field(default_factory=dict)
+    """The settings whose change lets a continue cure a non-resumable ending, with the
+    values it ended under (``TaskOutcome.cause``)."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -62,7 +65,7 @@ class TaskRecord:
     def from_row(cls, row: Sequence[Any]) -> TaskRecord:
         (id_, task, workspace, models, status, verdict, banner, blocker, changes, evidence,
          steps, created, updated, pid, token, has_checkpoint, usage_json, answer,
-         providers_json, parent, resumable) = row
+         providers_json, parent, resumable, cause) = row
         usage = json.loads(usage_json) if usage_json else {}
         providers = json.loads(providers_json) if providers_json else {}
         return cls(
@@ -72,6 +75,7 @@ class TaskRecord:
             created_at=float(created), updated_at=float(updated), owner_pid=pid,
             owner_token=token, has_checkpoint=bool(has_checkpoint), usage=usage,
             answer=answer, providers=providers, parent=parent, resumable=bool(resumable),
+            cause=json.loads(cause) if cause else {},
         )
 
 

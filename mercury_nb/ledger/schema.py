@@ -134,6 +134,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         "ALTER TABLE tasks ADD COLUMN resumable INTEGER NOT NULL DEFAULT 1",
     ),
     (_name_kinds,),
+    (
+        # the settings whose change lets a continue cure a non-resumable ending, with their
+        # values then (TaskOutcome.cause, JSON); {} on rows from before
+        "ALTER TABLE tasks ADD COLUMN cause TEXT NOT NULL DEFAULT '{}'",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -207,11 +207,13 @@ class Ledger(LedgerReads):
     def finish_task(self, header: TaskHeader, *, status: str, verdict: str | None,
                     banner: str | None, blocker: str | None, changes: str, evidence: str,
                     steps: int | None, usage: str = "{}", answer: str | None = None,
-                    providers: str = "{}", resumable: bool = True) -> None:
+                    providers: str = "{}", resumable: bool = True,
+                    cause: str = "{}") -> None:
         """The task ended with ``status``; ``changes`` and ``evidence`` are JSON lists,
         ``usage`` (tokens per model) and ``providers`` (provider -> first error) JSON
         objects; ``steps`` None keeps the count of the last checkpoint; ``resumable``
-        False: no "continue" can cure this ending."""
+        False: no plain "continue" can cure this ending, only one that changes the settings
+        ``cause`` (a JSON object: setting -> its value then) names."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
@@ -219,9 +221,9 @@ class Ledger(LedgerReads):
             conn.execute(
                 "UPDATE tasks SET status = ?, verdict = ?, banner = ?, blocker = ?, changes = ?, "
                 "evidence = ?, steps = COALESCE(?, steps), usage = ?, answer = ?, providers = ?, "
-                "resumable = ?, updated_at = ? WHERE id = ?",
+                "resumable = ?, cause = ?, updated_at = ? WHERE id = ?",
                 (status, verdict, banner, blocker, changes, evidence, steps, usage, answer,
-                 providers, int(resumable), now, header.id),
+                 providers, int(resumable), cause, now, header.id),
             )
             self._event(conn, header.id, now, "task-finished", verdict, status, blocker,
                         data={"status": status, "verdict": verdict, "blocker": blocker})

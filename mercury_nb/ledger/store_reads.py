@@ -16,7 +16,7 @@ _TASK_COLUMNS = (
     "id, task, workspace, models, status, verdict, banner, blocker, changes, evidence, steps, "
     "created_at, updated_at, owner_pid, owner_token, "
     "EXISTS (SELECT 1 FROM checkpoints c WHERE c.task_id = tasks.id) AS has_checkpoint, usage, "
-    "answer, providers, parent_id, resumable"
+    "answer, providers, parent_id, resumable, cause"
 )
 
 

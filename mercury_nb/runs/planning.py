@@ -24,6 +24,12 @@ from typing import TYPE_CHECKING, Any
 from mercury_nb.agent.events import EventSink
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.recovery.continuing import (
+    RunSettings,
+    current_fixes,
+    may_continue,
+    recorded_cause,
+)
 from mercury_nb.contract.shared_workspace import RunningTask, WorkspaceBusy, decide_start
 from mercury_nb.ledger.access import LedgerHandle
 from mercury_nb.ledger.owner import is_alive
@@ -96,6 +102,9 @@ class PlannedRun:
     """A resumed task: the blocker line of the ending that paused it."""
     words: str | None = None
     """A resumed task: what the user said beyond "continue"."""
+    settings_changed: bool = False
+    """A resumed task whose ending no plain continue cures: the continue changed the
+    settings that caused it (its blocker, about those settings, is not what remains)."""
 
     async def run(
         self,
@@ -126,7 +135,8 @@ class PlannedRun:
                 return await resume_task(self.checkpoint, config, on_event=sink,
                                          ask_user=ask_user, registry=registry, model=model,
                                          subagents=subagents, words=self.words,
-                                         blocker=self.blocker)
+                                         blocker=self.blocker,
+                                         settings_changed=self.settings_changed)
             from mercury_nb.agent.task import run_task
 
             return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
@@ -178,12 +188,6 @@ def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
     return Refusal(decision.message, record, kind="workspace-busy")
 
 
-def _new_model(overrides: Mapping[str, Any]) -> bool:
-    """The continue names another model or endpoint: a non-resumable ending may then resume."""
-    flags = continue_flags(overrides)
-    return any(flags.get(name) for name in ("model", "fallback", "fallbacks", "api_base"))
-
-
 def plan_continue(
     handle: LedgerHandle | None,
     task_id: str | None,
@@ -211,10 +215,6 @@ def plan_continue(
         if record.status not in RESUMABLE:
             return Refusal(CANNOT_CONTINUE.format(task_id=record.id, status=record.status),
                            record, kind="cannot-continue")
-        if not record.resumable and not _new_model(overrides or {}):
-            reason = (record.banner or record.status).splitlines()[0].rstrip(".")
-            return Refusal(NOT_RESUMABLE.format(task_id=record.id, reason=reason), record,
-                           kind="cannot-continue")
     else:
         record = ledger.latest_paused(workspace_of(config))
         if record is None:
@@ -225,10 +225,20 @@ def plan_continue(
                        record, kind="missing-workspace")
     checkpoint = usable_checkpoint(ledger.checkpoint(record.id))
     try:
-        resumed = resume_config(record, checkpoint, config, continue_flags(overrides or {}))
+        ran = resume_config(record, checkpoint, config, {})
+        cures, before = recorded_cause(record.cause, RunSettings.of(ran))
+        # a cure without a continue flag (MERCURY_TOOL_SET, MERCURY_CONTEXT_WINDOW) comes
+        # from the current settings when they differ from those the task ended under
+        fixes = {} if record.resumable else current_fixes(cures, before, RunSettings.of(config))
+        resumed = resume_config(record, checkpoint, config,
+                                {**fixes, **continue_flags(overrides or {})})
     except ValueError as error:  # pydantic's ValidationError is a ValueError
         return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record,
                        kind="bad-settings")
+    if not may_continue(record.resumable, cures, before, RunSettings.of(resumed)):
+        reason = (record.banner or record.status).splitlines()[0].rstrip(".")
+        return Refusal(NOT_RESUMABLE.format(task_id=record.id, reason=reason), record,
+                       kind="cannot-continue")
     busy = _workspace_busy(handle, record.workspace, resumed, resuming=record.id)
     if busy is not None:
         return busy
@@ -236,7 +246,7 @@ def plan_continue(
         return Refusal(ALREADY_CLAIMED.format(task_id=record.id), record,
                        kind="already-claimed")
     return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True,
-                      blocker=record.blocker, words=words)
+                      blocker=record.blocker, words=words, settings_changed=not record.resumable)
 
 
 def usable_checkpoint(checkpoint: dict[str, Any] | None) -> dict[str, Any] | None:

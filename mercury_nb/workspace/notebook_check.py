@@ -49,3 +49,20 @@ def _first_line(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     tail = [line for line in lines if "Error" in line]
     return (tail[-1] if tail else (lines[-1] if lines else "a cell raised"))[:500]
+
+
+def main(argv: list[str]) -> None:
+    """``python -m mercury_nb.workspace.notebook_check PATH TIMEOUT_S DISPLAY``: run it and
+    print the :class:`NotebookRun` as one JSON line (the agent runs the check in a child
+    process it can kill, kernel and all)."""
+    import json
+
+    path, timeout_s, display = argv
+    run = execute_notebook(Path(path), float(timeout_s), display)
+    print(json.dumps({"ok": run.ok, "detail": run.detail}), flush=True)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -224,3 +224,31 @@ async def test_api_key_never_shown_stored_or_logged(
     assert outcome.providers and notices(events)
     assert json.dumps(outcome.providers).count("***") + json.dumps(
         outcome.providers).count("***") >= 2
+
+
+@pytest.mark.parametrize(
+    ("faults", "resumable", "cause"),
+    [
+        pytest.param({"a": [HttpError(401, message="Incorrect API key")],
+                      "b": [HttpError(404, message="model 'b' not found")]},
+                     False, {"models": ["openai/a", "openai/b"], "api_base": "{base}"},
+                     id="every-provider-refused-for-good"),
+        pytest.param({"a": [HttpError(401, message="Incorrect API key")],
+                      "b": [HttpError(503, message="overloaded")] * 2},
+                     True, {}, id="one-only-overloaded"),
+        pytest.param({"a": [HttpError(429)] * 2, "b": [HttpError(500)] * 2}, True, {},
+                     id="rate-limited-and-broken"),
+    ],
+)
+async def test_a_provider_failure_offers_a_continue_only_when_one_can_succeed(
+    tmp_path: Path, loopback_server, faults: dict[str, list[HttpError]], resumable: bool,
+    cause: dict[str, object],
+) -> None:
+    server = loopback_server({name: [Turn(fault=f) for f in errors]
+                              for name, errors in faults.items()})
+    config = chain_config(tmp_path, server, "a", "b", retry_attempts=1, retry_base_s=0.0)
+    outcome = await run_task(TASK, config)
+    assert outcome.status == "failed", outcome.banner
+    if "api_base" in cause:
+        cause = {**cause, "api_base": config.api_base}
+    assert (outcome.resumable, outcome.cause) == (resumable, cause)

@@ -86,7 +86,7 @@ async def test_finish_blocked_pauses_naming_the_blocker(tmp_path: Path, backend)
         "I've paused — I couldn't finish this one.",
         "What blocked it: pip cannot reach PyPI from this machine",
     ]
-    assert outcome.blocker == "What blocked it: pip cannot reach PyPI from this machine"
+    assert outcome.blocker == "pip cannot reach PyPI from this machine"  # the banner labels it
     assert len(fake.requests) == 2  # no guard round although nothing changed
 
 

@@ -220,7 +220,7 @@ async def test_the_resume_turn_says_the_task_the_changed_files_and_the_last_chec
     (tmp_path / "extra.txt").write_text("made while paused\n")  # measured on disk, not logged
     model = scripted_model([LOOK])
     await resume_task(data, config_of(data, max_steps=1), model=model,
-                      blocker="Last check: `python -m pytest -q` failed (exit 5).")
+                      blocker="the last check did not pass: python -m pytest -q ✗ (exit 5)")
     (turn,) = resume_turns(model.requests[0].messages, data)
     text = turn["content"]
     assert turn["role"] == "user" and text != "continue"
@@ -228,7 +228,8 @@ async def test_the_resume_turn_says_the_task_the_changed_files_and_the_last_chec
     assert f'The task remains: "{HELLO_TASK}"' in text
     assert "hello.py (created)" in text and "extra.txt (created)" in text
     assert "Last check: `python -m pytest -q` failed (exit code 5)." in text
-    assert "What remains: Last check: `python -m pytest -q` failed (exit 5)." in text
+    assert ("Why it paused: the last check did not pass: python -m pytest -q ✗ (exit 5).\n"
+            "What remains: finish the task.") in text
 
 
 async def test_the_users_words_after_continue_are_kept_as_their_turn(
@@ -260,3 +261,52 @@ async def test_a_resume_after_a_passing_check_does_not_ask_for_another(
     (turn,) = resume_turns(model.requests[0].messages, data)
     assert "Last check: `python -m pytest -q` passed." in turn["content"]
     assert "Then run a check" not in turn["content"]
+
+
+async def test_a_passing_run_the_task_asked_for_is_the_last_check(
+    tmp_path: Path, scripted_model
+) -> None:
+    """"...and run it": ``python hello.py`` is the task's check, not "Last check: none"."""
+    task = "Create hello.py that prints hello world, and run it."
+    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
+    events: list[AgentEvent] = []
+    await run_task(task, config, on_event=events.append, model=scripted_model([
+        write("hello.py", "print('hello world')\n"),
+        Turn(tool_calls=(call("run_command", command="python hello.py"),)),
+    ]))
+    data = last_checkpoint(events)
+    model = scripted_model([Turn(text="Done.")])
+    await resume_task(data, config_of(data, max_steps=5), model=model)
+    (turn,) = resume_turns(model.requests[0].messages, data)
+    assert "Last check: `python hello.py` passed." in turn["content"]
+    assert "Last check: none" not in turn["content"]
+    assert "Then run a check" not in turn["content"]
+
+
+async def test_a_question_resumes_as_a_question(tmp_path: Path, scripted_model) -> None:
+    (tmp_path / "README.md").write_text("# calc\nInstall with pip install calc.\n")
+    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    events: list[AgentEvent] = []
+    first = await run_task("What does README.md say about installing?", config,
+                           on_event=events.append, model=scripted_model([LOOK]))
+    assert first.status == "paused", first.banner
+    data = last_checkpoint(events)
+    model = scripted_model([Turn(text="It says: pip install calc.")])
+    await resume_task(data, config_of(data, max_steps=5), model=model)
+    (turn,) = resume_turns(model.requests[0].messages, data)
+    text = turn["content"]
+    assert text.startswith("[SYSTEM: RESUME]") and "What remains: answer the question." in text
+    for work_words in ("NOT done", "do not summarize", "run a check", "Carry on with tools"):
+        assert work_words not in text
+
+
+async def test_another_model_is_not_told_the_old_models_blocker(
+    tmp_path: Path, scripted_model
+) -> None:
+    data = await failed_check_checkpoint(tmp_path, scripted_model)
+    model = scripted_model([LOOK])
+    await resume_task(data, config_of(data, max_steps=1), model=model,
+                      blocker="smollm2 does not take tools (its server reports no tool support)",
+                      settings_changed=True)
+    (turn,) = resume_turns(model.requests[0].messages, data)
+    assert "smollm2" not in turn["content"] and "What remains: the whole task" in turn["content"]

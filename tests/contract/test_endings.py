@@ -82,6 +82,29 @@ def test_resumable(ending: Ending, status: EndingStatus) -> None:
         assert not resumable(ending)
 
 
+def refused(name: str, reason: str) -> ProviderAttempt:
+    return ProviderAttempt(name, reason, permanent=True)
+
+
+@pytest.mark.parametrize(
+    ("providers", "expected"),
+    [
+        pytest.param((refused("a", "HTTP 401: bad key"),), False, id="one-refused-key"),
+        pytest.param((refused("a", "HTTP 404: model not found"), refused("b", "HTTP 403")),
+                     False, id="every-provider-refused"),
+        pytest.param((refused("a", "HTTP 401"), ProviderAttempt("b", "HTTP 429: slow down")),
+                     True, id="one-rate-limited-may-pass-later"),
+        pytest.param((ProviderAttempt("a", "HTTP 503"), ProviderAttempt("b", "timeout")), True,
+                     id="server-errors-and-timeouts"),
+        pytest.param((), True, id="no-provider-named"),
+    ],
+)
+def test_a_provider_failure_is_resumable_unless_every_provider_refused_for_good(
+    providers: tuple[ProviderAttempt, ...], expected: bool
+) -> None:
+    assert resumable(ProviderFailure("last", providers)) is expected
+
+
 @pytest.mark.parametrize(
     "evidence",
     [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -136,7 +137,7 @@ def test_a_non_resumable_ending_is_not_continued_as_it_is(
     banner = "I can't do this task with smollm2: it does not take tools.\nHow I know: …"
     handle.ledger.finish_task(header, status="failed", verdict="text-stop", banner=banner,
                               blocker="How I know: …", changes="[]", evidence="[]", steps=1,
-                              resumable=False)
+                              resumable=False, cause='{"models": ["smollm2"]}')
     record = handle.ledger.get("notools1")
     assert record is not None and not record.resumable and record.to_json()["resumable"] is False
     config = MercuryConfig(workdir=workspace)
@@ -263,3 +264,47 @@ def test_unusable_checkpoints_restart_from_the_text(checkpoint: dict[str, object
     from mercury_nb.runs.planning import usable_checkpoint
 
     assert usable_checkpoint(checkpoint) is None
+
+
+def finish_too_small(handle: LedgerHandle, workspace: Path, task_id: str) -> None:
+    """A task that ended WindowTooSmall under the full tool set and no declared window."""
+    header = TaskHeader(id=task_id, task="Create hello.py", workspace=str(workspace.resolve()),
+                        models=("openai/smollm2",))
+    handle.ledger.start_task(header)
+    cause = {"models": ["openai/smollm2"], "api_base": None, "tool_set": "full",
+             "context_window": None}
+    handle.ledger.finish_task(header, status="failed", verdict=None,
+                              banner="This model's 2,048-token window cannot hold the tools.",
+                              blocker=None, changes="[]", evidence="[]", steps=0,
+                              resumable=False, cause=json.dumps(cause))
+
+
+def test_the_same_model_named_again_does_not_continue_a_non_resumable_ending(
+    handle: LedgerHandle, workspace: Path
+) -> None:
+    finish_too_small(handle, workspace, "small1")
+    config = MercuryConfig(workdir=workspace, model="openai/smollm2")
+    refused = plan_continue(handle, "small1", config, {"model": "openai/smollm2"})
+    assert isinstance(refused, Refusal) and refused.kind == "cannot-continue"
+
+
+@pytest.mark.parametrize(
+    ("env", "field", "value"),
+    [
+        pytest.param({"MERCURY_TOOL_SET": "compact"}, "tool_set", "compact", id="compact-tools"),
+        pytest.param({"MERCURY_CONTEXT_WINDOW": "8192"}, "context_window", 8192, id="window"),
+    ],
+)
+def test_an_environment_fix_continues_a_window_too_small(
+    handle: LedgerHandle, workspace: Path, env: dict[str, str], field: str, value: object
+) -> None:
+    finish_too_small(handle, workspace, "small2")
+    current = MercuryConfig.load(env, workdir=workspace, model="openai/smollm2")
+    plan = plan_continue(handle, "small2", current)
+    assert isinstance(plan, PlannedRun), plan
+    assert getattr(plan.config, field) == value and plan.settings_changed
+    # without the fix the same continue is refused
+    finish_too_small(handle, workspace, "small3")
+    again = plan_continue(handle, "small3", MercuryConfig(workdir=workspace,
+                                                          model="openai/smollm2"))
+    assert isinstance(again, Refusal) and again.kind == "cannot-continue"

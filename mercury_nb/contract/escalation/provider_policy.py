@@ -53,6 +53,8 @@ EMPTY_REPLIES_PAUSE = (
 NON_RETRYABLE_STATUSES = frozenset({400, 401, 403, 404, 422})
 PERMANENT_STATUSES = frozenset({401, 403, 404})
 """Statuses after which a provider is not tried again during the task."""
+PERMANENT_KINDS = frozenset({"auth", "permission", "not_found"})
+"""Kinds that refuse the credentials or the model, whatever the status says."""
 NON_RETRYABLE_KINDS = frozenset(
     {
         DOOM_LOOP_KIND,
@@ -170,6 +172,17 @@ def classify_failure(failure: FailedAttempt) -> FailureClass:
     return "transient"
 
 
+def is_permanent(failure: FailedAttempt) -> bool:
+    """The provider refused the credentials or the model (401, 403, 404, or an error of that
+    kind): it is not tried again during the task, and a continue with it cannot succeed."""
+    return failure.status in PERMANENT_STATUSES or failure.kind.lower() in PERMANENT_KINDS
+
+
+def refused(state: ProviderState) -> frozenset[str]:
+    """The providers of the chain that refused for good (:func:`is_permanent`)."""
+    return frozenset(state.chain[index] for index in state.dead)
+
+
 def backoff_delay(retry: int, base_s: float, max_s: float, jitter: float) -> float:
     """``min(base * 2^(retry-1), max)``, shortened by up to :data:`JITTER_SPREAD` by jitter."""
     _check_jitter(jitter)
@@ -226,7 +239,7 @@ def step_provider(
         state,
         retries=0,
         failed=state.failed | {state.current},
-        dead=state.dead | {state.current} if failure.status in PERMANENT_STATUSES else state.dead,
+        dead=state.dead | {state.current} if is_permanent(failure) else state.dead,
     )
     following = _next_available(state)
     if following is None:

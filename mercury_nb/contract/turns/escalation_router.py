@@ -213,7 +213,8 @@ def _all_failed(
         return Paused(LOOP_PAUSE_REASON.format(description=doom.description))
     if trouble.kind == pp.EMPTY_REPLY_KIND:
         return Paused(pp.EMPTY_REPLIES_PAUSE.format(provider=trouble.provider))
-    attempts = tuple(ProviderAttempt(n, r) for n, r in state.providers.ledger.items())
+    refused = pp.refused(state.providers)
+    attempts = tuple(ProviderAttempt(n, r, n in refused) for n, r in state.providers.ledger.items())
     return ProviderFailure(last_error=state.providers.last_error or message, providers=attempts)
 
 

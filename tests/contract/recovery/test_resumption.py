@@ -6,6 +6,7 @@ import pytest
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.resumption import (
+    QUESTION_HEADER,
     RESUME_HEADER,
     LastCheck,
     ResumeFacts,
@@ -19,6 +20,10 @@ NUDGE = (
     "The task is NOT done — do not summarize or wrap up."
 )
 TASK = "Create hello.py that prints hello world, and run it."
+QUESTION_TASK = "What does README.md say about installing?"
+CHECK = ("Then run a check (the project's tests, or the program the task asks for) that "
+         "passes after your last change.")
+ACT = "Carry on with tools now; the user's word \"continue\" means this task."
 PYTEST_FAILED = LastCheck("python -m pytest -q", 1)
 RAN_HELLO = LastCheck("python hello.py", 0)
 
@@ -39,11 +44,12 @@ RAN_HELLO = LastCheck("python hello.py", 0)
         ),
         pytest.param(
             ResumeFacts(TASK, changed=("hello.py (created)",), last_check=PYTEST_FAILED,
-                        blocker="Last check: `python -m pytest -q` failed (exit 1)."),
+                        blocker="the last check did not pass: python -m pytest -q ✗ (exit 1)"),
             [RESUME_HEADER, f'The task remains: "{TASK}"',
              "Done so far — files changed since the task started: hello.py (created).",
              "Last check: `python -m pytest -q` failed (exit code 1).",
-             "What remains: Last check: `python -m pytest -q` failed (exit 1).",
+             "Why it paused: the last check did not pass: python -m pytest -q ✗ (exit 1).",
+             "What remains: finish the task.",
              "Then run a check (the project's tests, or the program the task asks for) that "
              "passes after your last change.",
              "Carry on with tools now; the user's word \"continue\" means this task."],
@@ -67,7 +73,8 @@ RAN_HELLO = LastCheck("python hello.py", 0)
             [RESUME_HEADER, f'The task remains: "{TASK}"',
              "Done so far — files changed since the task started: a.py (modified).",
              "Last check: `pytest` passed, before the last change.",
-             "What remains: hello.py was not created",
+             "Why it paused: hello.py was not created.",
+             "What remains: finish the task.",
              "Then run a check (the project's tests, or the program the task asks for) that "
              "passes after your last change.",
              "Carry on with tools now; the user's word \"continue\" means this task."],
@@ -91,11 +98,70 @@ RAN_HELLO = LastCheck("python hello.py", 0)
             [RESUME_HEADER, f'The task remains: "{TASK}"',
              "Done so far: no file has changed since the task started.",
              "Last check: none — no build or test has run yet.",
-             "What remains: interrupted: the process stopped mid-task",
+             "Why it paused: interrupted: the process stopped mid-task.",
+             "What remains: finish the task.",
              "Then run a check (the project's tests, or the program the task asks for) that "
              "passes after your last change.",
              "Carry on with tools now; the user's word \"continue\" means this task."],
             id="a-crash-after-an-auto-continue-is-no-step-budget-pause",
+        ),
+        pytest.param(
+            ResumeFacts(TASK, blocker="pip cannot reach PyPI from this machine"),
+            [RESUME_HEADER, f'The task remains: "{TASK}"',
+             "Done so far: no file has changed since the task started.",
+             "Last check: none — no build or test has run yet.",
+             "Why it paused: pip cannot reach PyPI from this machine.",
+             "What remains: finish the task.",
+             CHECK,
+             ACT],
+            id="a-blocker-is-said-once-without-a-second-label",
+        ),
+        pytest.param(
+            ResumeFacts(QUESTION_TASK, question=True),
+            [QUESTION_HEADER, f'The task remains: "{QUESTION_TASK}"',
+             "What remains: answer the question.",
+             "Answer it now; read the files it names with tools first if you need them."],
+            id="a-question-is-not-told-to-work-or-run-a-check",
+        ),
+        pytest.param(
+            ResumeFacts(QUESTION_TASK, blocker="Should the summary be one line or a list?",
+                        user_words="a list", question=True),
+            [QUESTION_HEADER, f'The task remains: "{QUESTION_TASK}"',
+             "Why it paused: Should the summary be one line or a list?",
+             "What remains: answer the question.",
+             "Answer it now, following what the user adds in the next message."],
+            id="a-question-that-asked-back",
+        ),
+        pytest.param(
+            ResumeFacts(QUESTION_TASK, last_verdict=TurnVerdict.STEPS_EXHAUSTED,
+                        last_check=RAN_HELLO, question=True),
+            [QUESTION_HEADER, f'The task remains: "{QUESTION_TASK}"',
+             "Last check: `python hello.py` passed.",
+             "What remains: answer the question.",
+             "Answer it now; read the files it names with tools first if you need them."],
+            id="a-question-cut-by-the-step-budget-gets-no-work-nudge",
+        ),
+        pytest.param(
+            ResumeFacts("write the notes", changed=("a.txt (created)",), question=True),
+            [RESUME_HEADER, 'The task remains: "write the notes"',
+             "Done so far — files changed since the task started: a.txt (created).",
+             "Last check: none — no build or test has run yet.",
+             "What remains: finish the task.",
+             CHECK,
+             ACT],
+            id="read-as-a-question-but-it-changed-files-so-it-is-work",
+        ),
+        pytest.param(
+            ResumeFacts(TASK, blocker="smollm2 does not take tools (its server reports no tool "
+                        "support)", settings_changed=True),
+            [RESUME_HEADER, f'The task remains: "{TASK}"',
+             "Done so far: no file has changed since the task started.",
+             "Last check: none — no build or test has run yet.",
+             "What remains: the whole task — it stopped because of the settings it ran under "
+             "(the model, its server or its window), and those have changed.",
+             CHECK,
+             ACT],
+            id="another-model-is-not-fed-the-old-models-blocker",
         ),
         pytest.param(
             ResumeFacts(TASK, last_check=LastCheck("make test", None)),

@@ -1,0 +1,49 @@
+"""Runs the end-of-task notebook check in a child process the process registry tracks.
+
+nbclient in a thread cannot be cancelled: a Stop or a SIGTERM during the check left the thread
+and its kernel running. In a child process (its own session, carrying the registry's marker,
+which the kernel it starts inherits), a cancel kills the check and its kernel at once, and
+:func:`mercury_nb.tools.processes.kill_all` finds them at exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from mercury_nb.tools import processes
+from mercury_nb.workspace.notebook_check import NotebookRun
+
+DIED = "the notebook check stopped without a result (exit code {code})"
+
+
+async def run_notebook_check(path: Path, timeout_s: float, display: str,
+                             scope: str | None) -> NotebookRun:
+    """Execute ``path`` top to bottom in a fresh kernel, in a child process under ``scope``
+    (the task id): cancelling this kills the child and its kernel before it re-raises."""
+    tracked = processes.register(scope)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "mercury_nb.workspace.notebook_check",
+            str(path), repr(timeout_s), display,
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, start_new_session=True,
+            env=tracked.environment(dict(os.environ)),
+        )
+        tracked.attach(proc.pid)
+        out, _ = await proc.communicate()
+    except BaseException:
+        processes.kill_tree(tracked)  # at once, not in a thread a cancel could abandon
+        processes.forget(tracked)
+        raise
+    await asyncio.to_thread(processes.kill_tree, tracked)  # a kernel the check left behind
+    processes.forget(tracked)
+    lines = out.decode(errors="replace").strip().splitlines()
+    try:
+        data = json.loads(lines[-1])
+        return NotebookRun(display, bool(data["ok"]), str(data["detail"]))
+    except (IndexError, ValueError, KeyError, TypeError):
+        return NotebookRun(display, False, DIED.format(code=proc.returncode))
