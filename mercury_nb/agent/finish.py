@@ -42,8 +42,8 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
     match ending:
         case WorkNotStartedPause(blocker=blocker):
             return blocker_line(blocker, blocker_chars)
-        case VerificationFailedPause(last_check=check, stale=stale):
-            return last_check_line(check, stale)
+        case VerificationFailedPause(last_check=check, stale=stale, requested=run):
+            return last_check_line(check, stale, run)
         case FilesMissingPause(missing=missing):
             return not_created_line(missing)
         case Paused(reason=reason, blocker=blocker):

@@ -31,6 +31,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
 )
 from mercury_nb.contract.gate.completion_gate import not_created_line
+from mercury_nb.contract.gate.run_evidence import NO_REQUESTED_RUN, REQUESTED_RUN_PAUSE
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
 
@@ -134,10 +135,11 @@ def evidence_line(evidence: Verified | ReadBack) -> str:
             assert_never(unreachable)
 
 
-def last_check_line(last_check: CheckRecord | None, stale: bool) -> str:
-    """``Last check: <cmd> ✗ (exit N)``, ``... (ran before the latest changes)``, or none."""
+def last_check_line(last_check: CheckRecord | None, stale: bool, requested: str = "") -> str:
+    """``Last check: <cmd> ✗ (exit N)``, ``... (ran before the latest changes)``, or none
+    (``Last run: none — <requested> never ran.`` for a run the task asked for)."""
     if last_check is None:
-        return NO_CHECK_RAN
+        return NO_REQUESTED_RUN.format(run=requested) if requested else NO_CHECK_RAN
     if stale:
         return f"Last check: {last_check.command} (ran before the latest changes)"
     if last_check.timed_out:
@@ -250,8 +252,9 @@ def banner_text(
         case WorkNotStartedPause(blocker=blocker):
             lines = [WORK_NOT_STARTED, blocker_line(blocker, blocker_chars)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
-        case VerificationFailedPause(last_check=last_check, stale=stale):
-            lines = [VERIFICATION_FAILED, last_check_line(last_check, stale)]
+        case VerificationFailedPause(last_check=last_check, stale=stale, requested=run):
+            head = REQUESTED_RUN_PAUSE.format(run=run) if run else VERIFICATION_FAILED
+            lines = [head, last_check_line(last_check, stale, run)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case FilesMissingPause(missing=missing):
             lines = [f"I've paused for now — {not_created_line(missing)}. {RESUME_HINT}"]
