@@ -167,6 +167,10 @@ def uncounted_note(uncounted: UncountedCheck | None) -> str:
     return _UNCOUNTED.format(run=uncounted.run, why=uncounted.explanation(), check=check)
 
 
+def _uncounted_of(evidence: EvidenceVerdict) -> str:
+    return uncounted_note(evidence.uncounted if isinstance(evidence, NoCheck | CheckStale) else None)
+
+
 def _reason(evidence: EvidenceVerdict) -> str:
     match evidence:
         case NoCheck():
@@ -281,7 +285,8 @@ def step_gate(
     if run is None and not failed and obs.requirements.read_back_verifies(obs.changed_paths):
         return state, Complete(ReadBack(obs.changed_paths))
     if forcing:
-        prompt = (run_prompt(run, obs.changed_paths) if run is not None and run_unmet
+        prompt = (run_prompt(run, obs.changed_paths, _uncounted_of(run.verdict))
+                  if run is not None and run_unmet
                   else verification_prompt(evidence, obs.changed_paths, obs.requirements))
         return replace(state, forced_rounds=state.forced_rounds + 1), ForceVerification(prompt)
     requested = run.wanted if run is not None and run_unmet else ""

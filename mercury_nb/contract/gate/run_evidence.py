@@ -148,9 +148,12 @@ def task_evidence(general: EvidenceVerdict, run: RunAnswer | None) -> EvidenceVe
     return run.verdict
 
 
-_RUN_PROMPT = (
+_RUN_HEAD = (
     "[SYSTEM: VERIFY] The task asks you to run {wanted}, but {reason}. The task is NOT done"
-    " yet. Run it now with run_command, on its own (not piped, not followed by `|| true` or"
+    " yet."
+)
+_RUN_BODY = (
+    " Run it now with run_command, on its own (not piped, not followed by `|| true` or"
     " `; echo`), after your last change; its exit code is the evidence, and no other check"
     " stands in for it."
 )
@@ -170,11 +173,11 @@ def _run_reason(verdict: EvidenceVerdict, changed: bool) -> str:
             return "no run of it came after your last change" if changed else "it has not run"
 
 
-def run_prompt(run: RunAnswer, changed_paths: tuple[str, ...]) -> str:
+def run_prompt(run: RunAnswer, changed_paths: tuple[str, ...], uncounted: str = "") -> str:
     """The message of the gate's forced round when the run the task asks for is missing,
-    failed or stale."""
-    prompt = _RUN_PROMPT.format(wanted=run.wanted, reason=_run_reason(run.verdict,
-                                                                      bool(changed_paths)))
+    failed or stale; ``uncounted`` says why a run of it did not count."""
+    reason = _run_reason(run.verdict, bool(changed_paths))
+    prompt = _RUN_HEAD.format(wanted=run.wanted, reason=reason) + uncounted + _RUN_BODY
     if run.wanted == YOUR_PROGRAM and changed_paths:
         prompt += _NO_RUNNABLE.format(paths=", ".join(changed_paths[:10]))
     if changed_paths:
@@ -182,5 +185,5 @@ def run_prompt(run: RunAnswer, changed_paths: tuple[str, ...]) -> str:
     return prompt
 
 
-REQUESTED_RUN_PAUSE = "The task asks me to run {run}, and it did not pass — I'm not calling this done."
+REQUESTED_RUN_PAUSE = "The task asks me to run {run} — that run did not pass, so I'm not calling this done."
 NO_REQUESTED_RUN = "Last run: none — {run} never ran."
