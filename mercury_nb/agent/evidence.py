@@ -16,8 +16,8 @@ from mercury_nb.contract.endings import Blocker, WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
 from mercury_nb.contract.gate.file_kinds import only_non_code
-from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.run_evidence import run_answer
+from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.contract.turns.final_reply import FinishCall, answer_of

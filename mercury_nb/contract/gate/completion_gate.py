@@ -168,7 +168,8 @@ def uncounted_note(uncounted: UncountedCheck | None) -> str:
 
 
 def _uncounted_of(evidence: EvidenceVerdict) -> str:
-    return uncounted_note(evidence.uncounted if isinstance(evidence, NoCheck | CheckStale) else None)
+    uncounted = evidence.uncounted if isinstance(evidence, NoCheck | CheckStale) else None
+    return uncounted_note(uncounted)
 
 
 def _reason(evidence: EvidenceVerdict) -> str:

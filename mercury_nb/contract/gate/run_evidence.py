@@ -26,7 +26,6 @@ from mercury_nb.contract.gate.verification import (
     CheckStale,
     EvidenceVerdict,
     NoCheck,
-    Verified,
     judge_evidence,
 )
 
@@ -56,7 +55,8 @@ def asks_to_run(requirements: TaskRequirements) -> bool:
 
 
 _TEST_PROGRAMS = frozenset(
-    "pytest py.test unittest tox nox jest vitest mocha ava tap nose2 trial".split()
+    ["pytest", "py.test", "unittest", "tox", "nox", "jest", "vitest", "mocha", "ava", "tap",
+     "nose2", "trial"]
 )
 _TEST_SUBCOMMANDS = {
     "npm": "test t tst", "pnpm": "test t", "yarn": "test", "bun": "test", "cargo": "test nextest",
@@ -185,5 +185,7 @@ def run_prompt(run: RunAnswer, changed_paths: tuple[str, ...], uncounted: str = 
     return prompt
 
 
-REQUESTED_RUN_PAUSE = "The task asks me to run {run} — that run did not pass, so I'm not calling this done."
+REQUESTED_RUN_PAUSE = (
+    "The task asks me to run {run} — that run did not pass, so I'm not calling this done."
+)
 NO_REQUESTED_RUN = "Last run: none — {run} never ran."

@@ -3,8 +3,9 @@
 * :func:`guard_eligible` is the guard's trigger as the task sees it: execute mode, a task
   that asks for work, no successful mutating tool call in the whole task, nothing
   changed on disk (measured), and, for a task that asks to run something, no command run
-  (:func:`ran_for_run_task`: the model acted; the gate judges the run). The reply-level rules (a ``text-stop`` that does not end by
-  asking the user) belong to :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
+  (:func:`ran_for_run_task`: the model acted; the gate judges the run). The reply-level
+  rules (a ``text-stop`` that does not end by asking the user) belong to
+  :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
 * :func:`route_guard` feeds the guard; its rounds walk the chain from the provider that
   served the narrating turn (``state.providers.current``). It also feeds the tool-support
   decision (``tool_support``): where the guard would start or run another round but no

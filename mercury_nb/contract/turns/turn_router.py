@@ -35,8 +35,8 @@ from mercury_nb.contract.gate.completion_gate import (
     PauseVerificationFailed,
     step_gate,
 )
-from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.gate.run_evidence import RunAnswer, task_evidence
+from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.verification import Verified
 from mercury_nb.contract.recovery.continuation import (
