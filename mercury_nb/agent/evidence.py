@@ -24,6 +24,7 @@ from mercury_nb.agent.turn_report import (
 )
 from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.gate.file_kinds import only_non_code
+from mercury_nb.contract.gate.run_evidence import run_answer
 from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.turns.final_reply import answer_of
@@ -126,13 +127,14 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
         session.read_backs = tuple(ReadBackEntry(p, ok, session.steps_total) for p, ok in read)
     requirements = read_task(session.task, loop.config.mode)
     missing = await asyncio.to_thread(missing_files, root, requirements.must_exist)
+    records = check_records(session)
     evidence = judge_evidence(
-        check_records(session), session.last_mutation_seq, notebooks_changed=notebooks,
-        runs=requirements.runs,
+        records, session.last_mutation_seq, notebooks_changed=notebooks, runs=requirements.runs,
     )
+    run = run_answer(records, session.last_mutation_seq, requirements, paths)
     read_back_ok = all(entry.ok for entry in session.read_backs)
     measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok, missing)
-    return replace(facts, measured=measured, evidence=evidence)
+    return replace(facts, measured=measured, evidence=evidence, run=run)
 
 
 def _read_back(root: Path, report: ChangeReport) -> list[tuple[str, bool]]:

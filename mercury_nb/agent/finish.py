@@ -47,9 +47,9 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
     match ending:
         case WorkNotStartedPause(blocker=blocker):
             return blocker_clause(blocker, blocker_chars)
-        case VerificationFailedPause(last_check=check, stale=stale):
+        case VerificationFailedPause(last_check=check, stale=stale, requested=run):
             return NO_CHECK_PASSED.format(check=check_clause(check, stale)) if check else \
-                last_check_line(check, stale)
+                last_check_line(check, stale, run)
         case FilesMissingPause(missing=missing):
             return not_created_line(missing)
         case Paused(reason=reason, blocker=blocker):

@@ -29,6 +29,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
 )
 from mercury_nb.contract.gate.completion_gate import not_created_line
+from mercury_nb.contract.gate.run_evidence import NO_REQUESTED_RUN, REQUESTED_RUN_PAUSE
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
 
@@ -134,9 +135,12 @@ def evidence_line(evidence: Verified | ReadBack) -> str:
             assert_never(unreachable)
 
 
-def last_check_line(last_check: CheckRecord | None, stale: bool) -> str:
-    """``Last check: <cmd> ✗ (exit N)``, ``... (ran before the latest changes)``, or none."""
-    return NO_CHECK_RAN if last_check is None else "Last check: " + check_clause(last_check, stale)
+def last_check_line(last_check: CheckRecord | None, stale: bool, requested: str = "") -> str:
+    """``Last check: <cmd> ✗ (exit N)``, ``... (ran before the latest changes)``, or none
+    (``Last run: none — <requested> never ran.`` for a run the task asked for)."""
+    if last_check is None:
+        return NO_REQUESTED_RUN.format(run=requested) if requested else NO_CHECK_RAN
+    return "Last check: " + check_clause(last_check, stale)
 
 
 def check_clause(check: CheckRecord, stale: bool) -> str:
@@ -261,8 +265,9 @@ def banner_text(
         case WorkNotStartedPause(blocker=blocker):
             lines = [WORK_NOT_STARTED, blocker_line(blocker, blocker_chars)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
-        case VerificationFailedPause(last_check=last_check, stale=stale):
-            lines = [VERIFICATION_FAILED, last_check_line(last_check, stale)]
+        case VerificationFailedPause(last_check=last_check, stale=stale, requested=run):
+            head = REQUESTED_RUN_PAUSE.format(run=run) if run else VERIFICATION_FAILED
+            lines = [head, last_check_line(last_check, stale, run)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case FilesMissingPause(missing=missing):
             lines = [f"I've paused for now — {not_created_line(missing)}. {RESUME_HINT}"]

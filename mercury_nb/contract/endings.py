@@ -73,6 +73,9 @@ class VerificationFailedPause:
 
     last_check: CheckRecord | None
     stale: bool
+    requested: str = ""
+    """The run the task asks for (```sleep 300```, ``hello.py``) when it is what never
+    passed: the banner names it instead of speaking of changes and checks."""
 
     def __post_init__(self) -> None:
         if self.stale and self.last_check is None:

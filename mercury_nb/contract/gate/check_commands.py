@@ -39,6 +39,9 @@ _LISTING_FLAGS = {  # flags with which a check lists, prints or plans instead of
     "gradlew": _words("-m --dry-run tasks"),
 }
 _PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(\.exe)?|py")
+_ALWAYS_ZERO_FLAGS = _words("--exit-zero --if-present")
+"""Flags with which a check exits 0 whatever it finds (``ruff check --exit-zero``, ``npm
+test --if-present``): its exit code is no evidence, like ``|| true``."""
 _PYTHON_VALUE_OPTIONS = _words("-X -W -Q")
 _ALWAYS = _words(
     "pytest py.test tsc mypy pyright basedpyright tox nox jest vitest mocha eslint flake8"
@@ -170,9 +173,14 @@ def listing_flag(program: str, args: tuple[str, ...]) -> str | None:
     return next((arg for arg in args if arg in listing), None)
 
 
+def always_zero_flag(args: tuple[str, ...]) -> str | None:
+    """``--exit-zero`` or ``--if-present`` among ``args``, else None."""
+    return next((arg for arg in args if arg in _ALWAYS_ZERO_FLAGS), None)
+
+
 def _program_kind(program: str, args: tuple[str, ...]) -> CheckKind | None:
     """The kind of check ``program args`` is, or None when it is no check (or a dry run)."""
-    if listing_flag(program, args) is not None:
+    if listing_flag(program, args) is not None or always_zero_flag(args) is not None:
         return None
     return program_check_kind(program, args)
 

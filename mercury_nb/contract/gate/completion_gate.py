@@ -6,6 +6,10 @@ The loop consults the gate only when a turn ended ``text-stop``. The rule:
   mode one forced round naming it, then ``PauseFilesMissing`` ("hello.py was not
   created"), whatever else happened, even when nothing changed (the narration guard ran
   first, so some change was attempted: a command that wrote nothing is no hello.py);
+* a work task that asks to run something (``run_evidence``): only a passing run of what
+  it asked for after the last change verifies it, with or without changes, never
+  ``CompleteNoChanges``; a missing or failed run gets the one forced round naming it,
+  then ``PauseVerificationFailed`` naming it;
 * nothing changed on disk (measured) -> ``CompleteNoChanges``, never a forced round (a
   turn that attempted no change is the narration guard's; one that asked the user
   something is answered);
@@ -35,6 +39,7 @@ from mercury_nb.contract.gate.file_kinds import (  # noqa: F401 (re-exported)
     is_non_code_path,
     only_non_code,
 )
+from mercury_nb.contract.gate.run_evidence import RunAnswer, run_prompt, task_evidence
 from mercury_nb.contract.gate.task_requirements import NOTHING_ASKED, TaskRequirements
 from mercury_nb.contract.gate.verification import (
     CheckFailed,
@@ -68,13 +73,15 @@ class GateObservation:
     ``changed_paths`` comes from the git/snapshot change summary, never from the model;
     ``evidence`` from ``judge_evidence`` over the task's tool calls; ``requirements`` is
     the reading of the task (the empty reading asks for nothing a read-back verifies);
-    ``missing`` the files it asks for that are not on disk (measured).
+    ``missing`` the files it asks for that are not on disk (measured); ``run`` what the
+    task's commands show of the run a work task asks for (None: it asks none, or is no work).
     """
 
     changed_paths: tuple[str, ...]
     evidence: EvidenceVerdict
     requirements: TaskRequirements = NOTHING_ASKED
     missing: tuple[str, ...] = ()
+    run: RunAnswer | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +111,8 @@ class PauseVerificationFailed:
 
     last_check: CheckRecord | None
     stale: bool
+    requested: str = ""
+    """The run the task asks for that never passed (``RunAnswer.wanted``), or empty."""
 
 
 @dataclass(frozen=True)
@@ -151,11 +160,16 @@ def uncounted_note(uncounted: UncountedCheck | None) -> str:
     """Why the model's last check did not count and how to run it so that it does."""
     if uncounted is None:
         return ""
-    if uncounted.why == "listing":
+    if uncounted.why in ("listing", "always-zero"):
         check = " ".join(w for w in uncounted.check.split() if w != uncounted.detail)
     else:
         check = uncounted.check
     return _UNCOUNTED.format(run=uncounted.run, why=uncounted.explanation(), check=check)
+
+
+def _uncounted_of(evidence: EvidenceVerdict) -> str:
+    uncounted = evidence.uncounted if isinstance(evidence, NoCheck | CheckStale) else None
+    return uncounted_note(uncounted)
 
 
 def _reason(evidence: EvidenceVerdict) -> str:
@@ -252,10 +266,12 @@ def step_gate(
             prompt = missing_prompt(obs.missing, obs.changed_paths, obs.requirements)
             return replace(state, forced_rounds=state.forced_rounds + 1), ForceVerification(prompt)
         return state, PauseFilesMissing(obs.missing)
-    if not obs.changed_paths:
+    run = obs.run if config.mode == "execute" else None
+    if not obs.changed_paths and run is None:
         return state, CompleteNoChanges()
+    evidence = task_evidence(obs.evidence, run)
     last_check: CheckRecord | None
-    match obs.evidence:
+    match evidence:
         case Verified() as verified:
             return state, Complete(verified)
         case NoCheck():
@@ -266,9 +282,13 @@ def step_gate(
             last_check, stale, failed = check, True, False
         case _ as unreachable:
             assert_never(unreachable)
-    if not failed and obs.requirements.read_back_verifies(obs.changed_paths):
+    run_unmet = run is not None and not isinstance(run.verdict, Verified)
+    if run is None and not failed and obs.requirements.read_back_verifies(obs.changed_paths):
         return state, Complete(ReadBack(obs.changed_paths))
     if forcing:
-        prompt = verification_prompt(obs.evidence, obs.changed_paths, obs.requirements)
+        prompt = (run_prompt(run, obs.changed_paths, _uncounted_of(run.verdict))
+                  if run is not None and run_unmet
+                  else verification_prompt(evidence, obs.changed_paths, obs.requirements))
         return replace(state, forced_rounds=state.forced_rounds + 1), ForceVerification(prompt)
-    return state, PauseVerificationFailed(last_check=last_check, stale=stale)
+    requested = run.wanted if run is not None and run_unmet else ""
+    return state, PauseVerificationFailed(last_check, stale, requested)

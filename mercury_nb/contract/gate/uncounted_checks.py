@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from mercury_nb.contract.gate.check_commands import (
+    always_zero_flag,
     is_verification_command,
     listing_flag,
     program_check_kind,
@@ -16,7 +17,7 @@ from mercury_nb.contract.gate.check_commands import (
 from mercury_nb.contract.gate.command_line import conditional_flags, parse_commands
 
 UncountedWhy = Literal["piped", "masked", "followed", "background", "or-branch", "negated",
-                       "listing"]
+                       "listing", "always-zero"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ class UncountedCheck:
                 return "`!` negated its exit code"
             case "listing":
                 return f"`{self.detail}` only lists or prints, nothing was checked"
+            case "always-zero":
+                return f"`{self.detail}` makes it exit 0 whatever it finds"
             case _ as unreachable:
                 assert_never(unreachable)
 
@@ -72,6 +75,9 @@ def uncounted_check(command: str) -> UncountedCheck | None:
         flag = listing_flag(program, args)
         if flag is not None:
             return UncountedCheck("listing", check, command, flag)
+        zero = always_zero_flag(args)
+        if zero is not None:
+            return UncountedCheck("always-zero", check, command, zero)
         if negated:
             return UncountedCheck("negated", check, command)
         if conditional[index]:

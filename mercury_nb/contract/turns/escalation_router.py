@@ -1,9 +1,11 @@
 """The turn router's escalation routes: the narration guard, doom loops and provider trouble.
 
 * :func:`guard_eligible` is the guard's trigger as the task sees it: execute mode, a task
-  that asks for work, no successful mutating tool call in the whole task, and nothing
-  changed on disk (measured). The reply-level rules (a ``text-stop`` that does not end by
-  asking the user) belong to :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
+  that asks for work, no successful mutating tool call in the whole task, nothing
+  changed on disk (measured), and, for a task that asks to run something, no command run
+  (:func:`ran_for_run_task`: the model acted; the gate judges the run). The reply-level
+  rules (a ``text-stop`` that does not end by asking the user) belong to
+  :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
 * :func:`route_guard` feeds the guard; its rounds walk the chain from the provider that
   served the narrating turn (``state.providers.current``), skipping providers known to lack
   tools. It consults the tool-support decision (fed by ``tool_route``): where the guard
@@ -74,7 +76,8 @@ LOOP_PAUSE_REASON = "I got stuck in a loop on every model I could try (last: {de
 
 
 def guard_eligible(state: RouterState, facts: TurnFacts, config: MercuryConfig) -> bool:
-    """Execute mode, a work task, no successful mutation in the task, nothing changed on disk."""
+    """Execute mode, a work task, no successful mutation in the task, nothing changed on
+    disk, and no command run in a task that asks to run something."""
     measured = facts.measured
     return (
         config.mode == "execute"
@@ -83,6 +86,19 @@ def guard_eligible(state: RouterState, facts: TurnFacts, config: MercuryConfig) 
         and measured is not None
         and measured.complete
         and not measured.changed_paths
+        and not ran_for_run_task(state, facts, config)
+    )
+
+
+def ran_for_run_task(state: RouterState, facts: TurnFacts, config: MercuryConfig) -> bool:
+    """A work task that asks to run something ran a command: for the guard, that is the
+    work attempted (a read-only ``ls -la`` or a check is no mutation); whether it was the
+    run asked for, and whether it passed, is the gate's (one forced round, then a pause)."""
+    return (
+        config.mode == "execute"
+        and state.intent is TaskIntent.WORK
+        and facts.run is not None
+        and facts.run.commands_run > 0
     )
 
 
@@ -119,7 +135,7 @@ def route_guard(
         return state, None
     obs = GuardObservation(
         verdict=facts.verdict,
-        mutated=facts.mutations_in_task > 0,
+        mutated=facts.mutations_in_task > 0 or ran_for_run_task(state, facts, config),
         reply_text=facts.reply_text,
         provider_index=state.providers.current,
         last_failed_mutation=facts.last_failed_mutation,

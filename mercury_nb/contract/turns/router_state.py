@@ -12,6 +12,7 @@ from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.narration_guard import GuardState, RunGuardRound
 from mercury_nb.contract.escalation.tool_support import ToolSupportState
 from mercury_nb.contract.gate.completion_gate import GateState
+from mercury_nb.contract.gate.run_evidence import RunAnswer
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
@@ -80,6 +81,9 @@ class TurnFacts:
     trouble: ProviderTrouble | None = None
     measured: Measured | None = None
     evidence: EvidenceVerdict = field(default_factory=NoCheck)
+    run: RunAnswer | None = None
+    """What the task's commands show of the run it asks for (``run_answer``; None: it asks
+    to run nothing). Measured with ``evidence``, on a ``text-stop``."""
     jitter: float = 0.0
     mutations_in_task: int = 0
     """Successful mutating tool calls in the whole task so far (from the session's tool log)."""

@@ -35,6 +35,7 @@ from mercury_nb.contract.gate.completion_gate import (
     PauseVerificationFailed,
     step_gate,
 )
+from mercury_nb.contract.gate.run_evidence import RunAnswer, task_evidence
 from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.verification import Verified
@@ -170,14 +171,20 @@ def _final_reply_ending(
 def _measured_unmet(
     state: RouterState, facts: TurnFacts, config: MercuryConfig, reading: Blocked | Question
 ) -> bool:
-    """The workspace shows the task undone: a file it named is missing, or (against a
-    question) a check it needs has not passed after the last change."""
+    """The workspace disagrees with the prose: a file the task named is missing; against a
+    question, a check it needs has not passed after the last change; against a blocker,
+    the evidence that answers the task is a passing check (the gate then completes)."""
     if facts.measured is not None and facts.measured.missing_files:
         return True
+    verified = isinstance(task_evidence(facts.evidence, _work_run(state, facts)), Verified)
     if not isinstance(reading, Question):
-        return False
-    needs_check = read_task(state.task, config.mode).needs_check
-    return needs_check and not isinstance(facts.evidence, Verified)
+        return verified
+    return read_task(state.task, config.mode).needs_check and not verified
+
+
+def _work_run(state: RouterState, facts: TurnFacts) -> RunAnswer | None:
+    """The run a work task asks for; a question's runs are only talked about."""
+    return facts.run if state.intent is TaskIntent.WORK else None
 
 
 def _continue(state: RouterState, text: str) -> TurnDirective:
@@ -224,7 +231,7 @@ def _on_text_stop(
         return state, FinishWith(Paused(reason))
     observation = GateObservation(
         measured.changed_paths, facts.evidence, read_task(state.task, config.mode),
-        measured.missing_files,
+        measured.missing_files, _work_run(state, facts),
     )
     gate, decision = step_gate(state.gate, observation, config)
     state = replace(state, gate=gate)
@@ -236,8 +243,8 @@ def _on_text_stop(
         case ForceVerification(prompt=prompt, notice=notice):
             directive = replace(_continue(state, prompt), tool_choice="required")
             return state, NextTurn(directive, notice, notice_kind="verification")
-        case PauseVerificationFailed(last_check=check, stale=stale):
-            return state, FinishWith(VerificationFailedPause(check, stale))
+        case PauseVerificationFailed(last_check=check, stale=stale, requested=requested):
+            return state, FinishWith(VerificationFailedPause(check, stale, requested))
         case PauseFilesMissing(missing=missing):
             return state, FinishWith(FilesMissingPause(missing))
         case _ as unreachable:

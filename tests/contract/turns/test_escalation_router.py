@@ -11,8 +11,19 @@ from mercury_nb.contract.endings import (
     Ending,
     NoChangesCompletion,
     NoToolSupport,
+    VerificationFailedPause,
+    VerifiedCompletion,
     WorkNotStartedPause,
 )
+from mercury_nb.contract.gate.run_evidence import RunAnswer
+from mercury_nb.contract.gate.verification import (
+    CheckFailed,
+    CheckRecord,
+    EvidenceVerdict,
+    NoCheck,
+    Verified,
+)
+from mercury_nb.contract.turns.escalation_router import guard_eligible, ran_for_run_task
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -135,3 +146,79 @@ def test_steps_exhausted_after_a_forced_round_is_no_ignored_forcing() -> None:
     state, decision = step_router(state, exhausted, config)
     assert isinstance(decision, GuardRound)
     assert 0 in state.tools.called
+
+
+# A task that asks to run something: a command run is the work attempted; the gate judges it.
+LS_TASK = "Run the shell command: ls -la"
+
+
+def ran(run: RunAnswer | None, *, mutations: int = 0, reply: str = "Here is the listing.",
+        evidence: EvidenceVerdict | None = None) -> TurnFacts:
+    return TurnFacts(verdict=TurnVerdict.TEXT_STOP, reply_text=reply, measured=Measured(
+        (), "snapshot"), mutations_in_task=mutations, run=run, evidence=evidence or NoCheck(),
+        called_tools=True)
+
+
+LS_PASSED = RunAnswer("`ls -la`", Verified(CheckRecord("ls -la", 0, 1)), 1)
+LS_NOT_RUN = RunAnswer("`ls -la`", NoCheck(), 1)
+NOTHING_RUN = RunAnswer("`ls -la`", NoCheck(), 0)
+
+
+@pytest.mark.parametrize(
+    ("task", "facts", "mode", "eligible", "ran_command"),
+    [
+        pytest.param(LS_TASK, ran(LS_PASSED), "execute", False, True, id="requested-run"),
+        pytest.param(LS_TASK, ran(LS_NOT_RUN), "execute", False, True, id="another-command"),
+        pytest.param(LS_TASK, ran(NOTHING_RUN), "execute", True, False, id="no-command-ran"),
+        pytest.param(LS_TASK, ran(None), "execute", True, False, id="no-run-asked"),
+        pytest.param(LS_TASK, ran(LS_PASSED), "chat", False, False, id="chat-mode"),
+        pytest.param("What does ls -la print?", ran(LS_PASSED), "execute", False, False,
+                     id="a-question"),
+    ],
+)
+def test_guard_eligible_gives_way_to_a_command_run(
+    task: str, facts: TurnFacts, mode: str, eligible: bool, ran_command: bool
+) -> None:
+    state, config = start(task, mode=mode)
+    assert guard_eligible(state, facts, config) is eligible
+    assert ran_for_run_task(state, facts, config) is ran_command
+
+
+@pytest.mark.parametrize(
+    ("facts", "expected"),
+    [
+        pytest.param(ran(LS_PASSED), VerifiedCompletion(Verified(CheckRecord("ls -la", 0, 1))),
+                     id="requested-run-verifies"),
+        pytest.param(ran(LS_NOT_RUN), "NextTurn", id="gate-forces-its-one-round"),
+        pytest.param(ran(NOTHING_RUN), "GuardRound", id="pure-narration-meets-the-guard"),
+    ],
+)
+def test_a_run_task_goes_to_the_gate_once_a_command_ran(
+    facts: TurnFacts, expected: Ending | str
+) -> None:
+    state, config = start(LS_TASK)
+    _, decision = step_router(state, facts, config)
+    assert (decision.ending if isinstance(decision, FinishWith)
+            else type(decision).__name__) == expected
+
+
+def test_an_active_guard_is_satisfied_by_the_requested_run() -> None:
+    state, config = start(LS_TASK)
+    state, first = step_router(state, ran(NOTHING_RUN, reply=PROSE), config)
+    assert isinstance(first, GuardRound)
+    state, second = step_router(state, ran(LS_PASSED, reply=""), config)
+    assert isinstance(second, FinishWith)
+    assert second.ending == VerifiedCompletion(Verified(CheckRecord("ls -la", 0, 1)))
+    assert not state.guard.active
+
+
+def test_a_failed_requested_run_pauses_naming_it_after_one_gate_round() -> None:
+    state, config = start("Run the shell command: false")
+    failed = CheckRecord("false", 1, 1)
+    facts = ran(RunAnswer("`false`", CheckFailed(failed), 1), reply="Done.",
+                evidence=CheckFailed(failed))
+    state, first = step_router(state, facts, config)
+    assert type(first).__name__ == "NextTurn"
+    _, second = step_router(state, facts, config)
+    assert isinstance(second, FinishWith)
+    assert second.ending == VerificationFailedPause(failed, False, "`false`")
