@@ -22,7 +22,7 @@ def _table(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_VERBS: dict[VerbClass, frozenset[str]] = {
+VERBS: dict[VerbClass, frozenset[str]] = {
     VerbClass.WRITE: _table(
         "create write add make generate build implement produce save put store output dump"
         " draft scaffold init initialise initialize touch append insert record log jot"
@@ -57,7 +57,7 @@ def verb_class(word: str, *, described: bool = False) -> VerbClass | None:
     if described:
         forms += [word[: -len(end)] for end in _THIRD_PERSON_ENDINGS if word.endswith(end)]
     for form in forms:
-        for cls, verbs in _VERBS.items():
+        for cls, verbs in VERBS.items():
             if form in verbs:
                 return cls
     return None
@@ -73,6 +73,9 @@ REFERENCE_PREPOSITIONS = _table(
 
 RELATIVE_PRONOUNS = _table("that which who whose")
 """A relative clause describes what the program does, not what the agent does."""
+
+HOW_WORDS = _table("how why whether what")
+"""After no verb or a reading one, these open a clause about the work, not an order."""
 
 CLAUSE_RESET_WORDS = _table("then afterwards finally next also")
 """These open a new instruction: the relative clause, if any, has ended."""
