@@ -75,6 +75,8 @@ class GateObservation:
     evidence: EvidenceVerdict
     requirements: TaskRequirements = NOTHING_ASKED
     missing: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    """The changed paths that are gone (a deletion reads back only when the task asks it)."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +268,7 @@ def step_gate(
             last_check, stale, failed = check, True, False
         case _ as unreachable:
             assert_never(unreachable)
-    if not failed and obs.requirements.read_back_verifies(obs.changed_paths):
+    if not failed and obs.requirements.read_back_verifies(obs.changed_paths, obs.deleted):
         return state, Complete(ReadBack(obs.changed_paths))
     if forcing:
         prompt = verification_prompt(obs.evidence, obs.changed_paths, obs.requirements)

@@ -18,7 +18,12 @@ from __future__ import annotations
 
 import re
 
-EXTENSIONS: frozenset[str] = frozenset(
+
+def _table(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+EXTENSIONS: frozenset[str] = _table(
     # code
     "py pyi pyx pxd ipynb js mjs cjs ts mts cts tsx jsx vue svelte astro rs go java kt kts"
     " scala sc groovy gradle c h cc cpp cxx hpp hh hxx m mm swift cs fs fsx vb dart zig nim"
@@ -38,7 +43,6 @@ EXTENSIONS: frozenset[str] = frozenset(
     " svg png jpg jpeg gif webp bmp ico tif tiff mp3 wav flac ogg mp4 mov webm avi"
     " zip tar gz tgz bz2 xz zst 7z whl"
     " pem crt key pub"
-    .split()
 )
 """The extensions a file name in prose may end with (table-tested)."""
 

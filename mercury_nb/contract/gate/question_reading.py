@@ -39,7 +39,9 @@ POLITE_PREFIXES = (
 )
 IMPERATIVE_VERBS = frozenset().union(
     *(verbs for cls, verbs in VERBS.items() if cls is not VerbClass.READ)
-) | _table("install debug test deploy migrate plot train load parse use try continue resume proceed")
+) | _table(
+    "install debug test deploy migrate plot train load parse use try continue resume proceed"
+)
 """Verbs that open an instruction: the file verbs of ``task_words`` but the reading ones."""
 TRAILING_CLOSERS = "\"'’”)]*_ \t\r\n"
 

@@ -74,8 +74,8 @@ _ARTIFACTS = _table(
     " classes module modules package library script scripts test tests testcase bug bugs error"
     " errors exception traceback repo repository project app application api cli endpoint"
     " endpoints server website webpage frontend backend database schema notebook notebooks"
-    " cell cells dataframe dataset readme changelog dockerfile makefile config configuration component"
-    " widget parser variable variables parameter parameters argument arguments docstring"
+    " cell cells dataframe dataset readme changelog dockerfile makefile config configuration"
+    " component widget parser variable variables parameter parameters argument arguments docstring"
     " docstrings dependency dependencies import imports plot chart regex commit decorator"
     " struct enum interface lambda recursion algorithm csv json yaml toml html css"
 )

@@ -34,8 +34,8 @@ from mercury_nb.contract.gate.file_names import (
     NOT_INSIDE_A_NAME,
     is_file_name,
 )
-from mercury_nb.contract.gate.requested_runs import RequestedRuns
 from mercury_nb.contract.gate.question_reading import asks_outright
+from mercury_nb.contract.gate.requested_runs import RequestedRuns
 from mercury_nb.contract.gate.task_requirements import (
     EXISTING_ROLES,
     PLACE_ROLES,
@@ -58,6 +58,7 @@ _TOKEN = re.compile(
     r"|(?P<colon>:)",
     re.IGNORECASE,
 )
+_TASK_WORD = re.compile(r"[A-Za-z]{3,}")
 _COMMAND_END = re.compile(r"\.(?:\s|$)|\n|$")
 
 class _Reader:
@@ -77,6 +78,7 @@ class _Reader:
         self.run_refs = False
         self.saw_tests = False
         self.words_seen = 0
+        self.artifacts: list[str] = []
         self.files: list[NamedFile] = []
         self.kinds: set[WorkKind] = set()
         self.commands: list[str] = []
@@ -165,6 +167,8 @@ class _Reader:
         return True
 
     def _noun(self, word: str) -> None:
+        if word in tw.ARTIFACT_PLACES and self.verb is not None and self._role() in EXISTING_ROLES:
+            self.artifacts.append(word)  # "Write a README", "Update the docs": a loose place
         if word in tw.PASS_WORDS and self.saw_tests:
             self.kinds.update(("tests", "run"))
         if self.described or self.verb is None or not self.object_open:
@@ -246,6 +250,8 @@ class _Reader:
         return TaskRequirements(
             files=tuple(self.files), kinds=frozenset(kinds),
             runs=RequestedRuns(self._programs(), tuple(self.commands)), must_exist=must_exist,
+            artifacts=unique_paths(self.artifacts),
+            words=frozenset(w.lower() for w in _TASK_WORD.findall(self.task)),
         )
 
     def _programs(self) -> tuple[str, ...]:

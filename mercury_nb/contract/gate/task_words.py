@@ -133,3 +133,22 @@ SKIPPED_FILE_NAMES = _table(
 
 RUNNABLE_SUFFIXES = _table(".py .sh .bash .js .mjs .cjs .ts .rb .pl .php .r .lua .jl .go")
 """Files that a "run it" can mean."""
+
+ARTIFACT_PLACES: dict[str, tuple[str, ...]] = {
+    "readme": ("readme*",),
+    "changelog": ("changelog*", "changes*", "history*"),
+    "docs": ("docs/**", "doc/**"),
+    "documentation": ("docs/**", "doc/**", "readme*"),
+    "notes": ("notes*",),
+    "todo": ("todo*",),
+    "license": ("license*", "licence*"),
+}
+"""Artifact nouns that name a place, matched loosely: ``name*`` is a file whose name starts
+with it (any case, any folder: README -> README.md, CHANGELOG.rst), ``dir/**`` anything under
+a folder of that name ("Update the docs" -> docs/index.md)."""
+
+UNRELATED_WORDS = _table(
+    "the and for with from into this that these those your our my its about all any new"
+    " file files some one two three add write make create update put save"
+)
+"""Words of a task that never relate a changed file to it ("Write a README" + file.txt)."""

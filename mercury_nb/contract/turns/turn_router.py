@@ -207,7 +207,7 @@ def _on_text_stop(
         return state, FinishWith(Paused(reason))
     observation = GateObservation(
         measured.changed_paths, facts.evidence, read_task(state.task, config.mode),
-        measured.missing_files,
+        measured.missing_files, measured.deleted_paths,
     )
     gate, decision = step_gate(state.gate, observation, config)
     state = replace(state, gate=gate)
