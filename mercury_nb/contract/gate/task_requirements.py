@@ -17,7 +17,7 @@ from typing import Literal
 
 from mercury_nb.contract.gate.file_kinds import is_non_code_path, normalize_path, same_file
 from mercury_nb.contract.gate.requested_runs import NO_RUNS, RequestedRuns
-from mercury_nb.contract.gate.task_words import ARTIFACT_PLACES, UNRELATED_WORDS
+from mercury_nb.contract.gate.task_words import ARTIFACT_PLACES, FILE_NOUNS, UNRELATED_WORDS
 
 WorkKind = Literal["code", "tests", "run", "content"]
 CHECKED_KINDS: frozenset[WorkKind] = frozenset({"code", "tests", "run"})
@@ -89,7 +89,10 @@ class TaskRequirements:
 
     def relates(self, path: str) -> bool:
         """True when a word of the file's name, or its format, is a word of the task
-        ("Write a poem about cats" + cats.md, "Generate a CSV of primes" + out.csv)."""
+        ("Write a poem about cats" + cats.md, "Generate a CSV of primes" + out.csv), or the
+        task's noun is a bare "file" ("edit both files": any file is one)."""
+        if self.words & FILE_NOUNS:
+            return True
         name = posixpath.basename(normalize_path(path)).lower()
         stem, suffix = posixpath.splitext(name)
         parts = {w for w in _NAME_WORDS.findall(stem) if len(w) >= 3}

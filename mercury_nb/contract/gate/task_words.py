@@ -149,6 +149,6 @@ a folder of that name ("Update the docs" -> docs/index.md)."""
 
 UNRELATED_WORDS = _table(
     "the and for with from into this that these those your our my its about all any new"
-    " file files some one two three add write make create update put save"
+    " some one two three add write make create update put save"
 )
 """Words of a task that never relate a changed file to it ("Write a README" + file.txt)."""

@@ -78,6 +78,10 @@ def test_read_back_verifies(task: str, changed: tuple[str, ...], verifies: bool)
                      id="format-named"),
         pytest.param("Write a short story in markdown", ("tale.md",), (), True,
                      id="format-word"),
+        pytest.param("Edit both files", ("first.txt", "later.txt"), (), True,
+                     id="a-bare-file-noun"),
+        pytest.param("Write a README file for this project", ("file.txt",), (), False,
+                     id="the-artifact-wins-over-file"),
     ],
 )
 def test_read_back_of_content(
