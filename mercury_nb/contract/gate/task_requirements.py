@@ -129,12 +129,12 @@ _FORMAT_WORDS: dict[str, tuple[str, ...]] = {
 
 
 def _matches(pattern: str, path: str) -> bool:
-    """``name*``: the file's name starts with ``name`` (any case, any folder); ``dir/**``:
-    ``path`` lies under a folder named ``dir``."""
+    """``name*``: the file's name holds ``name`` (any case, any folder: ``README.md``,
+    ``release-notes.md``); ``dir/**``: ``path`` lies under a folder named ``dir``."""
     parts = normalize_path(path).lower().split("/")
     if pattern.endswith("/**"):
         return pattern[:-3] in parts[:-1]
-    return parts[-1].startswith(pattern.rstrip("*"))
+    return pattern.rstrip("*") in parts[-1]
 
 
 _TEST_NAME = re.compile(r"(?:^test_.+|.+_test|.+[._-](?:test|spec))\.\w+$", re.IGNORECASE)

@@ -61,6 +61,8 @@ def test_read_back_verifies(task: str, changed: tuple[str, ...], verifies: bool)
         pytest.param("Write release notes in CHANGELOG", ("CHANGELOG",), (), True,
                      id="suffix-less-changelog"),
         pytest.param("Jot down notes from the meeting", ("NOTES.md",), (), True, id="notes"),
+        pytest.param("Jot down notes from the meeting", ("docs/release-notes.md",), (), True,
+                     id="notes-a-word-of-the-name"),
         pytest.param("Jot down notes from the meeting", ("minutes.md",), (), False,
                      id="notes-elsewhere-loose"),
         # a deletion verifies only when the task asks to remove that file
