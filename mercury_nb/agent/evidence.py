@@ -26,6 +26,7 @@ from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.gate.file_kinds import only_non_code
 from mercury_nb.contract.gate.run_evidence import run_answer
 from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.task_requirements import TaskRequirements
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.turns.final_reply import answer_of
 from mercury_nb.contract.turns.router_state import Measured, TurnFacts
@@ -122,10 +123,10 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
         await _run_changed_notebooks(loop, changes)
     root = loop.ctx.root.root
     session.read_backs = ()
-    if not notebooks and only_non_code(paths):  # a read-back may be the evidence for prose
-        read = await asyncio.to_thread(_read_back, root, changes)
-        session.read_backs = tuple(ReadBackEntry(p, ok, session.steps_total) for p, ok in read)
     requirements = read_task(session.task, loop.config.mode)
+    if not notebooks and only_non_code(paths):  # a read-back may be the evidence for prose
+        read = await asyncio.to_thread(_read_back, root, changes, requirements)
+        session.read_backs = tuple(ReadBackEntry(p, ok, session.steps_total) for p, ok in read)
     missing = await asyncio.to_thread(missing_files, root, requirements.must_exist)
     records = check_records(session)
     evidence = judge_evidence(
@@ -133,19 +134,25 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
     )
     run = run_answer(records, session.last_mutation_seq, requirements, paths)
     read_back_ok = all(entry.ok for entry in session.read_backs)
-    measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok, missing)
+    deleted = tuple(c.path for c in changes.changes if c.kind == "deleted")
+    measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok, missing,
+                        deleted)
     return replace(facts, measured=measured, evidence=evidence, run=run)
 
 
-def _read_back(root: Path, report: ChangeReport) -> list[tuple[str, bool]]:
-    """Read every changed file back from disk: the evidence for non-code changes. A file
-    reads back when it can be read (a deleted one: when it is gone); one that does not
-    makes the change summary unconfirmed, so nothing is claimed as verified."""
+def _read_back(
+    root: Path, report: ChangeReport, requirements: TaskRequirements
+) -> list[tuple[str, bool]]:
+    """Read every created or modified file back from disk: the evidence for non-code
+    changes. A file reads back when it can be read; a deleted one has nothing to read, and
+    counts only when the task asks to remove it (then: when it is gone). One that does not
+    read back makes the change summary unconfirmed, so nothing is claimed as verified."""
     read: list[tuple[str, bool]] = []
     for change in report.changes:
         path = root / change.path
         if change.kind == "deleted":
-            read.append((change.path, not path.exists()))
+            if requirements.removes(change.path):
+                read.append((change.path, not path.exists()))
             continue
         try:
             path.read_bytes()

@@ -19,6 +19,7 @@ from typing import Literal
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import GROUNDING_HEADER
+from mercury_nb.contract.gate.file_names import FILE_NAME_PATTERN, NOT_INSIDE_A_NAME
 
 UNREAD_NOTICE = "answered without reading {names}"
 """Shown with an answer that talks about workspace files the task never read."""
@@ -38,12 +39,10 @@ MIN_CHARS_EACH = 1000
 """Each grounded file gets at least this many characters, however many share the budget."""
 
 _NAMED = re.compile(
-    r"`(?P<quoted>[^`\n]+)`"
-    r"|(?<![\w/.~-])(?P<bare>(?:\.{1,2}/)?(?:[\w-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,9})"
-    r"(?![\w/-])"
+    rf"`(?P<quoted>[^`\n]+)`|(?P<bare>{NOT_INSIDE_A_NAME}{FILE_NAME_PATTERN})", re.IGNORECASE
 )
-"""A file named in prose: inline code, or a name with a suffix (``README.md``, ``src/a.py``,
-``./notes.txt``); a trailing full stop is not part of the name."""
+"""A file named in prose: inline code, or a file name (``README.md``, ``src/a.py``,
+``./notes.txt``: the gate's one file-name reader); a trailing full stop is not part of it."""
 
 Kind = Literal["file", "missing", "not_regular", "outside"]
 

@@ -39,8 +39,10 @@ async def test_the_change_summary_stays_relative_to_the_original_start(
     (tmp_path / "keep.txt").write_text("original\n")
     config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    first = await run_task("edit the notes", config, on_event=events.append, model=scripted_model(
-        [write("keep.txt", "first pass\n"), write("scratch.txt", "temporary\n")]))
+    first = await run_task(
+        "edit the notes in keep.txt", config, on_event=events.append,
+        model=scripted_model([write("keep.txt", "first pass\n"),
+                              write("scratch.txt", "temporary\n")]))
     assert first.status == "paused"
     assert {c.path for c in first.changes} == {"keep.txt", "scratch.txt"}
 

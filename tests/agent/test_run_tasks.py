@@ -128,6 +128,6 @@ async def test_finding_9_a_failed_requested_run_pauses_naming_it_after_one_round
     assert outcome.status == "paused", outcome.banner
     assert "couldn't get started" not in outcome.banner
     assert "The task asks me to run `false`" in outcome.banner
-    assert outcome.blocker == "Last check: false ✗ (exit 1)"
+    assert outcome.blocker == "the last check did not pass: false ✗ (exit 1)"
     assert [r.tool_choice for r in model.requests] == ["auto", "auto", "required"]
     assert "`false` exited 1" in model.requests[-1].messages[-1]["content"]

@@ -202,13 +202,13 @@ async def test_a_paused_task_resumes_and_measures_from_its_original_start(
 ) -> None:
     (workspace / "notes.txt").write_text("before\n")
     config = MercuryConfig(workdir=workspace, max_steps=1, max_auto_continuations=0)
-    first = plan_task(handle, "write the notes", config)
+    first = plan_task(handle, "write the files", config)
     assert isinstance(first, PlannedRun)
     model = scripted_model([Turn(tool_calls=(call("write_file", path="a.txt", content="a\n"),))])
     paused = await first.run(lambda event: None, model=model)
     assert paused.status == "paused"
 
-    assert isinstance(plan_task(handle, "write the notes", config), Refusal)
+    assert isinstance(plan_task(handle, "write the files", config), Refusal)
     plan = plan_continue(handle, None, config, {"max_steps": 5},
                          words=continue_words("continue, and update notes.txt too"))
     assert isinstance(plan, PlannedRun) and plan.checkpoint is not None
@@ -231,10 +231,10 @@ async def test_a_paused_task_resumes_and_measures_from_its_original_start(
     assert kinds.count("task-started") == 1 and kinds.count("resume") == 1
     # the resumed model saw the whole conversation, then the resume turn and the user's words
     sent = resumed_model.requests[0].messages
-    assert sent[1] == {"role": "user", "content": "write the notes"}
+    assert sent[1] == {"role": "user", "content": "write the files"}
     assert sent[-2]["role"] == "user"
     assert sent[-2]["content"].startswith(STEP_BUDGET_NUDGE)
-    assert 'The task remains: "write the notes"' in sent[-2]["content"]
+    assert 'The task remains: "write the files"' in sent[-2]["content"]
     assert "a.txt (created)" in sent[-2]["content"]
     assert sent[-1] == {"role": "user", "content": "and update notes.txt too"}
 

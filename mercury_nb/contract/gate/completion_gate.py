@@ -82,6 +82,8 @@ class GateObservation:
     requirements: TaskRequirements = NOTHING_ASKED
     missing: tuple[str, ...] = ()
     run: RunAnswer | None = None
+    deleted: tuple[str, ...] = ()
+    """The changed paths that are gone (a deletion reads back only when the task asks it)."""
 
 
 @dataclass(frozen=True)
@@ -283,7 +285,8 @@ def step_gate(
         case _ as unreachable:
             assert_never(unreachable)
     run_unmet = run is not None and not isinstance(run.verdict, Verified)
-    if run is None and not failed and obs.requirements.read_back_verifies(obs.changed_paths):
+    if run is None and not failed and obs.requirements.read_back_verifies(
+            obs.changed_paths, obs.deleted):
         return state, Complete(ReadBack(obs.changed_paths))
     if forcing:
         prompt = (run_prompt(run, obs.changed_paths, _uncounted_of(run.verdict))

@@ -5,8 +5,12 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable
 
-NON_CODE_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt", ".adoc", ".org", ".csv", ".tsv"})
+NON_CODE_SUFFIXES = frozenset({
+    ".md", ".markdown", ".rst", ".txt", ".text", ".adoc", ".asciidoc", ".org", ".tex", ".csv",
+    ".tsv", ".xlsx", ".xls", ".ods", ".parquet",
+})
 """Prose and tabular data: nothing builds or imports them, so a read-back can show them.
+(``.mdx`` is JSX inside Markdown, so code.)
 
 Configuration (.json, .yaml, .yml, .toml, .ini, .cfg), markup that runs (.html, .svg)
 and notebooks are code: builds, packagers and CI read them, and only a check can show

@@ -2,7 +2,8 @@
 
 Explicit mode wins: ``chat`` is always a question. In ``execute`` mode the reading is
 anchored and works on whole words, never substrings ("latest" is not "test",
-"address" is not "add"). It goes sentence by sentence:
+"address" is not "add"). It goes sentence by sentence, and clause by clause (commas,
+colons, "and", "then", "but", "or"):
 
 1. an instruction is work — a sentence that opens (after "please", "now", "go ahead
    and", "can you", "I need you to", ...) with a verb that acts on the machine: one that
@@ -11,9 +12,13 @@ anchored and works on whole words, never substrings ("latest" is not "test",
    server, the kernel, a container), or with a shell command ("sleep 300", "ls -la"). Such
    a verb names the work itself, so no "work word" is needed: "Run the shell command:
    sleep 300" runs it. A dative keeps it chat ("run me through the scheduler"). After the
-   first sentence, an imperative coding sentence counts too ("... Then refactor it.").
+   first clause, an imperative coding clause counts too ("Explain the bug in parse.py and
+   fix it", "... Then refactor it.", "Is port 8000 free? If not, kill whatever holds it.").
    A sentence ending in "?" is an instruction only as a polite request ("Can you run the
    tests?"): "Download speeds are slow, why?" asks;
+   then a file the task asks to create, write or edit is work (``read_task(...).must_exist``,
+   the gate's one file-name reader: "Write notes.rst", "Summarize README.md into
+   SUMMARY.md", "Save the table as results.xlsx");
 2. a question — the text opens with an interrogative or auxiliary ("what", "how",
    "is", "can", ..., "explain", "tell me", "describe"), or ends with "?" without
    opening with an imperative verb; a polite request ("can you add ...") is not one;
@@ -34,6 +39,20 @@ import re
 from enum import StrEnum
 from typing import Literal
 
+from mercury_nb.contract.gate.file_names import FILE_NAME_PATTERN, NOT_INSIDE_A_NAME
+from mercury_nb.contract.gate.question_reading import (
+    IMPERATIVE_VERBS,
+    POLITE_PREFIXES,
+    TRAILING_CLOSERS,
+    looks_like_question,
+    strip_please,
+    words_of,
+)
+from mercury_nb.contract.gate.task_reading import read_task
+
+__all__ = ["TaskIntent", "classify_intent", "is_instruction", "looks_like_question",
+           "sentences", "work_signals"]
+
 
 class TaskIntent(StrEnum):
     """What the user expects back."""
@@ -46,28 +65,6 @@ def _table(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
-_INTERROGATIVES = _table(
-    "what what's whats why how how's who who's whom whose when where where's which is isn't"
-    " are aren't was were am can can't could would will does doesn't did didn't should shall"
-    " may might has have had explain describe summarize summarise"
-)
-_TWO_WORD_OPENERS = frozenset({("tell", "me"), ("show", "me")})
-_DO_SUBJECTS = frozenset({"you", "i", "we", "they", "u", "these", "those", "people"})
-_POLITE_PREFIXES = (
-    ("can", "you"),
-    ("could", "you"),
-    ("would", "you"),
-    ("will", "you"),
-    ("can", "u"),
-    ("could", "u"),
-)
-_IMPERATIVE_VERBS = _table(
-    "add create write build make fix implement refactor update change edit remove delete"
-    " rename run generate install set move convert port optimize optimise improve clean"
-    " rewrite extend modify replace debug test deploy migrate plot train load parse scaffold"
-    " split merge append insert draft put use try finish complete continue resume proceed"
-)
 _CODING_VERBS = _table(
     "implement implementing refactor refactoring debug debugging fix compile deploy install"
     " lint typecheck scaffold vectorize unittest"
@@ -77,8 +74,8 @@ _ARTIFACTS = _table(
     " classes module modules package library script scripts test tests testcase bug bugs error"
     " errors exception traceback repo repository project app application api cli endpoint"
     " endpoints server website webpage frontend backend database schema notebook notebooks"
-    " cell cells dataframe dataset readme dockerfile makefile config configuration component"
-    " widget parser variable variables parameter parameters argument arguments docstring"
+    " cell cells dataframe dataset readme changelog dockerfile makefile config configuration"
+    " component widget parser variable variables parameter parameters argument arguments docstring"
     " docstrings dependency dependencies import imports plot chart regex commit decorator"
     " struct enum interface lambda recursion algorithm csv json yaml toml html css"
 )
@@ -88,47 +85,20 @@ _TECHNOLOGIES = _table(
     " sklearn scikit node nodejs npm pip jupyter ipython pytest mypy ruff git docker litellm"
     " pydantic"
 )
-_FILE_OR_CALL = re.compile(
+_CALL_OR_CODE = re.compile(
     r"`[^`]+`"  # inline code
     r"|\b[\w-]+\(\)"  # a call: parse()
     r"|(?<![\w/])(?:\.{1,2}|~)?/[\w.-]+(?:/[\w.-]+)*"  # a path: ./src, /tmp/x, ~/data
-    r"|\b[\w-]+\.(?:py|ipynb|js|ts|tsx|jsx|json|md|txt|csv|tsv|toml|ya?ml|html|css|rs|go"
-    r"|java|c|h|cpp|sh|sql|cfg|ini|r|rb|php|lock)\b",  # a file name
+    rf"|{NOT_INSIDE_A_NAME}{FILE_NAME_PATTERN}",  # a file name: the gate's one reader
     re.IGNORECASE,
 )
-_TRAILING_CLOSERS = "\"'’”)]*_ \t\r\n"
-
-
-def _words(text: str) -> list[str]:
-    return [w.replace("’", "'") for w in _WORD.findall(text.lower())]
-
-
-def _strip_please(words: list[str]) -> list[str]:
-    return [w for i, w in enumerate(words) if not (w == "please" and i <= 2)]
-
-
-def looks_like_question(text: str) -> bool:
-    """An anchored reading of the text's first words and last character."""
-    words = _strip_please(_words(text))
-    if not words:
-        return False
-    for prefix in _POLITE_PREFIXES:
-        if tuple(words[:2]) == prefix:
-            rest = words[2:]
-            return not rest or rest[0] in _INTERROGATIVES or tuple(rest[:2]) in _TWO_WORD_OPENERS
-    first = words[0]
-    if first == "do":
-        return len(words) > 1 and words[1] in _DO_SUBJECTS
-    if first in _INTERROGATIVES or tuple(words[:2]) in _TWO_WORD_OPENERS:
-        return True
-    return text.rstrip(_TRAILING_CLOSERS).endswith("?") and first not in _IMPERATIVE_VERBS
 
 
 def work_signals(text: str) -> tuple[str, ...]:
     """The words that name software work, then the code-like spans (files, paths,
     calls, inline code); words inside a span (the "app" of "app.py") are not counted."""
-    spans = tuple(match.group(0) for match in _FILE_OR_CALL.finditer(text))
-    words = _words(_FILE_OR_CALL.sub(" ", text))
+    spans = tuple(match.group(0) for match in _CALL_OR_CODE.finditer(text))
+    words = words_of(_CALL_OR_CODE.sub(" ", text))
     named = tuple(w for w in words if w in _CODING_VERBS or w in _ARTIFACTS or w in _TECHNOLOGIES)
     return named + spans
 
@@ -156,7 +126,8 @@ _LEAD_INS = (
     ("finally",), ("ok",), ("okay",), ("so",), ("just",), ("hey",), ("hi",), ("let's",),
     ("go", "ahead", "and"), ("i", "need", "you", "to"), ("i", "want", "you", "to"),
     ("i'd", "like", "you", "to"), ("i", "would", "like", "you", "to"), ("you", "should"),
-    *_POLITE_PREFIXES,
+    ("if", "not"), ("if", "so"), ("otherwise",),
+    *POLITE_PREFIXES,
 )
 _SHELL_COMMANDS = _table(
     "ls pwd grep egrep sed awk curl wget tar unzip gunzip gzip chmod chown mkdir rmdir rm cp"
@@ -194,7 +165,7 @@ def _opens_with_shell_command(sentence: str) -> bool:
 
 def is_instruction(sentence: str) -> bool:
     """Whether ``sentence`` tells the agent to act on the machine (rule 1 of the module)."""
-    words = _lead_stripped(_words(sentence))
+    words = _lead_stripped(words_of(sentence))
     if not words:
         return False
     verb, rest = words[0], words[1:]
@@ -208,26 +179,43 @@ def is_instruction(sentence: str) -> bool:
 def _asks(sentence: str) -> bool:
     """It ends in "?" and is no polite request ("Can you run the tests?" asks for work;
     "Download speeds are slow, why?" asks, its verb being a noun)."""
-    if not sentence.rstrip(_TRAILING_CLOSERS).endswith("?"):
+    if not sentence.rstrip(TRAILING_CLOSERS).endswith("?"):
         return False
-    words = _strip_please(_words(sentence))
-    return not any(tuple(words[: len(prefix)]) == prefix for prefix in _POLITE_PREFIXES)
+    words = strip_please(words_of(sentence))
+    return not any(tuple(words[: len(prefix)]) == prefix for prefix in POLITE_PREFIXES)
 
 
-def _first_instruction(sentence: str) -> bool:
-    return is_instruction(sentence) and not _asks(sentence)
-
-
-def _later_instruction(sentence: str) -> bool:
-    """A sentence after the first that tells the agent to act."""
-    if _asks(sentence):
-        return False
-    if is_instruction(sentence):
+def _later_instruction(clause: str) -> bool:
+    """A clause after the first that tells the agent to act: an instruction, or an
+    imperative coding verb ("... and fix it", "Then refactor it.")."""
+    if is_instruction(clause):
         return True
-    words = _lead_stripped(_words(sentence))
-    if not words or words[0] not in _IMPERATIVE_VERBS | _CODING_VERBS:
+    words = _lead_stripped(words_of(clause))
+    if not words or words[0] not in IMPERATIVE_VERBS | _CODING_VERBS:
         return False
-    return words[0] in _CODING_VERBS or bool(work_signals(sentence))
+    return words[0] in _CODING_VERBS or bool(work_signals(clause))
+
+
+def _instructs(task: str) -> bool:
+    """Whether a clause of a sentence that does not ask tells the agent to act: the text's
+    first clause as an instruction (rule 1), any later one as an instruction or an imperative
+    coding clause ("Explain the bug in parse.py and fix it", "Is port 8000 free? If not, kill
+    whatever holds it.")."""
+    for i, sentence in enumerate(sentences(task)):
+        if _asks(sentence):
+            continue
+        for j, clause in enumerate(clauses(sentence)):
+            if is_instruction(clause) if i == j == 0 else _later_instruction(clause):
+                return True
+    return False
+
+
+_CLAUSE_BREAK = re.compile(r"\s*[,:]\s+|\s+(?:and|then|but|or)\s+", re.IGNORECASE)
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence: split at commas, colons and "and", "then", "but", "or"."""
+    return [part for part in _CLAUSE_BREAK.split(sentence) if part.strip()]
 
 
 def sentences(text: str) -> list[str]:
@@ -236,16 +224,17 @@ def sentences(text: str) -> list[str]:
 
 
 def _is_bare_resume(text: str) -> bool:
-    return " ".join(_words(text)) in {"continue", "resume", "proceed", "go on", "keep going"}
+    return " ".join(words_of(text)) in {"continue", "resume", "proceed", "go on", "keep going"}
 
 
 def classify_intent(task: str, mode: Literal["execute", "chat"]) -> TaskIntent:
-    """Explicit mode wins; then instructions; then the anchored question reading; then work
-    signals (see the module's rules)."""
+    """Explicit mode wins; then instructions in any clause; then files the task asks to
+    create, write or edit (``read_task(...).must_exist``: "Write notes.rst", "Summarize
+    README.md into SUMMARY.md"); then the anchored question reading; then work signals
+    (see the module's rules)."""
     if mode == "chat":
         return TaskIntent.QUESTION
-    parts = sentences(task)
-    if parts and (_first_instruction(parts[0]) or any(_later_instruction(p) for p in parts[1:])):
+    if _instructs(task) or read_task(task, mode).must_exist:
         return TaskIntent.WORK
     if looks_like_question(task):
         return TaskIntent.QUESTION

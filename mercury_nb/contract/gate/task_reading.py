@@ -11,6 +11,8 @@ The reading works on whole words and file names, left to right, one instruction 
   "tests *for* calc.py" or "a summary *of* README.md" a reference that is only read;
 * a relative clause ("hello.py *that prints* hello world") describes the program, not
   the agent: files in it are mentioned, not written by the agent;
+* "how" (or "why", "whether", "what"), not first, after no verb or a reading one, opens a
+  described clause too: "Tell me how to add a function to calc.py" asks about the work;
 * "run it" (or "run the script") means the runnable file the task names.
 
 Only files the task asks to create, write or edit must exist at the end: "delete old.py"
@@ -26,8 +28,14 @@ from typing import Literal
 
 from mercury_nb.contract.gate import task_words as tw
 from mercury_nb.contract.gate.file_kinds import is_non_code_path, normalize_path
+from mercury_nb.contract.gate.file_names import (
+    FILE_NAME,
+    FILE_NAME_PATTERN,
+    NOT_INSIDE_A_NAME,
+    is_file_name,
+)
+from mercury_nb.contract.gate.question_reading import asks_outright
 from mercury_nb.contract.gate.requested_runs import RequestedRuns
-from mercury_nb.contract.gate.task_intent import looks_like_question
 from mercury_nb.contract.gate.task_requirements import (
     EXISTING_ROLES,
     PLACE_ROLES,
@@ -40,24 +48,17 @@ from mercury_nb.contract.gate.task_requirements import (
 )
 from mercury_nb.contract.gate.task_words import VerbClass
 
-_EXTENSIONS = (
-    "py|pyi|ipynb|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|markdown|rst|txt|csv|tsv|toml|ya?ml"
-    "|html?|css|scss|rs|go|java|kt|c|h|cc|cpp|hpp|sh|bash|sql|cfg|ini|conf|r|rb|php|pl"
-    "|lua|jl|lock|xml|svg|png|jpe?g|gif|pdf|log|adoc|org|tex|swift|cs|dart|scala|vue"
-    "|svelte|parquet|xlsx|env"
-)
-_FILE = rf"(?:~|\.{{1,2}})?[/\\]?(?:[\w.-]+[/\\])*[\w-][\w.-]*\.(?:{_EXTENSIONS})(?![\w/\\-])"
-_FILE_ONLY = re.compile(_FILE, re.IGNORECASE)
 _TOKEN = re.compile(
     r"(?P<url>\b[a-z][a-z0-9+.-]*://\S+)"
     r"|`(?P<code>[^`\n]+)`"
-    rf"|(?P<file>{_FILE})"
+    rf"|(?P<file>{NOT_INSIDE_A_NAME}{FILE_NAME_PATTERN})"
     r"|(?P<word>[a-z][a-z0-9]*(?:[-'’][a-z0-9]+)*)"
     r"|(?P<stop>[.!?](?=\s|$)|[;\n])"
     r"|(?P<comma>,)"
     r"|(?P<colon>:)",
     re.IGNORECASE,
 )
+_TASK_WORD = re.compile(r"[A-Za-z]{3,}")
 _COMMAND_END = re.compile(r"\.(?:\s|$)|\n|$")
 
 class _Reader:
@@ -76,6 +77,8 @@ class _Reader:
         self.run_object = False
         self.run_refs = False
         self.saw_tests = False
+        self.words_seen = 0
+        self.artifacts: list[str] = []
         self.files: list[NamedFile] = []
         self.kinds: set[WorkKind] = set()
         self.commands: list[str] = []
@@ -124,6 +127,11 @@ class _Reader:
             self.described, self.described_verb, self.expect_verb = True, None, True
             self.object_open = False
             return
+        self.words_seen += 1
+        if (word in tw.HOW_WORDS and self.words_seen > 1 and not self.described
+                and self.verb in (None, VerbClass.READ)):
+            self.described, self.described_verb, self.expect_verb = True, None, True
+            return  # "Explain how to create hello.py": the how, not an order to create it
         if word in tw.CLAUSE_RESET_WORDS:
             self.described, self.expect_verb = False, True
             return
@@ -159,6 +167,8 @@ class _Reader:
         return True
 
     def _noun(self, word: str) -> None:
+        if word in tw.ARTIFACT_PLACES and self.verb is not None and self._role() in EXISTING_ROLES:
+            self.artifacts.append(word)  # "Write a README", "Update the docs": a loose place
         if word in tw.PASS_WORDS and self.saw_tests:
             self.kinds.update(("tests", "run"))
         if self.described or self.verb is None or not self.object_open:
@@ -209,7 +219,7 @@ class _Reader:
         self.expect_verb = self.after_and = False
 
     def _code(self, text: str) -> None:
-        if _FILE_ONLY.fullmatch(text.strip()):
+        if is_file_name(text):
             self._file(text)
         elif self.verb is VerbClass.RUN and not self.described:
             self._command(text.strip())
@@ -217,7 +227,7 @@ class _Reader:
     def _command(self, command: str) -> None:
         self.commands.append(command)
         self.run_object = True
-        for match in _FILE_ONLY.finditer(command):
+        for match in FILE_NAME.finditer(command):
             self.files.append(NamedFile(normalize_path(match.group(0)), FileRole.RUN))
 
     def requirements(self, binding: bool) -> TaskRequirements:
@@ -240,6 +250,8 @@ class _Reader:
         return TaskRequirements(
             files=tuple(self.files), kinds=frozenset(kinds),
             runs=RequestedRuns(self._programs(), tuple(self.commands)), must_exist=must_exist,
+            artifacts=unique_paths(self.artifacts),
+            words=frozenset(w.lower() for w in _TASK_WORD.findall(self.task)),
         )
 
     def _programs(self) -> tuple[str, ...]:
@@ -259,4 +271,4 @@ def read_task(task: str, mode: Literal["execute", "chat"] = "execute") -> TaskRe
     a question names files it only reads."""
     reader = _Reader(task)
     reader.read()
-    return reader.requirements(binding=mode == "execute" and not looks_like_question(task))
+    return reader.requirements(binding=mode == "execute" and not asks_outright(task))

@@ -22,7 +22,7 @@ def _table(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_VERBS: dict[VerbClass, frozenset[str]] = {
+VERBS: dict[VerbClass, frozenset[str]] = {
     VerbClass.WRITE: _table(
         "create write add make generate build implement produce save put store output dump"
         " draft scaffold init initialise initialize touch append insert record log jot"
@@ -57,7 +57,7 @@ def verb_class(word: str, *, described: bool = False) -> VerbClass | None:
     if described:
         forms += [word[: -len(end)] for end in _THIRD_PERSON_ENDINGS if word.endswith(end)]
     for form in forms:
-        for cls, verbs in _VERBS.items():
+        for cls, verbs in VERBS.items():
             if form in verbs:
                 return cls
     return None
@@ -73,6 +73,9 @@ REFERENCE_PREPOSITIONS = _table(
 
 RELATIVE_PRONOUNS = _table("that which who whose")
 """A relative clause describes what the program does, not what the agent does."""
+
+HOW_WORDS = _table("how why whether what")
+"""After no verb or a reading one, these open a clause about the work, not an order."""
 
 CLAUSE_RESET_WORDS = _table("then afterwards finally next also")
 """These open a new instruction: the relative clause, if any, has ended."""
@@ -130,3 +133,22 @@ SKIPPED_FILE_NAMES = _table(
 
 RUNNABLE_SUFFIXES = _table(".py .sh .bash .js .mjs .cjs .ts .rb .pl .php .r .lua .jl .go")
 """Files that a "run it" can mean."""
+
+ARTIFACT_PLACES: dict[str, tuple[str, ...]] = {
+    "readme": ("readme*",),
+    "changelog": ("changelog*", "changes*", "history*"),
+    "docs": ("docs/**", "doc/**"),
+    "documentation": ("docs/**", "doc/**", "readme*"),
+    "notes": ("notes*",),
+    "todo": ("todo*",),
+    "license": ("license*", "licence*"),
+}
+"""Artifact nouns that name a place, matched loosely: ``name*`` is a file whose name starts
+with it (any case, any folder: README -> README.md, CHANGELOG.rst), ``dir/**`` anything under
+a folder of that name ("Update the docs" -> docs/index.md)."""
+
+UNRELATED_WORDS = _table(
+    "the and for with from into this that these those your our my its about all any new"
+    " some one two three add write make create update put save"
+)
+"""Words of a task that never relate a changed file to it ("Write a README" + file.txt)."""

@@ -66,6 +66,8 @@ class Measured:
     complete: bool = True
     missing_files: tuple[str, ...] = ()
     """The files the task asks to create or write that are not on disk (measured)."""
+    deleted_paths: tuple[str, ...] = ()
+    """The changed paths that were deleted."""
 
 
 @dataclass(frozen=True)

@@ -231,7 +231,7 @@ def _on_text_stop(
         return state, FinishWith(Paused(reason))
     observation = GateObservation(
         measured.changed_paths, facts.evidence, read_task(state.task, config.mode),
-        measured.missing_files, _work_run(state, facts),
+        measured.missing_files, _work_run(state, facts), measured.deleted_paths,
     )
     gate, decision = step_gate(state.gate, observation, config)
     state = replace(state, gate=gate)

@@ -69,6 +69,21 @@ INSTRUCTIONS: tuple[str, ...] = (
     "What is on port 8000? Kill it.",
     "Can you explain the loop? Then refactor it.",
     "What's wrong with parse()? Can you fix it?",
+    # a file the task asks for, whatever its suffix (the gate's one file-name reader)
+    "Write notes.rst with three ideas",
+    "Create main.zig that prints hi",
+    "Save the table as results.xlsx",
+    "Write a poem to poem.org",
+    "Write ideas.adoc listing three ideas",
+    "Create index.mdx",
+    "Write meeting minutes to minutes.tex",
+    "Summarize README.md into SUMMARY.md",
+    "Write release notes in CHANGELOG",
+    # an instruction in a later clause of a question
+    "Explain the bug in parse.py and fix it",
+    "Tell me what is wrong with utils.py and fix it",
+    "Is port 8000 free? If not, kill whatever holds it.",
+    "Describe the API, then write it up in docs/api.md",
 )
 
 QUESTIONS: tuple[str, ...] = (
@@ -127,6 +142,14 @@ QUESTIONS: tuple[str, ...] = (
     "Start a story about a dragon who is afraid of heights",
     "Open a discussion about remote work",
     "Echo my thoughts back to me",
+    # files named only to be read or asked about
+    "What does parse.py do?",
+    "Can you explain utils.py?",
+    "Tell me how to add a function to calc.py",
+    "Explain how to create hello.py",
+    "How do I write tests in test_x.py?",
+    "What is the difference between version 1.2 and 1.3?",
+    "Is example.com down? Why?",
     # small talk
     "hey, how's it going?",
     "Thanks!",

@@ -42,6 +42,57 @@ def test_read_back_verifies(task: str, changed: tuple[str, ...], verifies: bool)
 
 
 @pytest.mark.parametrize(
+    ("task", "changed", "deleted", "verifies"),
+    [
+        # artifact nouns are places, matched loosely
+        pytest.param("Write a README for this project", ("file.txt",), (), False,
+                     id="readme-junk-file"),
+        pytest.param("Write a README for this project", ("README.md",), (), True, id="readme"),
+        pytest.param("Write a README for this project", ("docs/README.rst",), (), True,
+                     id="readme-any-folder-any-suffix"),
+        pytest.param("Add a changelog entry for 1.2", ("file.txt",), (), False,
+                     id="changelog-junk-file"),
+        pytest.param("Add a changelog entry for 1.2", ("CHANGELOG.md",), (), True,
+                     id="changelog"),
+        pytest.param("Update the docs with install steps", ("docs/install.md",), (), True,
+                     id="docs-folder"),
+        pytest.param("Update the docs with install steps", ("notes.md",), (), False,
+                     id="docs-elsewhere"),
+        pytest.param("Write release notes in CHANGELOG", ("CHANGELOG",), (), True,
+                     id="suffix-less-changelog"),
+        pytest.param("Jot down notes from the meeting", ("NOTES.md",), (), True, id="notes"),
+        pytest.param("Jot down notes from the meeting", ("docs/release-notes.md",), (), True,
+                     id="notes-a-word-of-the-name"),
+        pytest.param("Jot down notes from the meeting", ("minutes.md",), (), False,
+                     id="notes-elsewhere-loose"),
+        # a deletion verifies only when the task asks to remove that file
+        pytest.param("Update the docs with install steps", ("docs/index.md",),
+                     ("docs/index.md",), False, id="docs-deleted"),
+        pytest.param("Write a poem about autumn", ("autumn.md",), ("autumn.md",), False,
+                     id="deleted-unasked"),
+        pytest.param("Remove old.txt", ("old.txt",), ("old.txt",), True, id="removal-asked"),
+        pytest.param("Remove old.txt", ("old.txt", "other.txt"), ("old.txt", "other.txt"),
+                     False, id="removal-of-another"),
+        # no place named: the changed file relates to the task's words
+        pytest.param("Write a poem about autumn", ("file.txt",), (), False, id="unrelated"),
+        pytest.param("Write a haiku about cats", ("cats.md",), (), True, id="topic-in-name"),
+        pytest.param("Generate a CSV of the first 10 primes", ("out.csv",), (), True,
+                     id="format-named"),
+        pytest.param("Write a short story in markdown", ("tale.md",), (), True,
+                     id="format-word"),
+        pytest.param("Edit both files", ("first.txt", "later.txt"), (), True,
+                     id="a-bare-file-noun"),
+        pytest.param("Write a README file for this project", ("file.txt",), (), False,
+                     id="the-artifact-wins-over-file"),
+    ],
+)
+def test_read_back_of_content(
+    task: str, changed: tuple[str, ...], deleted: tuple[str, ...], verifies: bool
+) -> None:
+    assert read_task(task).read_back_verifies(changed, deleted) is verifies
+
+
+@pytest.mark.parametrize(
     ("path", "test"),
     [
         ("test_calc.py", True), ("calc_test.go", True), ("src/app.test.ts", True),
