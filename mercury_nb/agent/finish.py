@@ -11,8 +11,6 @@ from mercury_nb.contract.banners import (
     blocker_clause,
     check_clause,
     last_check_line,
-    no_tools_blocker,
-    window_reason,
 )
 from mercury_nb.contract.endings import (
     BlockedPause,
@@ -31,6 +29,7 @@ from mercury_nb.contract.endings import (
     resumable,
     status_of,
 )
+from mercury_nb.contract.failure_banners import no_tools_blocker, window_reason
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.gate.verification import ReadBack, Verified
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage

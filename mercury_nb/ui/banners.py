@@ -4,7 +4,6 @@ from mercury_nb.contract.banners import (
     ABORTED,
     ALL_PROVIDERS_FAILED,
     CHANGES_SO_FAR,
-    FAILED,
     NO_BLOCKER,
     NO_CHANGES,
     NO_CHECK_RAN,
@@ -24,6 +23,7 @@ from mercury_nb.contract.banners import (
     evidence_line,
     last_check_line,
 )
+from mercury_nb.contract.failure_banners import FAILED
 
 __all__ = [
     "ABORTED",

@@ -13,8 +13,8 @@ import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
 from mercury_nb.agent.task import run_task
-from mercury_nb.contract.banners import NO_TOOLS_FIX
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.failure_banners import NO_TOOLS_FIX
 from mercury_nb.testing import Turn, call, llama_cpp_props
 
 TASK = "Create hello.py that prints hello world, and run it."

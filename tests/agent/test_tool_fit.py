@@ -9,8 +9,8 @@ from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, Notice
 from mercury_nb.agent.task import run_task
-from mercury_nb.contract.banners import about
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.failure_banners import about
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens, tools_tokens
 from mercury_nb.testing import LoopbackServer, Turn, call
 from mercury_nb.testing.script import HttpError

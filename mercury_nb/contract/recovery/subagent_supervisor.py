@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import assert_never
 
-from mercury_nb.contract.banners import window_reason
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
@@ -41,6 +40,7 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
     status_of,
 )
+from mercury_nb.contract.failure_banners import window_reason
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.outcome import TaskOutcome
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.contract.banners import NO_TOOLS_FIX, banner_text, no_tools_blocker
+from mercury_nb.contract.banners import banner_text
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     BlockedPause,
@@ -16,6 +16,7 @@ from mercury_nb.contract.endings import (
     QuestionPause,
     WindowTooSmall,
 )
+from mercury_nb.contract.failure_banners import NO_TOOLS_FIX, no_tools_blocker
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
