@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from mercury_nb import cli
+from mercury_nb.contract.recovery.resumption import PAUSED_BY, REMAINS_DEFAULT
 from mercury_nb.ledger.access import close_all
 from mercury_nb.ledger.texts import INTERRUPTED_BLOCKER, PAUSED_DUPLICATE
 from mercury_nb.testing import Stall, Turn, call
@@ -114,7 +115,8 @@ def test_a_task_killed_with_sigkill_pauses_and_continue_completes_it(
     assert last[-2]["role"] == "user" and last[-2]["content"].startswith("[SYSTEM: RESUME]")
     assert 'The task remains: "write the notes"' in last[-2]["content"]
     assert "notes.txt (created)" in last[-2]["content"]
-    assert f"What remains: {INTERRUPTED_BLOCKER}" in last[-2]["content"]
+    assert PAUSED_BY.format(blocker=INTERRUPTED_BLOCKER + ".") in last[-2]["content"]
+    assert REMAINS_DEFAULT in last[-2]["content"]
     assert any("create_file" in json.dumps(m) for m in last)  # the restored conversation
 
     shown = run_cli("show", task["id"], "--json", cwd=workspace, home=home)

@@ -32,7 +32,12 @@ from mercury_nb.agent.events import MemoryPressure, Notice, ignore_events
 from mercury_nb.agent.stall_watch import AttemptStalled
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.recovery.compaction import apply_summary, compact_messages, plan_summary
+from mercury_nb.contract.recovery.compaction import (
+    apply_summary,
+    compact_messages,
+    plan_summary,
+    protected_prefix_end,
+)
 from mercury_nb.contract.recovery.context_budget import (
     OverflowObservation,
     OverflowState,
@@ -188,7 +193,9 @@ class MemoryGovernor:
         window = await context_window_of(loop.model, self.config, self.learned)
         budget = usable_budget(window, output_reserve) if window else NO_BUDGET
         extra_tokens = tools_tokens(tools)
-        chars = tool_result_chars(window, output_reserve, self.config)
+        messages = loop.session.messages
+        fixed = extra_tokens + estimate_tokens(messages[:protected_prefix_end(messages)])
+        chars = tool_result_chars(window, output_reserve, self.config, fixed)
         if chars is not None:  # tools cut their results to fit this window at the source
             loop.ctx.result_max_chars = chars
         while True:

@@ -42,6 +42,10 @@ class ContextLimits(BaseModel):
     """One tool result holds at most this fraction of the usable prompt budget; larger
     results are cut at the source (head and tail, or a page of lines for ``read_file``)."""
 
+    tool_result_room_fraction: float = Field(default=0.25, gt=0, le=1, allow_inf_nan=False)
+    """...and at most this fraction of the room the tool definitions, the system prompt and
+    the task leave, so a small window (2,048 tokens) still holds a few steps."""
+
     context_overflow_retries: int = Field(default=3, ge=0)
     """Times one step is shrunk and sent again after a provider's context-overflow error
     before the task pauses honestly."""

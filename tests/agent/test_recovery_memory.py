@@ -31,6 +31,7 @@ RESUME = 'Send "continue" and I\'ll pick up right where I left off.'
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
     # results are not cut at the source here: these tests are about compaction itself
     kw.setdefault("tool_result_window_fraction", 1.0)
+    kw.setdefault("tool_result_room_fraction", 1.0)
     return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
 
 

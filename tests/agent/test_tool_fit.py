@@ -93,6 +93,8 @@ async def test_a_2048_window_runs_the_task_with_the_compact_tool_set(
                               content="def add(a, b):\n    return a + b\n"),)),
         Turn(tool_calls=(call("create_file", path="test_calc.py", content=(
             "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")),)),
+        # a loud command: its output alone is larger than what the window leaves free
+        Turn(tool_calls=(call("run_command", command="python -c \"print('log line ' * 700)\""),)),
         Turn(tool_calls=(call("run_command", command="python -m pytest -q test_calc.py"),)),
         Turn(text="add() is in calc.py and its test passes."),
     ], routes=props(2048))
@@ -101,7 +103,7 @@ async def test_a_2048_window_runs_the_task_with_the_compact_tool_set(
 
     assert outcome.status == "completed", outcome.banner
     assert [c.path for c in outcome.changes] == ["calc.py", "test_calc.py"]
-    assert len(server.requests) == 4
+    assert len(server.requests) == 5
     for body in server.requests:
         assert descriptions(body) == COMPACT_DESCRIPTIONS  # the same 12 names, compact
         assert body["max_tokens"] == 512

@@ -48,6 +48,7 @@ from mercury_nb.contract.gate.question_reading import (
     strip_please,
     words_of,
 )
+from mercury_nb.contract.gate.shell_commands import opens_with_shell_command
 from mercury_nb.contract.gate.task_reading import read_task
 
 __all__ = ["TaskIntent", "classify_intent", "is_instruction", "looks_like_question",
@@ -129,15 +130,6 @@ _LEAD_INS = (
     ("if", "not"), ("if", "so"), ("otherwise",),
     *POLITE_PREFIXES,
 )
-_SHELL_COMMANDS = _table(
-    "ls pwd grep egrep sed awk curl wget tar unzip gunzip gzip chmod chown mkdir rmdir rm cp"
-    " mv ps htop pkill killall lsof netstat du df ssh scp rsync cmake gcc conda npx yarn pnpm"
-    " cargo nohup xargs"
-)
-"""Shell commands that are no English word: a sentence opening with one runs it."""
-_SHELL_WORDS = _table("sleep cat head tail touch echo which export cd kill time watch")
-"""Shell commands that are English words too: a command only with an argument after them."""
-_ARGUMENT = re.compile(r"^(?:-|\d|\S*[/.=$~])")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
@@ -153,16 +145,6 @@ def _lead_stripped(words: list[str]) -> list[str]:
     return words
 
 
-def _opens_with_shell_command(sentence: str) -> bool:
-    tokens = sentence.strip().lstrip("$> ").split()
-    if not tokens:
-        return False
-    first = tokens[0].strip("`").lower()
-    if first in _SHELL_COMMANDS:
-        return True
-    return first in _SHELL_WORDS and len(tokens) > 1 and bool(_ARGUMENT.match(tokens[1]))
-
-
 def is_instruction(sentence: str) -> bool:
     """Whether ``sentence`` tells the agent to act on the machine (rule 1 of the module)."""
     words = _lead_stripped(words_of(sentence))
@@ -173,7 +155,7 @@ def is_instruction(sentence: str) -> bool:
         return True
     if verb in _SWITCH_VERBS and any(word in _MACHINE_OBJECTS for word in rest[:4]):
         return True
-    return _opens_with_shell_command(sentence)
+    return opens_with_shell_command(sentence)
 
 
 def _asks(sentence: str) -> bool:

@@ -36,6 +36,7 @@ from mercury_nb.contract.gate.file_names import (
 )
 from mercury_nb.contract.gate.question_reading import asks_outright
 from mercury_nb.contract.gate.requested_runs import RequestedRuns
+from mercury_nb.contract.gate.shell_commands import bare_command
 from mercury_nb.contract.gate.task_requirements import (
     EXISTING_ROLES,
     PLACE_ROLES,
@@ -84,6 +85,11 @@ class _Reader:
         self.commands: list[str] = []
 
     def read(self) -> None:
+        command = bare_command(self.task)
+        if command is not None:  # the task is a command line: running it is the task, and
+            self.commands.append(command)  # the files on it are its arguments, no programs
+            self.run_object = True
+            return
         position = 0
         while True:
             match = _TOKEN.search(self.task, position)

@@ -46,6 +46,8 @@ OVERFLOW_SHRINK = 0.75
 SAFETY = 0.9
 """Aim this far under a window learned from an error (token counts are estimates)."""
 MIN_TOOL_RESULT_CHARS = 2000
+SMALLEST_RESULT_CHARS = 300
+"""A tool result is never cut below this, however small the window."""
 
 _OVERFLOW_MARKERS = (
     "context_length_exceeded",
@@ -174,14 +176,20 @@ def output_cap(window: int | None, asked: int, config: MercuryConfig) -> int:
     return max(1, cap)
 
 
-def tool_result_chars(window: int | None, output_reserve: int,
-                      config: MercuryConfig) -> int | None:
-    """The characters one tool result may hold in this window (None: no window known)."""
+def tool_result_chars(window: int | None, output_reserve: int, config: MercuryConfig,
+                      fixed_tokens: int = 0) -> int | None:
+    """The characters one tool result may hold in this window (None: no window known):
+    ``tool_result_window_fraction`` of the usable budget, at least ``MIN_TOOL_RESULT_CHARS``,
+    yet never more than ``tool_result_room_fraction`` of the room the fixed part of every
+    request (``fixed_tokens``: the tool definitions, the system prompt and the task) leaves,
+    so a small window still holds a few steps (at least ``SMALLEST_RESULT_CHARS``)."""
     if window is None:
         return None
     budget = usable_budget(window, output_reserve)
-    chars = int(budget * CHARS_PER_TOKEN * config.tool_result_window_fraction)
-    return max(MIN_TOOL_RESULT_CHARS, chars)
+    chars = max(MIN_TOOL_RESULT_CHARS,
+                int(budget * CHARS_PER_TOKEN * config.tool_result_window_fraction))
+    room = int((budget - fixed_tokens) * CHARS_PER_TOKEN * config.tool_result_room_fraction)
+    return min(chars, max(SMALLEST_RESULT_CHARS, room))
 
 
 def step_overflow(
@@ -234,11 +242,12 @@ MIN_KEPT_CHARS = 1000
 
 def shrink_floor(config: MercuryConfig, result_chars: int | None) -> int:
     """The smallest size ``shrink_to_fit`` cuts a message to under ordinary pressure: what
-    compaction keeps, or half a tool result's budget when that is smaller."""
-    floor = config.compaction_min_chars
-    if result_chars is not None:
-        floor = min(floor, result_chars // 2)
-    return max(MIN_KEPT_CHARS, floor)
+    compaction keeps, or half a tool result's budget when that is smaller; never below
+    ``MIN_KEPT_CHARS`` unless the window's results are themselves that small."""
+    if result_chars is None:
+        return max(MIN_KEPT_CHARS, config.compaction_min_chars)
+    floor = min(config.compaction_min_chars, result_chars // 2)
+    return max(min(MIN_KEPT_CHARS, result_chars // 2), floor)
 
 
 def shrink_to_fit(

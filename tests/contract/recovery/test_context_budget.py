@@ -19,6 +19,7 @@ from mercury_nb.contract.recovery.context_budget import (
     ShrunkDecision,
     output_cap,
     parse_context_overflow,
+    shrink_floor,
     shrink_to_fit,
     step_overflow,
     step_overflow_shrunk,
@@ -171,15 +172,39 @@ def test_output_cap_is_a_fraction_of_the_window_and_bounded_for_small_ones(
 
 
 @pytest.mark.parametrize(
-    ("window", "expected"),
+    ("window", "reserve", "fixed", "expected"),
     [
-        pytest.param(None, None, id="unknown"),
-        pytest.param(16_000, int((16_000 - 4000) * 4 * 0.15), id="16k"),
-        pytest.param(2048, 2000, id="floor"),
+        pytest.param(None, 4000, 0, None, id="unknown"),
+        pytest.param(16_000, 4000, 0, int((16_000 - 4000) * 4 * 0.15), id="16k"),
+        pytest.param(16_000, 4000, 1500, int((16_000 - 4000) * 4 * 0.15), id="16k-room-to-spare"),
+        pytest.param(8192, 512, 0, int((8192 - 512) * 4 * 0.15), id="8k"),
+        pytest.param(4096, 512, 1000, 2150, id="4k-floor"),
+        pytest.param(4096, 512, 2000, 1584, id="4k-quarter-of-the-room"),
+        # 2,048 tokens, 512 for the reply: tools, system prompt and task leave 323 tokens free
+        pytest.param(2048, 512, 1213, 323, id="2k-quarter-of-the-room"),
+        pytest.param(2048, 512, 1500, 300, id="2k-smallest"),
+        pytest.param(2048, 512, 4000, 300, id="2k-over-smallest"),
+        pytest.param(2048, 4000, 0, 1024, id="reserve-capped"),
     ],
 )
-def test_tool_result_chars(window: int | None, expected: int | None) -> None:
-    assert tool_result_chars(window, 4000, CONFIG) == expected
+def test_tool_result_chars(window: int | None, reserve: int, fixed: int,
+                           expected: int | None) -> None:
+    assert tool_result_chars(window, reserve, CONFIG, fixed) == expected
+
+
+@pytest.mark.parametrize(
+    ("result_chars", "expected"),
+    [
+        pytest.param(None, 8192, id="no-window-compaction-size"),
+        pytest.param(100_000, 8192, id="large-window-compaction-size"),
+        pytest.param(4000, 2000, id="half-a-result"),
+        pytest.param(2000, 1000, id="min-kept"),
+        pytest.param(1500, 750, id="small-window-follows-results"),
+        pytest.param(323, 161, id="2k-window"),
+    ],
+)
+def test_shrink_floor(result_chars: int | None, expected: int) -> None:
+    assert shrink_floor(CONFIG, result_chars) == expected
 
 
 def test_shrink_to_fit_cuts_the_largest_even_when_recent_and_keeps_the_task() -> None:
