@@ -38,7 +38,11 @@ from mercury_nb.contract.failure_banners import (
     window_reason,
 )
 from mercury_nb.contract.gate.completion_gate import not_created_line
-from mercury_nb.contract.gate.run_evidence import NO_REQUESTED_RUN, REQUESTED_RUN_PAUSE
+from mercury_nb.contract.gate.run_evidence import (
+    NO_REQUESTED_RUN,
+    REQUESTED_RUN_PAUSE,
+    REQUESTED_RUN_STALE,
+)
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
 
@@ -193,7 +197,9 @@ def banner_text(
             lines = [WORK_NOT_STARTED, blocker_line(blocker, blocker_chars)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case VerificationFailedPause(last_check=last_check, stale=stale, requested=run):
-            head = REQUESTED_RUN_PAUSE.format(run=run) if run else VERIFICATION_FAILED
+            stale_run = stale and last_check is not None
+            head = VERIFICATION_FAILED if not run else (
+                REQUESTED_RUN_STALE if stale_run else REQUESTED_RUN_PAUSE).format(run=run)
             lines = [head, last_check_line(last_check, stale, run)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case FilesMissingPause(missing=missing):

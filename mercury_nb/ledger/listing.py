@@ -95,6 +95,8 @@ def _checkpoint_line(record: TaskRecord) -> str:
     """Whether a checkpoint is kept, and whether a continue can use it."""
     if not record.has_checkpoint:
         return "none"
+    if record.status == "completed":
+        return "yes — the task is complete"
     return "yes — resumable" if record.resumable else "yes — a continue cannot cure this ending"
 
 

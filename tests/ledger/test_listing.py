@@ -63,10 +63,24 @@ def test_the_detail_shows_everything_known() -> None:
     )
     assert detail.splitlines()[0] == "task abc123def456 · completed"
     for part in ("workspace: /ws", "models: openai/a", "verdict: steps-exhausted · steps: 75",
-                 "checkpoint: yes — resumable", "blocker: interrupted", "  modified a.py (+3 −1)",
+                 "checkpoint: yes — the task is complete", "blocker: interrupted",
+                 "  modified a.py (+3 −1)",
                  "  ✓ pytest → exit 0", "  +10s turn-ended · text-stop · FinishWith",
                  "  +20s provider-switch: ⚠ a: 503 — switching to b"):
         assert part in detail, part
+
+
+@pytest.mark.parametrize(
+    ("status", "resumable", "line"),
+    [
+        ("paused", True, "checkpoint: yes — resumable"),
+        ("failed", False, "checkpoint: yes — a continue cannot cure this ending"),
+        ("completed", False, "checkpoint: yes — the task is complete"),
+    ],
+)
+def test_the_checkpoint_line_follows_the_ending(status: str, resumable: bool, line: str) -> None:
+    detail = task_detail(record(status=status, resumable=resumable), [], now=1200.0)
+    assert line in detail.splitlines()
 
 
 def test_the_detail_does_not_call_a_non_resumable_task_resumable() -> None:

@@ -137,6 +137,27 @@ NO_TOOLS_FIX = (
             id="verification-none",
         ),
         pytest.param(
+            VerificationFailedPause(FAILED, stale=False, requested="the tests"),
+            [],
+            ["The task asks me to run the tests — that run did not pass, so I'm not calling "
+             "this done.", "Last check: npm test ✗ (exit 1)"],
+            id="requested-run-failed",
+        ),
+        pytest.param(
+            VerificationFailedPause(PASSED, stale=True, requested="the tests"),
+            [],
+            ["The task asks me to run the tests — it has not run since the latest changes, so "
+             "I'm not calling this done.", "Last check: npm test (ran before the latest changes)"],
+            id="requested-run-stale",
+        ),
+        pytest.param(
+            VerificationFailedPause(None, stale=False, requested="`sleep 300`"),
+            [],
+            ["The task asks me to run `sleep 300` — that run did not pass, so I'm not calling "
+             "this done.", "Last run: none — `sleep 300` never ran."],
+            id="requested-run-never-ran",
+        ),
+        pytest.param(
             TruncationPause(6),
             [],
             [

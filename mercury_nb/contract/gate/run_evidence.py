@@ -188,4 +188,8 @@ def run_prompt(run: RunAnswer, changed_paths: tuple[str, ...], uncounted: str = 
 REQUESTED_RUN_PAUSE = (
     "The task asks me to run {run} — that run did not pass, so I'm not calling this done."
 )
+REQUESTED_RUN_STALE = (
+    "The task asks me to run {run} — it has not run since the latest changes, so I'm not"
+    " calling this done."
+)
 NO_REQUESTED_RUN = "Last run: none — {run} never ran."
