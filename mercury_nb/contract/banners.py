@@ -40,6 +40,7 @@ from mercury_nb.contract.failure_banners import (
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.gate.run_evidence import (
     NO_REQUESTED_RUN,
+    REQUESTED_RUN_MISSING,
     REQUESTED_RUN_PAUSE,
     REQUESTED_RUN_STALE,
 )
@@ -197,9 +198,9 @@ def banner_text(
             lines = [WORK_NOT_STARTED, blocker_line(blocker, blocker_chars)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case VerificationFailedPause(last_check=last_check, stale=stale, requested=run):
-            stale_run = stale and last_check is not None
             head = VERIFICATION_FAILED if not run else (
-                REQUESTED_RUN_STALE if stale_run else REQUESTED_RUN_PAUSE).format(run=run)
+                REQUESTED_RUN_MISSING if last_check is None
+                else REQUESTED_RUN_STALE if stale else REQUESTED_RUN_PAUSE).format(run=run)
             lines = [head, last_check_line(last_check, stale, run)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case FilesMissingPause(missing=missing):

@@ -153,8 +153,8 @@ NO_TOOLS_FIX = (
         pytest.param(
             VerificationFailedPause(None, stale=False, requested="`sleep 300`"),
             [],
-            ["The task asks me to run `sleep 300` — that run did not pass, so I'm not calling "
-             "this done.", "Last run: none — `sleep 300` never ran."],
+            ["The task asks me to run `sleep 300` — it has not run, so I'm not calling this "
+             "done.", "Last run: none — `sleep 300` never ran."],
             id="requested-run-never-ran",
         ),
         pytest.param(

@@ -192,4 +192,7 @@ REQUESTED_RUN_STALE = (
     "The task asks me to run {run} — it has not run since the latest changes, so I'm not"
     " calling this done."
 )
+REQUESTED_RUN_MISSING = (
+    "The task asks me to run {run} — it has not run, so I'm not calling this done."
+)
 NO_REQUESTED_RUN = "Last run: none — {run} never ran."
