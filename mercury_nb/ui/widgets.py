@@ -38,6 +38,8 @@ _STATUS_COLOURS = {
     "failed": "#c62828",
     "aborted": "#616161",
 }
+UNGROUNDED_COLOUR = "#b26a00"
+"""The banner's edge when the answer talks about files the task never read."""
 
 
 def _esc(text: str) -> str:
@@ -62,6 +64,8 @@ def banner_html(outcome: TaskOutcome) -> str:
     """The final verdict as HTML: the answer (Markdown, sanitized), the banner and per-file
     previews (escaped). Nothing from the model or the disk reaches the page unsanitized."""
     colour = _STATUS_COLOURS.get(outcome.status, "#616161")
+    if outcome.unread:  # an answer about files it never read is delivered, with a warning
+        colour = UNGROUNDED_COLOUR
     parts = [f'<div class="mercury-outcome mercury-{_esc(outcome.status)}">']
     if outcome.answer and outcome.answer.strip():
         parts.append(

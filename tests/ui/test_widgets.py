@@ -308,3 +308,19 @@ def test_the_start_line_is_the_same_from_the_first_frame() -> None:
     view.on_event(TaskStarted("t1", "build", "scripted/demo", 75))
     assert first == view.status.value
     assert "mercury · scripted/demo · working on it… · 0s" in first
+
+
+@pytest.mark.parametrize(
+    ("status", "unread", "edge"),
+    [
+        ("completed", [], "#2e7d32"),
+        ("completed", ["README.md"], "#b26a00"),  # delivered, but not from the file it names
+        ("paused", [], "#b26a00"),
+        ("failed", [], "#c62828"),
+    ],
+)
+def test_the_banner_edge_warns_of_an_answer_about_unread_files(
+    status: str, unread: list[str], edge: str
+) -> None:
+    rendered = banner_html(outcome(status=status, unread=unread, changes=[]))
+    assert f"border-left:4px solid {edge}" in rendered
