@@ -288,11 +288,11 @@ def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
         return EXIT_USAGE
     if as_json:
         data: dict[str, Any] = {**shown.record.to_json(),
-                                "events": [e.to_json() for e in shown.events],
+                                "events": [e.to_json() for e in shown.event_rows],
                                 "subagents": [sub.id for sub in shown.subagents]}
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print(task_detail_text(shown.record, shown.events, time.time(), shown.subagents))
+        print(task_detail_text(shown.record, shown.event_rows, time.time(), shown.subagents))
     return EXIT_COMPLETED
 
 

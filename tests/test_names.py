@@ -46,3 +46,4 @@ def test_the_names_that_meant_two_things_now_mean_one() -> None:
     for name in ("RunningTask", "Pulse", "task_detail", "ledger_for", "workspace_of",
                  "redact", "status_of", "TaskDetail"):
         assert len(names[name]) <= 1, (name, names[name])
+    assert "ShownTask" not in names  # one model of a shown task: TaskDetail

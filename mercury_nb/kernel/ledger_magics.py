@@ -156,7 +156,7 @@ def _show_one(magics: MagicsHost, task_id: str) -> None:
     shown = runs.show_task(handle, task_id)
     if isinstance(shown, runs.Refusal):
         raise UsageError(shown.message)
-    print(task_detail_text(shown.record, shown.events, time.time(), shown.subagents))
+    print(task_detail_text(shown.record, shown.event_rows, time.time(), shown.subagents))
 
 
 def _stop(magics: MagicsHost, task_id: str) -> None:
