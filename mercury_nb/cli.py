@@ -278,7 +278,7 @@ def _list(handle: LedgerHandle | None, *, as_json: bool) -> int:
 
 def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
     from mercury_nb import runs
-    from mercury_nb.ledger.listing import task_detail
+    from mercury_nb.ledger.listing import task_detail_text
 
     if handle is None:
         return _unreadable_ledger()
@@ -288,11 +288,11 @@ def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
         return EXIT_USAGE
     if as_json:
         data: dict[str, Any] = {**shown.record.to_json(),
-                                "events": [e.to_json() for e in shown.events],
+                                "events": [e.to_json() for e in shown.event_rows],
                                 "subagents": [sub.id for sub in shown.subagents]}
         print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print(task_detail(shown.record, shown.events, time.time(), shown.subagents))
+        print(task_detail_text(shown.record, shown.event_rows, time.time(), shown.subagents))
     return EXIT_COMPLETED
 
 

@@ -5,7 +5,9 @@
 import { URLExt } from '@jupyterlab/coreutils';
 import { ServerConnection } from '@jupyterlab/services';
 
-export type Status = 'running' | 'completed' | 'paused' | 'failed' | 'aborted';
+import { Status, TASK_STATUSES } from './status';
+
+export type { Status };
 
 export interface ILive {
   step?: number | null;
@@ -130,13 +132,13 @@ export async function requestAPI<T>(
   return data as T;
 }
 
+/** The statuses the panel's filter offers first: the ones that may still need you. */
+const FILTER_FIRST: readonly Status[] = ['running', 'paused'];
+
 /** The statuses a task can have, in the order the panel's filter offers them. */
 export const STATUSES: readonly Status[] = [
-  'running',
-  'paused',
-  'completed',
-  'failed',
-  'aborted'
+  ...FILTER_FIRST,
+  ...TASK_STATUSES.filter(status => !FILTER_FIRST.includes(status))
 ];
 
 /** The largest `limit` the server accepts (mercury_nb/server/models.py MAX_PAGE). */

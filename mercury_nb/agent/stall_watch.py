@@ -13,7 +13,7 @@ what it decides, and this docstring is the one description of that:
   tool counts as a running command while it runs: the agent's own tools are bounded by their
   own timeouts, so a tool is never cut as a stall (a command that prints nothing beyond its
   timeout is ended by that timeout).
-* ``Pulse`` emits a :class:`~mercury_nb.agent.events.Pulse` event (widget and plain text),
+* ``PulseDue`` emits a :class:`~mercury_nb.agent.events.Pulse` event (widget and plain text),
   carrying the watchdog state it was decided in so a live view can redraw its seconds.
 * ``HardStall`` while waiting on the model shows its text as a
   :class:`~mercury_nb.agent.events.Notice` and cancels that request only (the stream: never
@@ -180,7 +180,7 @@ class StallWatch:
         match decision:
             case wd.Quiet():
                 pass
-            case wd.Pulse(text=text, activity=activity, silent_s=silent, command=command):
+            case wd.PulseDue(text=text, activity=activity, silent_s=silent, command=command):
                 self.on_event(Pulse(text, activity, silent, command, watch=self.state))
             case wd.HardStall() as stall:
                 self._hard_stall(stall)

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
-
-EndingStatus = Literal["completed", "paused", "failed", "aborted"]
+from mercury_nb.contract.task_status import EndingStatus as EndingStatus  # re-exported
 
 
 @dataclass(frozen=True)

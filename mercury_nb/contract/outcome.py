@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Status = Literal["completed", "paused", "failed", "aborted"]
+from mercury_nb.contract.task_status import EndingStatus
 
 
 class FileChange(BaseModel):
@@ -68,7 +68,7 @@ class TaskOutcome(BaseModel):
 
     task_id: str
     task: str
-    status: Status
+    status: EndingStatus
     resumable: bool = False
     """Whether a "continue" can succeed (``endings.resumable``): front ends offer one only then."""
     cause: dict[str, Any] = {}

@@ -23,7 +23,7 @@ def task_excerpt(task: str) -> str:
 
 
 @dataclass(frozen=True)
-class RunningTask:
+class WorkspaceOccupant:
     """A task the ledger shows ``running`` in the same workspace, and whether its owning
     process still runs (in any process: a kernel or a CLI)."""
 
@@ -44,14 +44,15 @@ class StartAllowed:
 class WorkspaceBusy:
     """Refuse: ``running`` may change the same files; ``message`` names it and how to stop it."""
 
-    running: RunningTask
+    running: WorkspaceOccupant
     message: str
 
 
 StartDecision = StartAllowed | WorkspaceBusy
 
 
-def decide_start(mode: Literal["execute", "chat"], running: Sequence[RunningTask]) -> StartDecision:
+def decide_start(mode: Literal["execute", "chat"],
+                 running: Sequence[WorkspaceOccupant]) -> StartDecision:
     """A ``chat`` task (a question: it never forces changes) always starts. Any other task is
     refused while a task whose owner is alive runs in the same workspace (the most recent
     one is named); a task left ``running`` by a dead process does not count, and a running

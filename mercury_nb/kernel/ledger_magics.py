@@ -66,7 +66,7 @@ def recover_at_load(settings_values: dict[str, Any]) -> None:
         print(f"mercury: the work ledger was not checked ({type(error).__name__}: {error}).")
 
 
-def ledger_for(config: MercuryConfig) -> LedgerHandle | None:
+def ledger_printing_notices(config: MercuryConfig) -> LedgerHandle | None:
     """The ledger at ``config.home`` after a startup pass (notices printed), or None.
     Finished tasks are pruned by the writer thread when a task ends, not here."""
     from mercury_nb import runs
@@ -85,7 +85,7 @@ def plan_cell(task: str, config: MercuryConfig, args: argparse.Namespace) -> Pla
         plan_task,
     )
 
-    handle = ledger_for(config)
+    handle = ledger_printing_notices(config)
     wants_continue, task_id = continue_request(task)
     if wants_continue:
         plan = plan_continue(handle, task_id, config, vars(args), words=continue_words(task))
@@ -127,7 +127,7 @@ def line_command(magics: MagicsHost, line: str) -> Any:
 
 def _settings_handle(magics: MagicsHost) -> LedgerHandle | None:
     config = magics._config(_flags(magics, ""))
-    return ledger_for(config)
+    return ledger_printing_notices(config)
 
 
 def _flags(magics: MagicsHost, line: str) -> argparse.Namespace:
@@ -148,7 +148,7 @@ def _show_tasks(magics: MagicsHost) -> None:
 
 def _show_one(magics: MagicsHost, task_id: str) -> None:
     from mercury_nb import runs
-    from mercury_nb.ledger.listing import task_detail
+    from mercury_nb.ledger.listing import task_detail_text
 
     handle = _settings_handle(magics)
     if handle is None:
@@ -156,7 +156,7 @@ def _show_one(magics: MagicsHost, task_id: str) -> None:
     shown = runs.show_task(handle, task_id)
     if isinstance(shown, runs.Refusal):
         raise UsageError(shown.message)
-    print(task_detail(shown.record, shown.events, time.time(), shown.subagents))
+    print(task_detail_text(shown.record, shown.event_rows, time.time(), shown.subagents))
 
 
 def _stop(magics: MagicsHost, task_id: str) -> None:
@@ -164,9 +164,9 @@ def _stop(magics: MagicsHost, task_id: str) -> None:
     A task that is not running (or unknown) is a usage error naming why."""
     from mercury_nb.runs import request_stop
 
-    handle = ledger_for(magics._config(_flags(magics, "")))
+    handle = ledger_printing_notices(magics._config(_flags(magics, "")))
     if handle is None:
-        return  # ledger_for printed why the ledger could not be opened
+        return  # ledger_printing_notices printed why the ledger could not be opened
     reply = request_stop(task_id, handle=handle)
     if reply.kind != "requested":
         raise UsageError(reply.message)
@@ -178,7 +178,7 @@ def _continue(magics: MagicsHost, task_id: str | None, flags: list[str]) -> Any:
 
     args = _flags(magics, " ".join(shlex.quote(flag) for flag in flags))
     config = magics._config(args)
-    plan = plan_continue(ledger_for(config), task_id, config, vars(args))
+    plan = plan_continue(ledger_printing_notices(config), task_id, config, vars(args))
     if isinstance(plan, Refusal):
         print(plan.message)
         return None

@@ -100,7 +100,7 @@ def _checkpoint_line(record: TaskRecord) -> str:
     return "yes — resumable" if record.resumable else "yes — a continue cannot cure this ending"
 
 
-def task_detail(record: TaskRecord, events: Sequence[EventRecord], now: float,
+def task_detail_text(record: TaskRecord, events: Sequence[EventRecord], now: float,
                 subagents: Sequence[TaskRecord] = ()) -> str:
     """Everything the ledger knows about one task, for ``%mercury show ID``: its parent when
     it is a sub-agent, and the ``subagents`` it delegated."""

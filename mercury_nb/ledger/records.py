@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from mercury_nb.contract.task_status import TaskStatus
+
 
 @dataclass(frozen=True)
 class TaskHeader:
@@ -29,7 +31,7 @@ class TaskRecord:
     task: str
     workspace: str
     models: tuple[str, ...]
-    status: str
+    status: TaskStatus
     verdict: str | None
     banner: str | None
     blocker: str | None

@@ -11,7 +11,6 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-STATUSES = ("running", "completed", "paused", "failed", "aborted")
 FINISHED = ("completed", "failed", "aborted")
 """Statuses that may be pruned; ``paused`` and ``running`` never are."""
 

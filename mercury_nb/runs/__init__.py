@@ -32,7 +32,6 @@ from mercury_nb.runs.planning import PlannedRun, continue_request
 from mercury_nb.runs.settings import plan
 from mercury_nb.runs.stopping import StopReply, request_stop
 from mercury_nb.runs.watching import (
-    ShownTask,
     TaskDetail,
     list_tasks,
     recent_tasks,
@@ -49,7 +48,6 @@ __all__ = [
     "RefusalKind",
     "Run",
     "RunEvent",
-    "ShownTask",
     "StopReply",
     "TaskDetail",
     "continue_request",

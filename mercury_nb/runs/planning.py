@@ -30,7 +30,7 @@ from mercury_nb.contract.recovery.continuing import (
     may_continue,
     recorded_cause,
 )
-from mercury_nb.contract.shared_workspace import RunningTask, WorkspaceBusy, decide_start
+from mercury_nb.contract.shared_workspace import WorkspaceBusy, WorkspaceOccupant, decide_start
 from mercury_nb.ledger.access import LedgerHandle
 from mercury_nb.ledger.owner import is_alive
 from mercury_nb.ledger.recorder import TaskRecorder
@@ -83,7 +83,7 @@ def continue_words(text: str) -> str | None:
     return match.group("words").strip() if match is not None else None
 
 
-def workspace_of(config: MercuryConfig) -> str:
+def ledger_workspace(config: MercuryConfig) -> str:
     """The workspace as the ledger stores it: the resolved workdir."""
     return str(Path(config.workdir).resolve())
 
@@ -158,13 +158,13 @@ def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
     if handle is not None:
         try:
             handle.flush()
-            paused = handle.ledger.paused_with_text(text, workspace_of(config))
+            paused = handle.ledger.paused_with_text(text, ledger_workspace(config))
         except sqlite3.Error:
             paused = None  # an unreadable ledger never stops a task
         if paused is not None:
             return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True,
                            kind="paused-duplicate")
-        busy = _workspace_busy(handle, workspace_of(config), config)
+        busy = _workspace_busy(handle, ledger_workspace(config), config)
         if busy is not None:
             return busy
     return PlannedRun(task_id or uuid.uuid4().hex[:12], text, config, handle)
@@ -179,7 +179,7 @@ def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
                    if r.id != resuming]
     except sqlite3.Error:
         return None
-    running = [RunningTask(r.id, r.task, is_alive(r.owner_pid, r.owner_token),
+    running = [WorkspaceOccupant(r.id, r.task, is_alive(r.owner_pid, r.owner_token),
                            sub_agent=r.parent is not None) for r in records]
     decision = decide_start(config.mode, running)
     if not isinstance(decision, WorkspaceBusy):
@@ -216,9 +216,9 @@ def plan_continue(
             return Refusal(CANNOT_CONTINUE.format(task_id=record.id, status=record.status),
                            record, kind="cannot-continue")
     else:
-        record = ledger.latest_paused(workspace_of(config))
+        record = ledger.latest_paused(ledger_workspace(config))
         if record is None:
-            return Refusal(NOTHING_TO_CONTINUE.format(workspace=workspace_of(config)),
+            return Refusal(NOTHING_TO_CONTINUE.format(workspace=ledger_workspace(config)),
                            kind="nothing-to-continue")
     if not Path(record.workspace).is_dir():
         return Refusal(MISSING_WORKSPACE.format(task_id=record.id, workspace=record.workspace),

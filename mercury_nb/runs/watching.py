@@ -57,13 +57,25 @@ async def watch(task_id: str | None = None, *, after: int = 0,
 
 @dataclass(frozen=True)
 class TaskDetail:
-    """One task: its ledger row, its outcome as JSON (None while it runs), its events, and
-    the sub-agents it delegated (their rows, in the order they started)."""
+    """One task as every front end shows it (the panel's server, ``show`` in the CLI and the
+    magic): its ledger row, its events as the ledger keeps them (all of them from
+    :func:`task_detail`; the summary, without step, tool and pulse events, from
+    :func:`show_task`), and the sub-agents it delegated (their rows, in the order they
+    started)."""
 
     record: TaskRecord
-    outcome: dict[str, Any] | None
-    events: list[RunEvent]
+    event_rows: list[EventRecord] = field(default_factory=list)
     subagents: list[TaskRecord] = field(default_factory=list)
+
+    @property
+    def events(self) -> list[RunEvent]:
+        """The events, typed (what the server sends and folds into live state)."""
+        return [RunEvent.from_record(row) for row in self.event_rows]
+
+    @property
+    def outcome(self) -> dict[str, Any] | None:
+        """The outcome the ledger kept (None while the task runs): :func:`outcome_of`."""
+        return outcome_of(self.record)
 
     def to_json(self) -> dict[str, Any]:
         return {"record": self.record.to_json(), "outcome": self.outcome,
@@ -87,8 +99,8 @@ def task_detail(task_id_or_prefix: str, *, home: Path | str | None = None
     record = handle.ledger.get(task_id_or_prefix)
     if record is None:
         return None
-    events = [RunEvent.from_record(row) for row in handle.ledger.events(record.id, progress=True)]
-    return TaskDetail(record, outcome_of(record), events, handle.ledger.children(record.id))
+    return TaskDetail(record, handle.ledger.events(record.id, progress=True),
+                      handle.ledger.children(record.id))
 
 
 def outcome_of(record: TaskRecord) -> dict[str, Any] | None:
@@ -110,20 +122,10 @@ def recent_tasks(handle: LedgerHandle, limit: int | None = None) -> list[TaskRec
     return handle.ledger.list_tasks(limit)
 
 
-@dataclass(frozen=True)
-class ShownTask:
-    """One task as ``show`` prints it: its row, its summary events (no step, tool or pulse
-    events) and the sub-agents it delegated."""
-
-    record: TaskRecord
-    events: list[EventRecord]
-    subagents: list[TaskRecord]
-
-
-def show_task(handle: LedgerHandle, task_id_or_prefix: str) -> ShownTask | Refusal:
-    """The task with this id (or unique prefix), or a ``unknown-task`` refusal saying that
-    no task, or more than one, matches."""
+def show_task(handle: LedgerHandle, task_id_or_prefix: str) -> TaskDetail | Refusal:
+    """The task with this id (or unique prefix), with its summary events, or a
+    ``unknown-task`` refusal saying that no task, or more than one, matches."""
     record = find_task(handle.ledger, task_id_or_prefix)
     if isinstance(record, Refusal):
         return record
-    return ShownTask(record, handle.ledger.events(record.id), handle.ledger.children(record.id))
+    return TaskDetail(record, handle.ledger.events(record.id), handle.ledger.children(record.id))

@@ -58,7 +58,7 @@ def detail(task_id: str) -> Any:
     """``runs.task_detail``, or a provisional one for a run started here a moment ago."""
     found = runs.task_detail(task_id)
     if found is None and task_id in _launched:
-        return runs.TaskDetail(_launched[task_id], None, [])
+        return runs.TaskDetail(_launched[task_id])
     return found
 
 

@@ -24,7 +24,7 @@ from jupyter_server.extension.handler import ExtensionHandlerMixin
 from pydantic import BaseModel, ValidationError
 from tornado import web, websocket
 
-from mercury_nb.ledger.schema import STATUSES
+from mercury_nb.contract.task_status import TASK_STATUSES
 from mercury_nb.server.backend import (
     WorkdirError,
     detail,
@@ -119,8 +119,8 @@ class TasksHandler(MercuryHandler):
         if not (1 <= limit <= MAX_PAGE) or offset < 0:
             return self.fail(400, f"limit must be 1..{MAX_PAGE} and offset >= 0")
         status = self.get_argument("status", None) or None
-        if status is not None and status not in STATUSES:
-            return self.fail(400, f"status must be one of {', '.join(STATUSES)}")
+        if status is not None and status not in TASK_STATUSES:
+            return self.fail(400, f"status must be one of {', '.join(TASK_STATUSES)}")
         workspace = self.get_argument("workspace", None)
         where = None
         if workspace is not None:

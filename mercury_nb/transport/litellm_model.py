@@ -23,11 +23,11 @@ from mercury_nb.transport.protocol import (
     StreamChunk,
 )
 from mercury_nb.transport.provider_errors import (
+    http_status_of,
     kind_for_exception,
     parse_retry_after,
-    redact,
+    redact_keys,
     response_headers,
-    status_of,
     truncate,
 )
 from mercury_nb.transport.stream_pump import pump
@@ -104,11 +104,12 @@ class LiteLLMModel:
 
     def provider_error(self, error: BaseException) -> ProviderError:
         """A :class:`ProviderError` for a failure before any output, with the key redacted."""
-        raw_status = status_of(error)
+        raw_status = http_status_of(error)
         kind = kind_for_exception(error, raw_status)
         status = None if kind in NO_HTTP_STATUS_KINDS else raw_status
         message = getattr(error, "message", None) or str(error) or type(error).__name__
-        message = _PREFIX.sub("", redact(str(message), [self._api_key])) or type(error).__name__
+        message = (_PREFIX.sub("", redact_keys(str(message), [self._api_key]))
+                   or type(error).__name__)
         return ProviderError(
             provider=self.name,
             message=truncate(message),

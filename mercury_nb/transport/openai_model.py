@@ -17,11 +17,11 @@ from mercury_nb.transport.protocol import (
     StreamChunk,
 )
 from mercury_nb.transport.provider_errors import (
+    http_status_of,
     kind_for_exception,
     parse_retry_after,
-    redact,
+    redact_keys,
     response_headers,
-    status_of,
     truncate,
 )
 from mercury_nb.transport.stream_pump import pump
@@ -110,11 +110,11 @@ class OpenAIModel:
     def provider_error(self, error: BaseException) -> ProviderError:
         """A :class:`ProviderError` for a failure before any output, with the key redacted
         (the pump names a failure after the response began: :func:`started_failure`)."""
-        status = status_of(error)
+        status = http_status_of(error)
         kind = kind_for_exception(error, status)
         if kind in ("connection", "timeout"):
             status = None
-        message = redact(error_message(error), [self._api_key])
+        message = redact_keys(error_message(error), [self._api_key])
         return ProviderError(
             provider=self.name,
             message=truncate(message) or type(error).__name__,

@@ -73,7 +73,7 @@ def kind_for_exception(error: BaseException, status: int | None) -> str:
     return kind_for_status(status)
 
 
-def status_of(error: BaseException) -> int | None:
+def http_status_of(error: BaseException) -> int | None:
     """The HTTP status an exception carries (``status_code`` or its response's status)."""
     for candidate in (
         getattr(error, "status_code", None),
@@ -128,7 +128,7 @@ def response_headers(error: BaseException) -> dict[str, Any]:
     return found
 
 
-def redact(text: str, secrets: Iterable[str | None]) -> str:
+def redact_keys(text: str, secrets: Iterable[str | None]) -> str:
     """``text`` with every given secret (of at least 4 characters) and every key-looking token
     masked: the one mask of :func:`mercury_nb.contract.redaction.redact`."""
     return contract_redact(text, [secret for secret in secrets if secret and len(secret) >= 4])

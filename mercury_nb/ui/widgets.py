@@ -19,6 +19,7 @@ from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
+from mercury_nb.contract.task_status import EndingStatus
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.markdown import markdown_html
 from mercury_nb.ui.plain import final_text
@@ -32,7 +33,7 @@ TICK_S = 1.0
 WIDGET_TEXT = "mercury · live status (widgets need a front end that renders ipywidgets)"
 """``text/plain`` of the live widget's display, fixed so recorded notebooks stay stable."""
 
-_STATUS_COLOURS = {
+_STATUS_COLOURS: dict[EndingStatus, str] = {
     "completed": "#2e7d32",
     "paused": "#b26a00",
     "failed": "#c62828",

@@ -6,15 +6,15 @@ import pytest
 
 from mercury_nb.contract.shared_workspace import (
     BUSY_MESSAGE,
-    RunningTask,
     StartAllowed,
     WorkspaceBusy,
+    WorkspaceOccupant,
     decide_start,
 )
 
-LIVE = RunningTask("a1", "Build the site", owner_alive=True)
-DEAD = RunningTask("d1", "Old work", owner_alive=False)
-SUB = RunningTask("a1.1", "Write the pages", owner_alive=True, sub_agent=True)
+LIVE = WorkspaceOccupant("a1", "Build the site", owner_alive=True)
+DEAD = WorkspaceOccupant("d1", "Old work", owner_alive=False)
+SUB = WorkspaceOccupant("a1.1", "Write the pages", owner_alive=True, sub_agent=True)
 
 
 @pytest.mark.parametrize(
@@ -28,7 +28,7 @@ SUB = RunningTask("a1.1", "Write the pages", owner_alive=True, sub_agent=True)
         pytest.param("execute", [SUB, LIVE], "a1", id="names-the-parent-not-its-sub-agent"),
     ],
 )
-def test_decide_start(mode: str, running: list[RunningTask], refused_for: str | None) -> None:
+def test_decide_start(mode: str, running: list[WorkspaceOccupant], refused_for: str | None) -> None:
     decision = decide_start(mode, running)  # type: ignore[arg-type]
     if refused_for is None:
         assert decision == StartAllowed()
@@ -39,7 +39,7 @@ def test_decide_start(mode: str, running: list[RunningTask], refused_for: str | 
 
 
 def test_the_message_names_the_task_and_how_to_stop_it() -> None:
-    long = RunningTask("b2", "Refactor\n" + "x" * 200, owner_alive=True)
+    long = WorkspaceOccupant("b2", "Refactor\n" + "x" * 200, owner_alive=True)
     decision = decide_start("execute", [long])
     assert isinstance(decision, WorkspaceBusy)
     assert "python -m mercury_nb stop b2" in decision.message

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mercury_nb.ledger.listing import NO_TASKS, age, clip, task_detail, tasks_table
+from mercury_nb.ledger.listing import NO_TASKS, age, clip, task_detail_text, tasks_table
 from mercury_nb.ledger.records import EventRecord, TaskRecord
 
 
@@ -53,7 +53,7 @@ def test_the_table_has_one_row_per_task() -> None:
 
 
 def test_the_detail_shows_everything_known() -> None:
-    detail = task_detail(
+    detail = task_detail_text(
         record(status="completed", blocker="interrupted: the process stopped mid-task",
                changes=[{"path": "a.py", "added": 3, "removed": 1, "kind": "modified"}],
                evidence=[{"command": "pytest", "exit_code": 0, "after_last_change": True}]),
@@ -79,12 +79,12 @@ def test_the_detail_shows_everything_known() -> None:
     ],
 )
 def test_the_checkpoint_line_follows_the_ending(status: str, resumable: bool, line: str) -> None:
-    detail = task_detail(record(status=status, resumable=resumable), [], now=1200.0)
+    detail = task_detail_text(record(status=status, resumable=resumable), [], now=1200.0)
     assert line in detail.splitlines()
 
 
 def test_the_detail_does_not_call_a_non_resumable_task_resumable() -> None:
-    detail = task_detail(record(status="failed", resumable=False), [], now=1200.0)
+    detail = task_detail_text(record(status="failed", resumable=False), [], now=1200.0)
     assert "checkpoint: yes — a continue cannot cure this ending" in detail.splitlines()
     assert "resumable" not in detail
 
@@ -108,17 +108,17 @@ def test_the_detail_names_a_sub_agents_parent_and_a_parents_sub_agents() -> None
                    task="Write the parts files"),
             record(id="abc123def456.2", parent="abc123def456", status="aborted",
                    task="Run the slow check")]
-    parent = task_detail(record(), [], now=1200.0, subagents=subs)
+    parent = task_detail_text(record(), [], now=1200.0, subagents=subs)
     assert parent.split("sub-agents:\n")[1].splitlines()[:2] == [
         "  abc123def456.1 · completed · Write the parts files",
         "  abc123def456.2 · aborted · Run the slow check",
     ]
     assert "sub-agent of:" not in parent
-    assert "sub-agent of: abc123def456" in task_detail(subs[0], [], now=1200.0)
+    assert "sub-agent of: abc123def456" in task_detail_text(subs[0], [], now=1200.0)
 
 
 def test_the_detail_shows_read_back_evidence_as_its_own_kind() -> None:
-    detail = task_detail(
+    detail = task_detail_text(
         record(status="completed", evidence=[
             {"command": "read back NOTES.md", "exit_code": 0, "step": 1, "kind": "read-back",
              "path": "NOTES.md"},

@@ -180,9 +180,9 @@ def test_show_task_finds_by_prefix_lists_sub_agents_and_refuses_unknown_or_ambig
                             ("abc123000002", None)):
         handle.ledger.start_task(TaskHeader(task_id, "t", str(tmp_path), ("m",), parent=parent))
     shown = runs.show_task(handle, "abc123000001")
-    assert isinstance(shown, runs.ShownTask)
+    assert isinstance(shown, runs.TaskDetail)
     assert [sub.id for sub in shown.subagents] == ["abc123000001.1"]
-    assert [event.kind for event in shown.events] == ["task-started"]
+    assert [event.kind for event in shown.event_rows] == ["task-started"]
     ambiguous = runs.show_task(handle, "abc123")
     assert isinstance(ambiguous, runs.Refusal) and "matches several tasks" in ambiguous.message
     unknown = runs.show_task(handle, "ffffff")

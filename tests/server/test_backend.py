@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from mercury_nb import runs
-from mercury_nb.ledger.records import TaskRecord
-from mercury_nb.runs.watching import outcome_of
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.ledger.records import TaskHeader, TaskRecord
 from mercury_nb.server.backend import WorkdirError, detail_json, live_state, resolve_workdir
 
 
@@ -44,7 +44,7 @@ def test_detail_shows_usage_with_an_estimated_cost_per_model() -> None:
     record = replace(_record(), answer="Done.", usage={
         "gpt-4o-mini": {"prompt_tokens": 1000, "completion_tokens": 100},
         "ollama/x": {"prompt_tokens": 5, "completion_tokens": 5}})
-    out = detail_json(runs.TaskDetail(record, outcome_of(record), []))
+    out = detail_json(runs.TaskDetail(record))
     assert out["answer"] == "Done."
     costs = {c["model"]: c for c in out["costs"]}
     assert costs["gpt-4o-mini"]["usd"] > 0
@@ -54,7 +54,7 @@ def test_detail_shows_usage_with_an_estimated_cost_per_model() -> None:
 @pytest.mark.parametrize("resumable", [True, False])
 def test_the_panel_is_told_whether_a_continue_can_succeed(resumable: bool) -> None:
     record = replace(_record("failed"), resumable=resumable)
-    out = detail_json(runs.TaskDetail(record, outcome_of(record), []))
+    out = detail_json(runs.TaskDetail(record))
     assert out["task"]["resumable"] is resumable
 
 
@@ -67,3 +67,32 @@ def test_live_state_follows_step_tool_and_pulse_events() -> None:
     ]
     assert live_state(events) == {"step": 3, "tool": "run_command", "started": 100.0,
                                   "at": 104.0}
+
+
+def a_task_with_progress(home: Path, workdir: Path) -> runs.TaskDetail:
+    handle = runs.ledger_for(MercuryConfig(workdir=workdir, home=home), lambda line: None)
+    assert handle is not None
+    header = TaskHeader("feed00000001", "Build it", str(workdir), ("m",))
+    handle.ledger.start_task(header)
+    handle.ledger.add_events(header, [("step-started", None, '{"step": 1, "max_steps": 9}'),
+                                      ("notice", "switching", '{"text": "switching"}')])
+    handle.ledger.start_task(TaskHeader("feed00000001.1", "Help", str(workdir), ("m",),
+                                        parent="feed00000001"))
+    shown = runs.show_task(handle, "feed00000001")
+    assert isinstance(shown, runs.TaskDetail)
+    return shown
+
+
+def test_the_panel_reads_the_same_fields_as_before(home: Path, tmp_path: Path) -> None:
+    a_task_with_progress(home, tmp_path)
+    detail = runs.task_detail("feed00000001", home=home)
+    assert detail is not None
+    out = detail_json(detail)
+    assert sorted(out) == ["answer", "changes", "costs", "events", "evidence", "providers",
+                           "subagents", "task", "usage"]
+    assert [event["kind"] for event in out["events"]] == ["task-started", "step-started",
+                                                          "notice"]
+    assert sorted(out["events"][1]) == ["at", "data", "id", "kind", "task_id"]
+    assert out["events"][1]["data"] == {"step": 1, "max_steps": 9}
+    assert out["task"]["live"]["step"] == 1
+    assert [sub["id"] for sub in out["subagents"]] == ["feed00000001.1"]

@@ -8,12 +8,12 @@ import httpx
 import pytest
 
 from mercury_nb.transport.provider_errors import (
+    http_status_of,
     kind_for_exception,
     kind_for_status,
     parse_retry_after,
-    redact,
+    redact_keys,
     response_headers,
-    status_of,
     truncate,
 )
 
@@ -61,14 +61,14 @@ class Unnamed(Exception):
     ],
 )
 def test_kind_for_exception(error: Exception, kind: str) -> None:
-    assert kind_for_exception(error, status_of(error)) == kind
+    assert kind_for_exception(error, http_status_of(error)) == kind
 
 
 def test_status_from_the_response_when_the_error_has_none() -> None:
     error = Exception()
     error.response = httpx.Response(502)  # type: ignore[attr-defined]
-    assert status_of(error) == 502
-    assert status_of(ValueError()) is None
+    assert http_status_of(error) == 502
+    assert http_status_of(ValueError()) is None
 
 
 @pytest.mark.parametrize(
@@ -101,7 +101,7 @@ def test_response_headers_are_merged_lowercase() -> None:
 
 
 def test_redact_and_truncate() -> None:
-    assert redact("key sk-abc123 rejected", ["sk-abc123", None, ""]) == "key *** rejected"
-    assert redact("short ab", ["ab"]) == "short ab"  # too short to be a key
+    assert redact_keys("key sk-abc123 rejected", ["sk-abc123", None, ""]) == "key *** rejected"
+    assert redact_keys("short ab", ["ab"]) == "short ab"  # too short to be a key
     assert truncate("a  b\n c") == "a b c"
     assert truncate("x" * 50, limit=10) == "x" * 9 + "…"

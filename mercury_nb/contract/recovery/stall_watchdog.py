@@ -7,7 +7,7 @@ What it does, exactly (this docstring is the one description of its behaviour):
   starting or a command finishing (``Activity``, ``CommandStarted``, ``CommandFinished``).
   Every activity resets both thresholds and re-arms the pulse.
 * Soft threshold (``config.stall_soft_ms``, default 3 min): the first ``Tick`` at or past it
-  returns ``Pulse`` with ``Still working — <activity> · N s silent`` (N = whole seconds of
+  returns ``PulseDue`` with ``Still working — <activity> · N s silent`` (N = whole seconds of
   silence). It fires once per silent window; later ticks in the same window are ``Quiet``.
 * While a command is running, the running command counts as progress: the pulse reads
   ``Still working — running <cmd> · N s`` (N = whole seconds the command has run, ``<cmd>``
@@ -20,7 +20,7 @@ What it does, exactly (this docstring is the one description of its behaviour):
   fallback, continuing from the checkpoint) and report ``HardStall.text``:
   ``Task stalled N minutes with no progress (was: <activity>)``. The watchdog never ends a
   task by itself and never silently: it only decides, once per silent window.
-* If one tick is already past both thresholds, ``HardStall`` wins over ``Pulse``.
+* If one tick is already past both thresholds, ``HardStall`` wins over ``PulseDue``.
 * Commands may overlap: ``CommandFinished`` ends the oldest running one and the pulse names
   the oldest still running. A state built with no start time (``WatchdogState()``) starts
   its window at the first observation; ``start_watchdog(now_ms)`` starts it explicitly.
@@ -88,7 +88,7 @@ class Quiet:
 
 
 @dataclass(frozen=True)
-class Pulse:
+class PulseDue:
     """Show this live pulse in the widget and in plain text; ``activity`` is what it waits
     on, ``silent_s`` the whole seconds of silence (or of the running ``command``)."""
 
@@ -110,7 +110,7 @@ class HardStall:
         return f"Task stalled {self.minutes} minutes with no progress (was: {self.was})"
 
 
-WatchdogDecision = Quiet | Pulse | HardStall
+WatchdogDecision = Quiet | PulseDue | HardStall
 
 
 # --- state ----------------------------------------------------------------------------
@@ -194,15 +194,15 @@ def _on_tick(
     return state, Quiet()
 
 
-def pulse_of(state: WatchdogState, now_ms: float) -> Pulse:
+def pulse_of(state: WatchdogState, now_ms: float) -> PulseDue:
     """The pulse for ``now_ms``: its line and its typed fields."""
     text = pulse_text(state, now_ms)
     if state.commands:
         oldest = state.commands[0]
         ran_s = int(max(0.0, now_ms - oldest.started_ms) // 1000)
-        return Pulse(text, f"running {shorten(oldest.command)}", ran_s, oldest.command)
+        return PulseDue(text, f"running {shorten(oldest.command)}", ran_s, oldest.command)
     start = now_ms if state.window_start_ms is None else state.window_start_ms
-    return Pulse(text, state.activity, int(max(0.0, now_ms - start) // 1000))
+    return PulseDue(text, state.activity, int(max(0.0, now_ms - start) // 1000))
 
 
 def pulse_text(state: WatchdogState, now_ms: float) -> str:

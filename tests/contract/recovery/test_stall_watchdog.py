@@ -10,7 +10,7 @@ from mercury_nb.contract.recovery.stall_watchdog import (
     CommandFinished,
     CommandStarted,
     HardStall,
-    Pulse,
+    PulseDue,
     Quiet,
     Tick,
     WatchdogDecision,
@@ -40,8 +40,8 @@ def run(
     return decisions
 
 
-def silent(activity: str, seconds: int) -> Pulse:
-    return Pulse(f"Still working — {activity} · {seconds} s silent")
+def silent(activity: str, seconds: int) -> PulseDue:
+    return PulseDue(f"Still working — {activity} · {seconds} s silent")
 
 
 @pytest.mark.parametrize(
@@ -114,8 +114,8 @@ def test_silent_windows(
     assert run(observations) == expected
 
 
-def running(command: str, seconds: int) -> Pulse:
-    return Pulse(f"Still working — running {command} · {seconds} s")
+def running(command: str, seconds: int) -> PulseDue:
+    return PulseDue(f"Still working — running {command} · {seconds} s")
 
 
 @pytest.mark.parametrize(
@@ -185,7 +185,7 @@ def test_running_commands(
 def test_long_command_is_shortened_in_the_pulse() -> None:
     command = "python -m pytest tests/integration/test_everything.py -x -q --maxfail=1 -k slow"
     [_, pulse] = run([CommandStarted(0, command), Tick(3 * MIN)])
-    assert isinstance(pulse, Pulse)
+    assert isinstance(pulse, PulseDue)
     shown = pulse.text.removeprefix("Still working — running ").removesuffix(" · 180 s")
     assert shown.endswith("…")
     assert len(shown) == 48
@@ -242,7 +242,7 @@ def test_hard_threshold_comes_from_config(
     config: MercuryConfig, quiet_at: int, stall_at: int, minutes: int
 ) -> None:
     decisions = run([Tick(quiet_at), Tick(stall_at)], config)
-    assert isinstance(decisions[0], Pulse)
+    assert isinstance(decisions[0], PulseDue)
     assert decisions[1] == HardStall(minutes, "waiting for the model")
 
 
@@ -270,9 +270,9 @@ def test_pulse_text_can_be_redrawn_between_decisions() -> None:
 def test_a_pulse_carries_its_activity_and_silent_seconds_as_fields() -> None:
     state = start_watchdog(0.0, "waiting for the model")
     _, pulse = step_watchdog(state, Tick(3 * MIN + 2_500), MercuryConfig())
-    assert isinstance(pulse, Pulse)
+    assert isinstance(pulse, PulseDue)
     assert (pulse.activity, pulse.silent_s, pulse.command) == ("waiting for the model", 182, None)
     state, _ = step_watchdog(state, CommandStarted(1_000, "sleep 999"), MercuryConfig())
     _, pulse = step_watchdog(state, Tick(1_000 + 3 * MIN + 1_000), MercuryConfig())
-    assert isinstance(pulse, Pulse)
+    assert isinstance(pulse, PulseDue)
     assert (pulse.silent_s, pulse.command) == (181, "sleep 999")
