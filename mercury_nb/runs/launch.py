@@ -55,6 +55,8 @@ class Run:
     task: asyncio.Task[TaskOutcome]
     config: MercuryConfig
     text: str = ""
+    handle: LedgerHandle | None = None
+    """The ledger its recorder writes to (None: unrecorded)."""
 
     def on_done(self, callback: Callable[[Run], None]) -> None:
         """Call ``callback(run)`` once the task is done (at once when it already is)."""
@@ -76,9 +78,12 @@ class Run:
         self.task.cancel()
 
 
-def ledger_for(config: MercuryConfig, report: Report = _to_stderr) -> LedgerHandle | None:
-    """The ledger at ``config.home`` after a startup pass (its notices go to ``report``)."""
-    found = startup(config.home)
+def ledger_for(config: MercuryConfig, report: Report = _to_stderr, *,
+               prune: bool = False) -> LedgerHandle | None:
+    """The ledger at ``config.home`` after a startup pass (its notices go to ``report``;
+    ``prune``: finished tasks past ``ledger_keep_finished`` / ``ledger_keep_days`` go)."""
+    found = (startup(config.home, keep_finished=config.ledger_keep_finished,
+                     keep_days=config.ledger_keep_days) if prune else startup(config.home))
     for line in found.notices:
         report(line)
     return found.handle
@@ -107,4 +112,4 @@ def launch(planned: PlannedRun, *, sink: EventSink | None = None,
     task = target.create_task(coroutine, name=f"mercury:{planned.task_id}")
     if planned.handle is not None:
         stopping.register(planned.task_id, task, planned.config.home)
-    return Run(planned.task_id, task, planned.config, planned.task)
+    return Run(planned.task_id, task, planned.config, planned.task, planned.handle)

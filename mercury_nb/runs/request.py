@@ -58,5 +58,11 @@ class RunRequest:
     flags_over_config: bool = True
     """Whether ``flags`` also apply to the current settings (False: a continue's flags only
     lay over its checkpoint's, as the panel's continue sends them)."""
+    view_for: Callable[[MercuryConfig], tuple[EventSink, AskHandler | None]] | None = None
+    """A front end that shows the run from its settings (a cell's widget): called once the
+    request resolved, it gives the sink and ask handler (replacing ``sink`` and ``ask``)."""
+    prune_ledger: bool = False
+    """The ledger's startup pass also prunes finished tasks past the configured limits (the
+    CLI's pass)."""
     handle: LedgerHandle | None = None
     """A ledger the front end already opened with its startup pass (else opened here)."""

@@ -92,7 +92,8 @@ def resolve(request: RunRequest) -> ResolvedRun | Refusal:
         if handle is None:
             from mercury_nb.runs.launch import ledger_for
 
-            handle = ledger_for(config, request.report or _to_stderr)
+            handle = ledger_for(config, request.report or _to_stderr,
+                                prune=request.prune_ledger)
         if request.resume:
             planned = plan_continue(handle, request.task_id, config, request.flags,
                                     words=request.words)

@@ -38,7 +38,10 @@ class Runner:
         planned = resolve(request)
         if isinstance(planned, Refusal):
             return planned
-        return launch(planned, sink=request.sink, ask=request.ask, loop=loop,
+        sink, ask = request.sink, request.ask
+        if request.view_for is not None:
+            sink, ask = request.view_for(planned.config)
+        return launch(planned, sink=sink, ask=ask, loop=loop,
                       registry=request.registry, model=request.model)
 
     async def run(self, request: RunRequest) -> TaskOutcome | Refusal:
