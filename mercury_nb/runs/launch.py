@@ -58,7 +58,7 @@ class Run:
     handle: LedgerHandle | None = None
     """The ledger its recorder writes to (None: unrecorded)."""
 
-    def on_done(self, callback: Callable[[Run], None]) -> None:
+    def on_done(self, callback: Callable[[Run], object]) -> None:
         """Call ``callback(run)`` once the task is done (at once when it already is)."""
         self.task.add_done_callback(lambda _: callback(self))
 
