@@ -162,7 +162,7 @@ class MercuryMagics(Magics):
         if isinstance(config, Refusal):
             from mercury_nb.kernel.cell_refusals import refusal_text
 
-            raise UsageError(refusal_text(config))
+            raise UsageError(refusal_text(config, usage()))
         return config
 
     def _waits(self, wait: bool) -> bool:
@@ -204,7 +204,7 @@ class MercuryMagics(Magics):
             from mercury_nb.kernel.cell_refusals import CELL_USAGE_REFUSALS, refusal_text
 
             if run.kind in CELL_USAGE_REFUSALS:
-                raise UsageError(refusal_text(run))
+                raise UsageError(refusal_text(run, usage()))
             print(run.message)  # a --wait cell still awaits what we return
             return NothingToWait() if waiting else None
         if loop is None:
