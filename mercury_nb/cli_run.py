@@ -88,8 +88,11 @@ def _refused(refusal: Refusal, args: argparse.Namespace, *, usage_error: UsageEr
             return usage_error("the task is empty")
         case "bad-max-steps":
             return usage_error("--max-steps must be at least 1")
+        case "bad-workdir" if args.workdir is not None:
+            return usage_error(f"--workdir {args.workdir} is not a folder")
         case "bad-workdir":
-            return usage_error(f"--workdir {args.workdir or refusal.value} is not a folder")
+            print(f"error: invalid configuration: {refusal.message}", file=sys.stderr)
+            return exit_usage
         case "bad-settings":
             print(f"error: invalid configuration: {refusal.message}", file=sys.stderr)
             return exit_usage

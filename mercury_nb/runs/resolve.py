@@ -6,10 +6,10 @@
 
 1. a new task's text is not empty (``empty-task``);
 2. an explicit ``max_steps`` is at least 1 (``bad-max-steps``);
-3. an explicit workdir is a folder (``bad-workdir``, the flag's own path);
-4. the settings: :func:`~mercury_nb.runs.settings.plan` (defaults < traitlets < environment
+3. the settings: :func:`~mercury_nb.runs.settings.plan` (defaults < traitlets < environment
    < flags; a caller's ``config`` stands in for the lower layers), invalid ones
-   ``bad-settings``; then the resolved workdir is a folder (``bad-workdir``);
+   ``bad-settings``;
+4. the resolved workdir is a folder (``bad-workdir``), checked here only, once;
 5. a model object given by the caller replaces the configured chain (the one override);
 6. the ledger (its home from the settings) and the plan: a new task
    (:func:`~mercury_nb.runs.planning.plan_task`) or a continue
@@ -53,21 +53,16 @@ def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
     steps = flags.get("max_steps")
     if steps is not None and int(steps) < 1:
         return Refusal("--max-steps must be at least 1", kind="bad-max-steps", value=str(steps))
-    flagged = flags.get("workdir")
-    if flagged:
-        path = Path(str(flagged)).expanduser()
-        if not path.is_dir():
-            return Refusal(f"workdir {str(path)!r} is not a directory", kind="bad-workdir",
-                           value=str(path))
     try:
         if request.config is not None:
             given = flag_values(flags)
             config = request.config.with_changes(**given) if given else request.config
         else:
-            config = plan(flags, traitlets=request.traitlets, env=request.env)
+            config = plan(flags, traitlets=request.traitlets, env=request.env,
+                          check_workdir=False)
     except ValidationError as error:
         return Refusal(str(error), kind="bad-settings", value=settings_problems(error))
-    if not Path(config.workdir).is_dir():
+    if not Path(config.workdir).is_dir():  # the one workdir check (flag, traitlets, env)
         return Refusal(f"workdir {str(config.workdir)!r} is not a directory",
                        kind="bad-workdir", value=str(config.workdir))
     model = request.model

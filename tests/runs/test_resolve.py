@@ -56,7 +56,7 @@ def test_precedence_is_env_over_traitlets_and_flags_over_both(
         pytest.param(lambda ws: RunRequest(task="x", flags={"workdir": str(ws / "nope")}),
                      "bad-workdir", "nope", id="flag-workdir-missing"),
         pytest.param(lambda ws: RunRequest(task="x", env={"MERCURY_WORKDIR": str(ws / "gone")}),
-                     "bad-settings", "workdir", id="env-workdir-missing"),
+                     "bad-workdir", "gone", id="env-workdir-missing"),
         pytest.param(lambda ws: RunRequest(task="x", flags={"workdir": str(ws)},
                                            env={"MERCURY_MAX_STEPS": "lots"}),
                      "bad-settings", "max_steps", id="env-steps-not-a-number"),
