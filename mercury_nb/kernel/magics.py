@@ -22,7 +22,6 @@ from traitlets import Dict, Int, List, Unicode
 from traitlets.config import Configurable
 
 from mercury_nb.kernel.wait_cells import HelpCellTransformer, WaitCellTransformer, can_await_cells
-from mercury_nb.runs.lookup import Refusal
 
 if TYPE_CHECKING:
     import argparse
@@ -154,6 +153,7 @@ class MercuryMagics(Magics):
     def _config(self, args: argparse.Namespace) -> MercuryConfig:
         """The settings of these flags for the line magic's ledger commands (refused
         settings raise the cell's ``UsageError``)."""
+        from mercury_nb.runs.lookup import Refusal
         from mercury_nb.runs.request import RunRequest
         from mercury_nb.runs.resolve import resolve_settings
 
@@ -178,6 +178,7 @@ class MercuryMagics(Magics):
         from mercury_nb.kernel import scheduling
         from mercury_nb.kernel.ledger_magics import NothingToWait
         from mercury_nb.runs import submit
+        from mercury_nb.runs.lookup import Refusal
         from mercury_nb.runs.request import RunRequest
         from mercury_nb.ui.views import guarded_sink, make_view
 
