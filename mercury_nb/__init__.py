@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     __version__: str
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.contract.outcome import TaskOutcome
-    from mercury_nb.runs.launch import run_task
+    from mercury_nb.runs.runner import run_task
 
 __all__ = [
     "MercuryConfig",
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 _LAZY = {
-    "run_task": "mercury_nb.runs.launch",
+    "run_task": "mercury_nb.runs.runner",
     "TaskOutcome": "mercury_nb.contract.outcome",
     "MercuryConfig": "mercury_nb.contract.config",
 }

@@ -10,7 +10,6 @@ its outcome), 2 bad arguments or nothing to do (nothing started).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
@@ -18,14 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.contract.outcome import TaskOutcome
 
 if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.ledger.access import LedgerHandle
-    from mercury_nb.runs import PlannedRun, Refusal
-    from mercury_nb.runs.exit_signals import StopOnSignals
+    from mercury_nb.runs import Refusal
 
 EXIT_COMPLETED = 0
 EXIT_FAILED = 1
@@ -106,13 +103,18 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # argparse already printed the usage message
         return EXIT_USAGE if stop.code else EXIT_COMPLETED
-    if args.command == "run" and not args.task.strip():
-        return _usage_error(parser, "the task is empty")
-    if getattr(args, "max_steps", None) is not None and args.max_steps < 1:
-        return _usage_error(parser, "--max-steps must be at least 1")
-    workdir = getattr(args, "workdir", None)
-    if workdir is not None and not workdir.is_dir():
-        return _usage_error(parser, f"--workdir {workdir} is not a folder")
+    if args.command in ("run", "continue"):
+        from mercury_nb.cli_run import submit_command
+
+        try:
+            return submit_command(
+                args, run_flags(args), usage_error=lambda text: _usage_error(parser, text),
+                refuse=lambda refusal: _refuse(refusal, as_json=args.json),
+                exit_usage=EXIT_USAGE, exit_failed=EXIT_FAILED, exit_code_for=exit_code_for)
+        finally:
+            from mercury_nb.ledger.access import close_all
+
+            close_all()  # every queued write lands; the WAL is folded back into the file
 
     from pydantic import ValidationError
 
@@ -131,34 +133,12 @@ def _main(argv: Sequence[str] | None) -> int:
                 return _list(handle, as_json=args.json)
             case "show":
                 return _show(handle, args.id, as_json=args.json)
-            case "stop":
-                return _stop(handle, args.id)
-            case "run":
-                from mercury_nb.runs.planning import plan_task
-
-                return _start(plan_task(handle, args.task, config), as_json=args.json)
             case _:
-                from mercury_nb.runs.planning import plan_continue
-
-                planned = plan_continue(handle, args.id, config, flags, words=args.message)
-                return _start(planned, as_json=args.json)
+                return _stop(handle, args.id)
     finally:
         from mercury_nb.ledger.access import close_all
 
         close_all()  # every queued write lands; the WAL is folded back into the file
-
-
-def _setup_problem(config: MercuryConfig) -> str | None:
-    """The banner for a chain whose model lacks its API key (None: every key is there)."""
-    from mercury_nb.transport.factory import SETUP_FAILED, missing_key_error
-
-    error = missing_key_error(config)
-    if error is None:
-        return None
-    from mercury_nb.contract.endings import Failed
-    from mercury_nb.ui.banners import banner_text
-
-    return banner_text(Failed(SETUP_FAILED.format(error=error)), [])
 
 
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
@@ -187,30 +167,6 @@ def _open_ledger(config: MercuryConfig) -> LedgerHandle | None:
     return report.handle
 
 
-def _start(plan: PlannedRun | Refusal, *, as_json: bool) -> int:
-    from mercury_nb.runs import Refusal
-
-    if isinstance(plan, Refusal):
-        return _refuse(plan, as_json=as_json)
-    if not plan.resumed and (setup := _setup_problem(plan.config)) is not None:
-        # the banner a cell shows; nothing starts, no request (a resumed task, already
-        # claimed, ends through the loop with the same banner and stays resumable)
-        print(setup, file=sys.stderr)
-        return EXIT_USAGE
-    from mercury_nb.runs.exit_signals import StopOnSignals
-
-    with StopOnSignals(plan.config.shutdown_grace_s, EXIT_FAILED, as_json=as_json) as signals:
-        outcome = asyncio.run(_run(plan, quiet=as_json, signals=signals))
-        signals.settle()  # a forced exit that already began prints instead
-        if as_json:
-            print(outcome.model_dump_json(indent=2), flush=True)
-        else:
-            print(outcome.banner, flush=True)
-        if plan.handle is not None:
-            plan.handle.flush()  # the final row is written while late signals are ignored
-    return exit_code_for(outcome)
-
-
 def _refuse(refusal: Refusal, *, as_json: bool) -> int:
     record = refusal.record
     if not refusal.paused or record is None:
@@ -227,29 +183,6 @@ def _refuse(refusal: Refusal, *, as_json: bool) -> int:
     else:
         print(refusal.message)
     return EXIT_PAUSED
-
-
-async def _run(plan: PlannedRun, *, quiet: bool, signals: StopOnSignals) -> TaskOutcome:
-    from mercury_nb.runs import launch
-    from mercury_nb.ui.plain import PlainView
-
-    if quiet:
-        run = launch(plan, sink=_ignore)
-        signals.attach(run)
-        return await run.outcome()
-    view = PlainView(max_updates_per_s=plan.config.ui_max_updates_per_s, attached=True,
-                     stream=sys.stderr)
-
-    def progress(event: AgentEvent) -> None:
-        if not isinstance(event, TaskFinished):  # the banner goes to stdout, once
-            view.on_event(event)
-
-    try:
-        run = launch(plan, sink=progress)
-        signals.attach(run)
-        return await run.outcome()
-    finally:
-        view.close()
 
 
 def _unreadable_ledger(consequence: str = "no tasks can be listed") -> int:
@@ -294,7 +227,3 @@ def _show(handle: LedgerHandle | None, task_id: str, *, as_json: bool) -> int:
     else:
         print(task_detail_text(shown.record, shown.event_rows, time.time(), shown.subagents))
     return EXIT_COMPLETED
-
-
-def _ignore(event: AgentEvent) -> None:
-    return None

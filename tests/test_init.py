@@ -36,7 +36,7 @@ def test_load_ext_in_a_fresh_process_imports_no_litellm_nor_the_loop() -> None:
 
 
 def test_run_task_is_re_exported_lazily() -> None:
-    from mercury_nb.runs.launch import run_task
+    from mercury_nb.runs.runner import run_task
 
     assert mercury_nb.run_task is run_task
     assert "run_task" in dir(mercury_nb)

@@ -22,21 +22,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.checkpoint import restore_router_state, restore_session, restore_snapshot
-from mercury_nb.agent.events import EventSink, TaskFinished, ignore_events
+from mercury_nb.agent.events import EventSink, ignore_events
 from mercury_nb.agent.evidence import check_records
-from mercury_nb.agent.finish import build_outcome
+from mercury_nb.agent.lifecycle import setup_failed
 from mercury_nb.agent.prompts import user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.task import resolve_chain, run_session
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Failed
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.verification import judge_evidence, touches_notebooks
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.resumption import ResumeFacts, last_check_of, resume_message
 from mercury_nb.contract.vocabulary import TurnVerdict
-from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 
 if TYPE_CHECKING:
@@ -96,10 +94,7 @@ async def resume_task(
     try:
         models = [model] if model is not None else resolve_chain(config)
     except (LookupError, ValueError) as error:
-        report = await asyncio.to_thread(measure_changes, snapshot, Path(config.workdir))
-        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
-        sink(TaskFinished(outcome))
-        return outcome
+        return await setup_failed(session, snapshot, Path(config.workdir), error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
                              ask_user=ask_user, state=state, subagents=subagents)
 

@@ -15,7 +15,6 @@ sub-agent alone ends it ``aborted``, and the parent hears so in its tool result.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,11 +33,11 @@ from mercury_nb.agent.events import (
     TaskStarted,
     ToolFinished,
 )
-from mercury_nb.agent.finish import build_outcome
+from mercury_nb.agent.lifecycle import measured_outcome, until_ending
 from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
-from mercury_nb.contract.endings import Aborted, Ending
+from mercury_nb.contract.endings import Ending
 from mercury_nb.contract.recovery.subagent_supervisor import (
     ReportToParent,
     ResumeSub,
@@ -48,13 +47,11 @@ from mercury_nb.contract.recovery.subagent_supervisor import (
     step_supervisor,
 )
 from mercury_nb.contract.shared_workspace import task_excerpt
-from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.tools.base import SubagentRunner, Tool, ToolContext
 from mercury_nb.tools.delegate import DELEGATE_TOOL_NAME
 from mercury_nb.tools.function_tool import workspace_of
 from mercury_nb.tools.registry import ToolRegistry
 from mercury_nb.transport.protocol import ChatModel
-from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.snapshot import Snapshot
 
 
@@ -135,14 +132,9 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
     sink(TaskStarted(sub_id, task, parent.models[0].name, config.max_steps))
     supervisor = SupervisorState()
     while True:
-        try:
-            ending: Ending = await loop.run()
-        except asyncio.CancelledError:  # stopped: the supervisor reports it to the parent
-            current = asyncio.current_task()
-            if current is not None:
-                current.uncancel()  # handled here; the runs layer re-raises a parent's stop
-            ending = Aborted(by="stop")
-            loop.session.last_verdict = TurnVerdict.ABORTED.value
+        # stopped: ends aborted and the supervisor reports it to the parent (the runs layer
+        # re-raises a parent's stop)
+        ending: Ending = await until_ending(loop.run, loop.session)
         supervisor, decision = step_supervisor(supervisor, SubOutcome(task, ending), config)
         match decision:
             case ResumeSub(nudge=nudge, notice=notice):
@@ -152,8 +144,8 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
                 break
             case _ as unreachable:
                 assert_never(unreachable)
-    changes = await asyncio.to_thread(measure_changes, loop.snapshot, root.root)
-    run = SubagentRun(sub_id, build_outcome(loop.session, ending, changes), report)
+    outcome = await measured_outcome(loop.session, ending, loop.snapshot, root.root)
+    run = SubagentRun(sub_id, outcome, report)
     sink(TaskFinished(run.outcome))
     parent.on_event(Notice(_finished_line(run), "subagent"))
     return run

@@ -13,23 +13,20 @@ import asyncio
 from collections.abc import Sequence
 
 from mercury_nb.agent.events import EventSink, Notice, TaskFinished, TaskStarted
-from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.grounded_answers import answer_grounding, mark_unread
+from mercury_nb.agent.lifecycle import measured_outcome, setup_failed, until_ending
 from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.subagent import SubagentFactory, SubagentParent
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Aborted, Ending, Failed
+from mercury_nb.contract.endings import Ending
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import RouterState
-from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.tools.base import AskHandler, SubagentRunner, ToolContext
 from mercury_nb.tools.processes import kill_scope
 from mercury_nb.tools.registry import ToolRegistry, default_registry
-from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.transport.protocol import ChatModel
-from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
 
@@ -65,10 +62,7 @@ async def run_task(
     try:
         models = [model] if model is not None else resolve_chain(config)
     except (LookupError, ValueError) as error:
-        report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-        outcome = build_outcome(session, Failed(SETUP_FAILED.format(error=error)), report)
-        sink(TaskFinished(outcome))
-        return outcome
+        return await setup_failed(session, snapshot, root.root, error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
                              ask_user=ask_user, subagents=subagents, ground=True)
 
@@ -105,23 +99,19 @@ async def run_session(
         snapshot=snapshot,
         state=state,
     )
-    try:
+    async def grounded_run() -> Ending:
         if ground:  # a question naming files: they come read, as verified context
             grounding = await answer_grounding(session, root, models[0])
             if grounding is not None:
                 session.messages.append(grounding)
-        ending: Ending = await loop.run()
-    except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if current is not None:
-            current.uncancel()  # the cancellation is handled: finish the outcome below
-        ending = Aborted(by="stop")
-        session.last_verdict = TurnVerdict.ABORTED.value  # the turn it cut ended aborted
+        return await loop.run()
+
+    try:
+        ending = await until_ending(grounded_run, session)
     finally:
         _end_task_processes(session.task_id, sink)
     ending = await mark_unread(ending, session, root)
-    report = await asyncio.to_thread(measure_changes, snapshot, root.root)
-    outcome = build_outcome(session, ending, report)
+    outcome = await measured_outcome(session, ending, snapshot, root.root)
     if loop.state is not None and loop.state.providers.ledger:
         outcome = outcome.model_copy(update={"providers": dict(loop.state.providers.ledger)})
     sink(TaskFinished(outcome))

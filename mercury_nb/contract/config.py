@@ -260,13 +260,17 @@ class MercuryConfig(ContextLimits):
         environ: Mapping[str, str] | None = None,
         *,
         base: Mapping[str, Any] | None = None,
+        check_workdir: bool = True,
         **overrides: Any,
     ) -> MercuryConfig:
-        """Defaults, then ``base`` (traitlets), then the environment, then ``overrides``."""
+        """Defaults, then ``base`` (traitlets), then the environment, then ``overrides``.
+        ``check_workdir`` False: the caller checks the workdir itself (the runs layer's
+        door does, once)."""
         values: dict[str, Any] = dict(base or {})
         values.update(cls.env_overrides(environ))
         values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls.model_validate(values, context={"check_workdir": "workdir" in values})
+        check = check_workdir and "workdir" in values
+        return cls.model_validate(values, context={"check_workdir": check})
 
     def with_changes(self, **changes: Any) -> MercuryConfig:
         """A validated copy with some fields changed."""

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.ledger.access import LedgerHandle
-    from mercury_nb.runs import PlannedRun
 
 LINE_USAGE = (
     "usage: %mercury tasks | %mercury show ID | %mercury stop ID | %mercury continue [ID] "
@@ -40,7 +39,8 @@ class MagicsHost(Protocol):
 
     def _config(self, args: argparse.Namespace) -> MercuryConfig: ...
 
-    def _launch(self, plan: PlannedRun, *, wait: bool) -> Any: ...
+    def submit_cell(self, task: str, args: argparse.Namespace, *, resume: bool = False,
+                    task_id: str | None = None, words: str | None = None) -> Any: ...
 
 
 class NothingToWait:
@@ -72,29 +72,6 @@ def ledger_printing_notices(config: MercuryConfig) -> LedgerHandle | None:
     from mercury_nb import runs
 
     return runs.ledger_for(config, print)
-
-
-def plan_cell(task: str, config: MercuryConfig, args: argparse.Namespace) -> PlannedRun | None:
-    """What a ``%%mercury`` cell starts: a resumed task for ``continue [ID]``, else a new task
-    (refused when the same text is paused here). Prints the refusal and returns None."""
-    from mercury_nb.runs.planning import (
-        Refusal,
-        continue_request,
-        continue_words,
-        plan_continue,
-        plan_task,
-    )
-
-    handle = ledger_printing_notices(config)
-    wants_continue, task_id = continue_request(task)
-    if wants_continue:
-        plan = plan_continue(handle, task_id, config, vars(args), words=continue_words(task))
-    else:
-        plan = plan_task(handle, task, config)
-    if isinstance(plan, Refusal):
-        print(plan.message)
-        return None
-    return plan
 
 
 def line_command(magics: MagicsHost, line: str) -> Any:
@@ -174,12 +151,6 @@ def _stop(magics: MagicsHost, task_id: str) -> None:
 
 
 def _continue(magics: MagicsHost, task_id: str | None, flags: list[str]) -> Any:
-    from mercury_nb.runs.planning import Refusal, plan_continue
-
     args = _flags(magics, " ".join(shlex.quote(flag) for flag in flags))
-    config = magics._config(args)
-    plan = plan_continue(ledger_printing_notices(config), task_id, config, vars(args))
-    if isinstance(plan, Refusal):
-        print(plan.message)
-        return None
-    return magics._launch(plan, wait=False)
+    args.wait = False
+    return magics.submit_cell("", args, resume=True, task_id=task_id)

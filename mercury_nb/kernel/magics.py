@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from IPython.core import magic_arguments as _magic_arguments
@@ -28,7 +27,6 @@ if TYPE_CHECKING:
     import argparse
 
     from mercury_nb.contract.config import MercuryConfig
-    from mercury_nb.runs import PlannedRun
 
 MAGIC_NAME = "mercury"
 
@@ -106,16 +104,14 @@ class MercuryMagics(Magics):
         A body of ``continue`` (or ``continue ID``) resumes the latest paused task of the
         workspace (or that task) from its checkpoint.
         """
-        from mercury_nb.kernel.ledger_magics import NothingToWait, plan_cell
-
         request = self._parse(line, cell)
         if request is None:
             return None
-        config = self._config(request.args)
-        plan = plan_cell(request.task, config, request.args)
-        if plan is None:  # refused (printed); a --wait cell still awaits what we return
-            return NothingToWait() if self._waits(request.args.wait) else None
-        return self._launch(plan, wait=request.args.wait)
+        from mercury_nb.runs.planning import continue_request, continue_words
+
+        resume, task_id = continue_request(request.task)
+        return self.submit_cell("" if resume else request.task, request.args, resume=resume,
+                                task_id=task_id, words=continue_words(request.task))
 
     @named_line_magic(MAGIC_NAME)
     def mercury_line(self, line: str) -> Any:
@@ -155,23 +151,18 @@ class MercuryMagics(Magics):
         return CellRequest(task=task, args=args)
 
     def _config(self, args: argparse.Namespace) -> MercuryConfig:
-        from pydantic import ValidationError
+        """The settings of these flags for the line magic's ledger commands (refused
+        settings raise the cell's ``UsageError``)."""
+        from mercury_nb.runs.lookup import Refusal
+        from mercury_nb.runs.request import RunRequest
+        from mercury_nb.runs.resolve import resolve_settings
 
-        from mercury_nb.runs import plan
+        config = resolve_settings(RunRequest(flags=vars(args),
+                                             traitlets=self.settings.base_values()))
+        if isinstance(config, Refusal):
+            from mercury_nb.kernel.cell_refusals import refusal_text
 
-        flagged = Path(args.workdir).expanduser() if args.workdir else None
-        if flagged is not None and not flagged.is_dir():  # the flag's own words, as the CLI's
-            raise UsageError(f"workdir {str(flagged)!r} is not a directory\n{usage()}")
-        try:
-            config = plan(vars(args), traitlets=self.settings.base_values())
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}"
-                for err in exc.errors()
-            )
-            raise UsageError(f"invalid mercury settings — {problems}\n{usage()}") from None
-        if not config.workdir.is_dir():
-            raise UsageError(f"workdir {str(config.workdir)!r} is not a directory\n{usage()}")
+            raise UsageError(refusal_text(config, usage()))
         return config
 
     def _waits(self, wait: bool) -> bool:
@@ -180,31 +171,48 @@ class MercuryMagics(Magics):
 
         return wait and scheduling.running_loop() is not None and can_await_cells(self.shell)
 
-    def _launch(self, plan: PlannedRun, *, wait: bool) -> Any:
+    def submit_cell(self, task: str, args: argparse.Namespace, *, resume: bool = False,
+                    task_id: str | None = None, words: str | None = None) -> Any:
+        """Through the one door: the cell's request, its view built from the resolved
+        settings, then the kernel's record of the one Run (Stop, ``--wait``)."""
         from mercury_nb.kernel import scheduling
+        from mercury_nb.kernel.ledger_magics import NothingToWait
+        from mercury_nb.runs import submit
+        from mercury_nb.runs.lookup import Refusal
+        from mercury_nb.runs.request import RunRequest
         from mercury_nb.ui.views import guarded_sink, make_view
 
-        config = plan.config
+        wait = args.wait
         loop = scheduling.running_loop()
         waiting = self._waits(wait)
-        if wait and loop is not None and not waiting:
-            print("--wait needs top-level await (%autoawait asyncio); running in the background.")
         attached = loop is None or waiting
-        view = make_view(self.shell, max_updates_per_s=config.ui_max_updates_per_s,
-                         attached=attached, model=config.model)
-        task_id = plan.task_id
-        sink = guarded_sink(view)
+        views: list[Any] = []
 
-        def spawn(target: Any) -> Any:
-            from mercury_nb.runs import launch
+        def view_for(config: MercuryConfig) -> tuple[Any, Any]:
+            if wait and loop is not None and not waiting:
+                print("--wait needs top-level await (%autoawait asyncio); "
+                      "running in the background.")
+            view = make_view(self.shell, max_updates_per_s=config.ui_max_updates_per_s,
+                             attached=attached, model=config.model)
+            views.append(view)
+            return guarded_sink(view), getattr(view, "ask", None)
 
-            return launch(plan, sink=sink, ask=getattr(view, "ask", None), loop=target).task
+        run = submit(RunRequest(
+            task=task, resume=resume, task_id=task_id, words=words, flags=vars(args),
+            traitlets=self.settings.base_values(), view_for=view_for, report=print,
+        ), loop=loop if loop is not None else scheduling.cell_loop())
+        if isinstance(run, Refusal):
+            from mercury_nb.kernel.cell_refusals import CELL_USAGE_REFUSALS, refusal_text
 
+            if run.kind in CELL_USAGE_REFUSALS:
+                raise UsageError(refusal_text(run, usage()))
+            print(run.message)  # a --wait cell still awaits what we return
+            return NothingToWait() if waiting else None
         if loop is None:
-            scheduling.run_until_done(spawn, task_id=task_id, view=view)
+            scheduling.run_until_done(lambda _: run.task, task_id=run.task_id, view=views[0])
             return None
-        record = scheduling.start(spawn, task_id=task_id, view=view, attached=attached,
-                                  loop=loop)
+        record = scheduling.start(lambda _: run.task, task_id=run.task_id, view=views[0],
+                                  attached=attached, loop=loop)
         return scheduling.WaitForTask(record) if waiting else None
 
 

@@ -170,10 +170,7 @@ def run_until_done(spawn: Spawn, *, task_id: str, view: RunView) -> TaskOutcome 
     Ctrl-C cancels the task and waits for its ``aborted`` outcome. An exception of the
     task is raised here, in the cell.
     """
-    from IPython.core import async_helpers
-
-    get_loop = cast(Callable[[], asyncio.AbstractEventLoop], async_helpers.get_asyncio_loop)
-    loop = get_loop()
+    loop = cell_loop()
     record = start(spawn, task_id=task_id, view=view, attached=True, loop=loop)
     try:
         loop.run_until_complete(wait(record))
@@ -181,6 +178,14 @@ def run_until_done(spawn: Spawn, *, task_id: str, view: RunView) -> TaskOutcome 
         record.stop()
         loop.run_until_complete(wait(record))
     return record.outcome
+
+
+def cell_loop() -> asyncio.AbstractEventLoop:
+    """IPython's persistent asyncio loop, for a cell that runs with no loop running."""
+    from IPython.core import async_helpers
+
+    get_loop = cast(Callable[[], asyncio.AbstractEventLoop], async_helpers.get_asyncio_loop)
+    return get_loop()
 
 
 def running_loop() -> asyncio.AbstractEventLoop | None:

@@ -3,8 +3,9 @@
 Every front end (the ``%%mercury`` magic, the CLI, the server extension) goes through this
 package; it sits above the agent loop and the ledger and below the front ends::
 
-    cfg = runs.plan(flags, traitlets=..., env=...)        # one settings object
-    run = await runs.start("task", cfg, sink=...)         # Run | Refusal, returns at once
+    run = runs.submit(runs.RunRequest(task="...", flags=..., sink=...))  # THE door: Run | Refusal
+    run.on_done(callback); run.summary()                  # subscribers of the one task wrapper
+    run = await runs.start("task", cfg, sink=...)         # a request built for you
     run = await runs.continue_task(task_id, cfg)          # resume from the checkpoint
     reply = runs.request_stop(task_id)                    # from any process
     async for event in runs.watch(task_id, after=0): ...  # typed events, any process
@@ -18,17 +19,18 @@ A task's delegate_task starts its sub-agents here as well (:mod:`~mercury_nb.run
 from mercury_nb.runs.events import EventKind, RunEvent
 from mercury_nb.runs.launch import (
     Run,
-    continue_task,
+    RunSummary,
     launch,
     ledger_for,
     prepare,
     prepare_continue,
-    run_task,
-    start,
 )
 from mercury_nb.runs.live_state import LiveState, fold_live, live_of
 from mercury_nb.runs.lookup import Refusal, RefusalKind
 from mercury_nb.runs.planning import PlannedRun, continue_request
+from mercury_nb.runs.request import RunRequest
+from mercury_nb.runs.resolve import ResolvedRun, resolve
+from mercury_nb.runs.runner import Runner, continue_task, run_task, runner, start, submit
 from mercury_nb.runs.settings import plan
 from mercury_nb.runs.stopping import StopReply, request_stop
 from mercury_nb.runs.watching import (
@@ -46,8 +48,12 @@ __all__ = [
     "PlannedRun",
     "Refusal",
     "RefusalKind",
+    "ResolvedRun",
     "Run",
     "RunEvent",
+    "RunRequest",
+    "RunSummary",
+    "Runner",
     "StopReply",
     "TaskDetail",
     "continue_request",
@@ -62,9 +68,12 @@ __all__ = [
     "prepare_continue",
     "recent_tasks",
     "request_stop",
+    "resolve",
     "run_task",
+    "runner",
     "show_task",
     "start",
+    "submit",
     "task_detail",
     "watch",
 ]

@@ -3,17 +3,16 @@
 :func:`prepare` / :func:`prepare_continue` plan (a new task, a resumed one, or a
 :class:`~mercury_nb.runs.planning.Refusal`); :func:`launch` schedules the planned run as an
 ``asyncio.Task`` on a loop and registers it for stop requests from any process;
-:func:`start` and :func:`continue_task` do both on the running loop and return at once;
-:func:`run_task` (``mercury_nb.run_task``) runs a task here to its ending, unrecorded.
+front ends reach both through :data:`~mercury_nb.runs.runner.submit`, the one door.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.events import EventSink, ignore_events
@@ -35,13 +34,37 @@ def _to_stderr(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
+@dataclass(frozen=True)
+class RunSummary:
+    """What a subscriber shows of a run before the ledger has its row."""
+
+    task_id: str
+    text: str
+    workspace: str
+    models: tuple[str, ...]
+    done: bool
+
+
 @dataclass
 class Run:
-    """A task running as an ``asyncio.Task`` in this process."""
+    """A task running as an ``asyncio.Task`` in this process: the only wrapper of that task.
+    It owns the id, the stop registration (:mod:`~mercury_nb.runs.stopping`) and the recorder
+    (:meth:`~mercury_nb.runs.planning.PlannedRun.run`); front ends subscribe to it."""
 
     task_id: str
     task: asyncio.Task[TaskOutcome]
     config: MercuryConfig
+    text: str = ""
+    handle: LedgerHandle | None = None
+    """The ledger its recorder writes to (None: unrecorded)."""
+
+    def on_done(self, callback: Callable[[Run], object]) -> None:
+        """Call ``callback(run)`` once the task is done (at once when it already is)."""
+        self.task.add_done_callback(lambda _: callback(self))
+
+    def summary(self) -> RunSummary:
+        return RunSummary(self.task_id, self.text, str(Path(self.config.workdir).resolve()),
+                          self.config.model_chain, self.task.done())
 
     async def outcome(self) -> TaskOutcome:
         """The task's outcome (``aborted`` when it was stopped)."""
@@ -55,9 +78,12 @@ class Run:
         self.task.cancel()
 
 
-def ledger_for(config: MercuryConfig, report: Report = _to_stderr) -> LedgerHandle | None:
-    """The ledger at ``config.home`` after a startup pass (its notices go to ``report``)."""
-    found = startup(config.home)
+def ledger_for(config: MercuryConfig, report: Report = _to_stderr, *,
+               prune: bool = False) -> LedgerHandle | None:
+    """The ledger at ``config.home`` after a startup pass (its notices go to ``report``;
+    ``prune``: finished tasks past ``ledger_keep_finished`` / ``ledger_keep_days`` go)."""
+    found = (startup(config.home, keep_finished=config.ledger_keep_finished,
+                     keep_days=config.ledger_keep_days) if prune else startup(config.home))
     for line in found.notices:
         report(line)
     return found.handle
@@ -86,43 +112,4 @@ def launch(planned: PlannedRun, *, sink: EventSink | None = None,
     task = target.create_task(coroutine, name=f"mercury:{planned.task_id}")
     if planned.handle is not None:
         stopping.register(planned.task_id, task, planned.config.home)
-    return Run(planned.task_id, task, planned.config)
-
-
-async def start(task: str, config: MercuryConfig, *, sink: EventSink | None = None,
-                ask: AskHandler | None = None, task_id: str | None = None,
-                registry: ToolRegistry | None = None, model: ChatModel | None = None,
-                report: Report = _to_stderr) -> Run | Refusal:
-    """Start ``task`` under ``config`` on the running loop; returns at once."""
-    planned = prepare(task, config, task_id=task_id, report=report)
-    if isinstance(planned, Refusal):
-        return planned
-    return launch(planned, sink=sink, ask=ask, registry=registry, model=model)
-
-
-async def continue_task(task_id: str | None, config: MercuryConfig, *,
-                        sink: EventSink | None = None, ask: AskHandler | None = None,
-                        flags: Mapping[str, Any] | None = None,
-                        registry: ToolRegistry | None = None, model: ChatModel | None = None,
-                        report: Report = _to_stderr) -> Run | Refusal:
-    """Continue ``task_id`` (None: the latest paused task of ``config``'s workspace)."""
-    planned = prepare_continue(task_id, config, flags=flags, report=report)
-    if isinstance(planned, Refusal):
-        return planned
-    return launch(planned, sink=sink, ask=ask, registry=registry, model=model)
-
-
-async def run_task(task: str, config: MercuryConfig | None = None, *,
-                   model: ChatModel | None = None, on_event: EventSink | None = None,
-                   task_id: str | None = None, registry: ToolRegistry | None = None,
-                   ask_user: AskHandler | None = None) -> TaskOutcome:
-    """Run one task in this process to an honest ending and return its outcome: the
-    library's way in (``mercury_nb.run_task``). It is not recorded in the work ledger, so
-    nothing is refused; Stop (cancelling the awaiting task) ends it ``aborted``.
-
-    ``model`` replaces the configured chain with that one model; ``ask_user`` answers the
-    ask_user tool (without it the run is headless)."""
-    config = config or MercuryConfig.load()
-    planned = PlannedRun(task_id or uuid.uuid4().hex[:12], task.strip(), config, handle=None)
-    return await planned.run(on_event or ignore_events, ask_user=ask_user, registry=registry,
-                             model=model)
+    return Run(planned.task_id, task, planned.config, planned.task, planned.handle)

@@ -11,8 +11,11 @@ from mercury_nb.ledger.texts import UNKNOWN_TASK
 
 RefusalKind = Literal["paused-duplicate", "nothing-to-continue", "already-claimed",
                       "unknown-task", "cannot-continue", "missing-workspace", "no-ledger",
-                      "bad-settings", "workspace-busy"]
-"""Why nothing started (``workspace-busy``: another task runs in the same workspace)."""
+                      "bad-settings", "workspace-busy", "bad-workdir", "bad-max-steps",
+                      "missing-key", "empty-task"]
+"""Why nothing started (``workspace-busy``: another task runs in the same workspace;
+``bad-workdir`` / ``bad-max-steps`` / ``missing-key`` / ``empty-task``: the request's own
+settings, checked once by :func:`~mercury_nb.runs.resolve.resolve`)."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,8 @@ class Refusal:
     record: TaskRecord | None = None
     paused: bool = False
     kind: RefusalKind = "unknown-task"
+    value: str | None = None
+    """The refused value (the workdir, the step count) for a front end's own wording."""
 
 
 def find_task(ledger: LedgerReads, task_id_or_prefix: str) -> TaskRecord | Refusal:

@@ -65,17 +65,20 @@ def plan(
     env: Mapping[str, str] | None = None,
     checkpoint: Mapping[str, Any] | None = None,
     current: MercuryConfig | None = None,
+    check_workdir: bool = True,
 ) -> MercuryConfig:
     """The one settings object of a run (see the module docstring for the precedence).
 
     ``checkpoint`` is a resumed task's checkpoint (its ``config`` entry is used); ``current``
     is the config already planned for this front end, whose API key and home a resumed task
     takes (planned from ``traitlets`` and ``env`` when not given). Raises pydantic's
-    ``ValidationError`` (a ``ValueError``) for invalid values."""
+    ``ValidationError`` (a ``ValueError``) for invalid values; ``check_workdir`` False leaves
+    a new task's workdir to the caller (:func:`~mercury_nb.runs.resolve.resolve`)."""
     given = flag_values(flags or {})
     environ = os.environ if env is None else env
     if checkpoint is None:
-        return MercuryConfig.load(environ, base=traitlets or {}, **given)
+        return MercuryConfig.load(environ, base=traitlets or {}, check_workdir=check_workdir,
+                                  **given)
     now = current or MercuryConfig.load(environ, base=traitlets or {})
     stored = {key: value for key, value in dict(checkpoint.get("config") or {}).items()
               if key in MercuryConfig.model_fields and key != "api_key"}

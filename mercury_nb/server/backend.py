@@ -7,13 +7,11 @@ ledger keeps every finished task's outcome (answer, provider ledger and usage in
 
 from __future__ import annotations
 
-import asyncio
 import time
 from pathlib import Path
 from typing import Any
 
 from mercury_nb import runs
-from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ledger.records import TaskRecord
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
@@ -24,19 +22,15 @@ _launched: dict[str, TaskRecord] = {}
 """Runs this server started whose first ledger write may still be queued."""
 
 
-def remember(run: runs.Run, text: str | None = None) -> None:
+def remember(run: runs.Run) -> None:
     """Until the ledger has ``run``'s row, :func:`detail` answers with a provisional running
-    record."""
+    record (from the run's summary; the run tells us when it is done)."""
     now = time.time()
-    cfg = run.config
+    shown = run.summary()
     _launched[run.task_id] = TaskRecord(
-        run.task_id, (text or "").strip(), str(Path(cfg.workdir).resolve()), cfg.model_chain,
+        run.task_id, shown.text, shown.workspace, shown.models,
         "running", None, None, None, [], [], 0, now, now, None, None, False)
-
-    def done(task: asyncio.Task[TaskOutcome]) -> None:
-        _launched.pop(run.task_id, None)
-
-    run.task.add_done_callback(done)
+    run.on_done(lambda done: _launched.pop(done.task_id, None))
 
 
 class WorkdirError(ValueError):

@@ -152,16 +152,19 @@ class TasksHandler(MercuryHandler):
             flags.update(model=body.model, fallbacks=tuple(body.fallbacks))
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
-        try:
-            cfg = runs.plan(flags)
-        except ValueError as error:
-            return self.fail(400, f"invalid settings: {error}")
-        run = await runs.start(body.task, cfg, report=self.log.warning)
+        run = runs.submit(runs.RunRequest(task=body.task, flags=flags,
+                                          report=self.log.warning))
         if isinstance(run, runs.Refusal):
+            if run.kind in SETTINGS_REFUSALS:
+                return self.fail(400, f"invalid settings: {run.message}")
             return self.fail(409, run.message, kind=run.kind)
-        remember(run, body.task)
+        remember(run)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
+
+
+SETTINGS_REFUSALS = frozenset({"bad-settings", "bad-max-steps", "bad-workdir", "empty-task"})
+"""The door's refusals of a request's own settings: a 400, not a 409."""
 
 
 class TaskHandler(MercuryHandler):
@@ -201,12 +204,12 @@ class ContinueHandler(MercuryHandler):
             flags.update(model=body.model, fallbacks=())
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
-        run = await runs.continue_task(task_id, runs.plan({}), flags=flags,
-                                       report=self.log.warning)
+        run = runs.submit(runs.RunRequest(resume=True, task_id=task_id, flags=flags,
+                                          flags_over_config=False, report=self.log.warning))
         if isinstance(run, runs.Refusal):
             status = 404 if run.kind == "unknown-task" else 409
             return self.fail(status, run.message, kind=run.kind)
-        remember(run, None)
+        remember(run)
         self.finish(json.dumps({"task_id": run.task_id}))
 
 

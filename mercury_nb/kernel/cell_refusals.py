@@ -1,0 +1,20 @@
+"""How a ``%%mercury`` cell words the door's refusals of its own settings (a ``UsageError``)."""
+
+from __future__ import annotations
+
+from mercury_nb.runs.lookup import Refusal
+
+CELL_USAGE_REFUSALS = frozenset({"bad-workdir", "bad-max-steps", "bad-settings"})
+"""Refusals of the cell's own settings: a ``UsageError`` with the usage, not a printed line."""
+
+
+def refusal_text(refusal: Refusal, usage: str) -> str:
+    """How a cell words a refusal of its settings (``usage``, the magic's, follows)."""
+    match refusal.kind:
+        case "bad-workdir":
+            return f"workdir {refusal.value!r} is not a directory\n{usage}"
+        case "bad-max-steps":
+            return ("invalid mercury settings — max_steps: Input should be greater than or "
+                    f"equal to 1\n{usage}")
+        case _:
+            return f"invalid mercury settings — {refusal.value}\n{usage}"

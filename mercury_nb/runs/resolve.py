@@ -1,0 +1,112 @@
+"""The one place a :class:`~mercury_nb.runs.request.RunRequest` becomes a planned run.
+
+:func:`resolve` runs every check of a request once, in this order, and answers a
+:class:`~mercury_nb.runs.planning.PlannedRun` or the first typed
+:class:`~mercury_nb.runs.lookup.Refusal`:
+
+1. a new task's text is not empty (``empty-task``);
+2. an explicit ``max_steps`` is at least 1 (``bad-max-steps``);
+3. the settings: :func:`~mercury_nb.runs.settings.plan` (defaults < traitlets < environment
+   < flags; a caller's ``config`` stands in for the lower layers), invalid ones
+   ``bad-settings``;
+4. the resolved workdir is a folder (``bad-workdir``), checked here only, once;
+5. a model object given by the caller replaces the configured chain (the one override);
+6. the ledger (its home from the settings) and the plan: a new task
+   (:func:`~mercury_nb.runs.planning.plan_task`) or a continue
+   (:func:`~mercury_nb.runs.planning.plan_continue`, which resumes under the checkpoint's
+   settings: :func:`~mercury_nb.runs.planning.resume_config`);
+7. when asked, a new task whose model lacks its API key (``missing-key``, the banner a
+   cell would show).
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.runs.lookup import Refusal
+from mercury_nb.runs.planning import PlannedRun, plan_continue, plan_task
+from mercury_nb.runs.request import RunRequest
+from mercury_nb.runs.settings import flag_values, plan
+
+ResolvedRun = PlannedRun
+"""A request that passed every check: its settings, ledger, and checkpoint when resumed."""
+
+
+def _to_stderr(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def settings_problems(error: ValidationError) -> str:
+    """Pydantic's errors as ``field: message; ...`` (how a cell words invalid settings)."""
+    return "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'config'}: {err['msg']}"
+                     for err in error.errors())
+
+
+def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
+    """Steps 2-5 of :func:`resolve`: the request's settings, or why they are refused."""
+    flags = request.flags if request.flags_over_config else {}
+    steps = flags.get("max_steps")
+    if steps is not None and int(steps) < 1:
+        return Refusal("--max-steps must be at least 1", kind="bad-max-steps", value=str(steps))
+    try:
+        if request.config is not None:
+            given = flag_values(flags)
+            config = request.config.with_changes(**given) if given else request.config
+        else:
+            config = plan(flags, traitlets=request.traitlets, env=request.env,
+                          check_workdir=False)
+    except ValidationError as error:
+        return Refusal(str(error), kind="bad-settings", value=settings_problems(error))
+    if not Path(config.workdir).is_dir():  # the one workdir check (flag, traitlets, env)
+        return Refusal(f"workdir {str(config.workdir)!r} is not a directory",
+                       kind="bad-workdir", value=str(config.workdir))
+    model = request.model
+    if model is not None and config.model_chain != (model.name,):
+        config = config.with_changes(model=model.name, fallbacks=())
+    return config
+
+
+def resolve(request: RunRequest) -> ResolvedRun | Refusal:
+    """The request as a planned run, or the first check that refused it (see the module)."""
+    if not request.resume and not request.task.strip():
+        return Refusal("the task is empty", kind="empty-task")
+    config = resolve_settings(request)
+    if isinstance(config, Refusal):
+        return config
+    planned: PlannedRun | Refusal
+    if not request.recorded:
+        planned = PlannedRun(request.task_id or uuid.uuid4().hex[:12], request.task.strip(),
+                             config, handle=None)
+    else:
+        handle = request.handle
+        if handle is None:
+            from mercury_nb.runs.launch import ledger_for
+
+            handle = ledger_for(config, request.report or _to_stderr,
+                                prune=request.prune_ledger)
+        if request.resume:
+            planned = plan_continue(handle, request.task_id, config, request.flags,
+                                    words=request.words)
+        else:
+            planned = plan_task(handle, request.task, config, request.task_id)
+    if isinstance(planned, Refusal) or planned.resumed or not request.refuse_missing_key:
+        return planned
+    return _missing_key(planned.config) or planned
+
+
+def _missing_key(config: MercuryConfig) -> Refusal | None:
+    """A ``missing-key`` refusal whose message is the setup-failure banner (None: keys found)."""
+    from mercury_nb.transport.factory import SETUP_FAILED, missing_key_error
+
+    error = missing_key_error(config)
+    if error is None:
+        return None
+    from mercury_nb.contract.endings import Failed
+    from mercury_nb.ui.banners import banner_text
+
+    return Refusal(banner_text(Failed(SETUP_FAILED.format(error=error)), []), kind="missing-key")

@@ -1,0 +1,110 @@
+"""The one door into a run: :meth:`Runner.submit` takes a request and answers a Run or a Refusal.
+
+Every front end (the ``%%mercury`` cell, the CLI's ``run`` / ``continue``, the panel's
+server POSTs, delegate_task, ``mercury_nb.run_task``) builds a
+:class:`~mercury_nb.runs.request.RunRequest` and calls :data:`submit`. It resolves the request
+once (:func:`~mercury_nb.runs.resolve.resolve`) and schedules the planned run as the one
+:class:`~mercury_nb.runs.launch.Run` wrapping its ``asyncio.Task``; it is the only code in
+the product that reaches the loop's entry points (enforced by import-linter).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from mercury_nb.agent.events import EventSink
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.runs.launch import Report, Run, launch
+from mercury_nb.runs.lookup import Refusal
+from mercury_nb.runs.request import RunRequest
+from mercury_nb.runs.resolve import resolve
+
+if TYPE_CHECKING:
+    from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.registry import ToolRegistry
+    from mercury_nb.transport.protocol import ChatModel
+
+
+class Runner:
+    """Resolves requests and schedules their runs (one per process: :data:`runner`)."""
+
+    def submit(self, request: RunRequest, *,
+               loop: asyncio.AbstractEventLoop | None = None) -> Run | Refusal:
+        """Resolve ``request``; when it passes, schedule its run on ``loop`` (default: the
+        running loop) and return at once."""
+        planned = resolve(request)
+        if isinstance(planned, Refusal):
+            return planned
+        sink, ask = request.sink, request.ask
+        if request.view_for is not None:
+            sink, ask = request.view_for(planned.config)
+        return launch(planned, sink=sink, ask=ask, loop=loop,
+                      registry=request.registry, model=request.model)
+
+    async def run(self, request: RunRequest) -> TaskOutcome | Refusal:
+        """Submit ``request`` on the running loop and await its outcome (Stop, cancelling
+        the awaiting task, ends it ``aborted``)."""
+        run = self.submit(request)
+        if isinstance(run, Refusal):
+            return run
+        try:
+            return await asyncio.shield(run.task)
+        except asyncio.CancelledError:
+            if run.task.done():
+                raise
+            run.stop()  # the caller was cancelled: the task ends aborted, and that is its end
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            return await run.task
+
+
+runner = Runner()
+
+
+def submit(request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None) -> Run | Refusal:
+    """THE entry into a run (see the module): ``runner.submit``."""
+    return runner.submit(request, loop=loop)
+
+
+async def start(task: str, config: MercuryConfig, *, sink: EventSink | None = None,
+                ask: AskHandler | None = None, task_id: str | None = None,
+                registry: ToolRegistry | None = None, model: ChatModel | None = None,
+                report: Report | None = None) -> Run | Refusal:
+    """Start ``task`` under ``config`` on the running loop; returns at once."""
+    return submit(RunRequest(task=task, config=config, sink=sink, ask=ask, task_id=task_id,
+                             registry=registry, model=model, report=report))
+
+
+async def continue_task(task_id: str | None, config: MercuryConfig, *,
+                        sink: EventSink | None = None, ask: AskHandler | None = None,
+                        flags: Mapping[str, Any] | None = None,
+                        registry: ToolRegistry | None = None, model: ChatModel | None = None,
+                        report: Report | None = None) -> Run | Refusal:
+    """Continue ``task_id`` (None: the latest paused task of ``config``'s workspace)."""
+    return submit(RunRequest(resume=True, task_id=task_id, config=config, sink=sink, ask=ask,
+                             flags=dict(flags or {}), registry=registry, model=model,
+                             report=report, flags_over_config=False))
+
+
+async def run_task(task: str, config: MercuryConfig | None = None, *,
+                   model: ChatModel | None = None, on_event: EventSink | None = None,
+                   task_id: str | None = None, registry: ToolRegistry | None = None,
+                   ask_user: AskHandler | None = None) -> TaskOutcome:
+    """Run one task in this process to an honest ending and return its outcome: the
+    library's way in (``mercury_nb.run_task``). It is not recorded in the work ledger, so
+    nothing is refused for its workspace; Stop (cancelling the awaiting task) ends it
+    ``aborted``. Settings the door refuses (a workdir that is not a folder) raise
+    ``ValueError`` with the refusal's message.
+
+    ``model`` replaces the configured chain with that one model; ``ask_user`` answers the
+    ask_user tool (without it the run is headless)."""
+    outcome = await runner.run(RunRequest(
+        task=task, config=config or MercuryConfig.load(), sink=on_event, task_id=task_id,
+        registry=registry, ask=ask_user, model=model, recorded=False))
+    if isinstance(outcome, Refusal):
+        raise ValueError(outcome.message)
+    return outcome

@@ -1,0 +1,88 @@
+"""Every front end reaches a run through Runner.submit: patch the door, and each one knocks."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.runs import Refusal, RunRequest
+from mercury_nb.runs.runner import Runner
+
+SPIED = "spied: the door refused, nothing ran"
+
+
+@pytest.fixture
+def knocks(monkeypatch: pytest.MonkeyPatch) -> list[RunRequest]:
+    """Replace the one entry with a spy that records each request and refuses it."""
+    seen: list[RunRequest] = []
+
+    def spy(self: Runner, request: RunRequest, *,
+            loop: asyncio.AbstractEventLoop | None = None) -> Refusal:
+        seen.append(request)
+        return Refusal(SPIED, kind="no-ledger")
+
+    monkeypatch.setattr(Runner, "submit", spy)
+    return seen
+
+
+@pytest.fixture
+def ip(monkeypatch: pytest.MonkeyPatch, home: Path) -> Iterator[InteractiveShell]:
+    for name in MercuryConfig.model_fields:
+        if name != "home":
+            monkeypatch.delenv("MERCURY_" + name.upper(), raising=False)
+    shell = InteractiveShell.instance()
+    shell.config.pop("Mercury", None)
+    shell.run_line_magic("load_ext", "mercury_nb")
+    yield shell
+    shell.run_line_magic("unload_ext", "mercury_nb")
+    shell.config.pop("Mercury", None)
+
+
+def test_a_cell_knocks_once_with_its_raw_flags(ip: InteractiveShell, knocks: list[RunRequest],
+                                               tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    ip.run_cell_magic("mercury", f"--workdir {tmp_path} --max-steps 4", "Write a.txt.")
+    [request] = knocks
+    assert (request.task, request.resume) == ("Write a.txt.", False)
+    assert request.flags["max_steps"] == 4 and request.flags["workdir"] == str(tmp_path)
+    assert SPIED in capsys.readouterr().out
+
+
+def test_a_continue_cell_and_the_line_magic_knock_as_continues(
+        ip: InteractiveShell, knocks: list[RunRequest], tmp_path: Path) -> None:
+    ip.run_cell_magic("mercury", f"--workdir {tmp_path}", "continue abcdef123456, use pytest")
+    ip.run_line_magic("mercury", f"continue abcdef --workdir {tmp_path}")
+    assert [(r.resume, r.task_id, r.words) for r in knocks] == [
+        (True, "abcdef123456", "use pytest"), (True, "abcdef", None)]
+
+
+@pytest.mark.parametrize(
+    ("argv", "resume"),
+    [
+        pytest.param(["run", "Write a.txt."], False, id="run"),
+        pytest.param(["continue", "abcdef"], True, id="continue"),
+    ],
+)
+def test_the_cli_knocks(knocks: list[RunRequest], home: Path, tmp_path: Path,
+                        argv: list[str], resume: bool,
+                        capsys: pytest.CaptureFixture[str]) -> None:
+    from mercury_nb.cli import main
+
+    assert main([*argv, "--workdir", str(tmp_path)]) == 2
+    [request] = knocks
+    assert request.resume is resume and request.refuse_missing_key
+    assert SPIED in capsys.readouterr().err
+
+
+async def test_the_library_call_knocks(knocks: list[RunRequest], tmp_path: Path) -> None:
+    import mercury_nb
+
+    with pytest.raises(ValueError, match="spied"):
+        await mercury_nb.run_task("Say hi.", MercuryConfig(workdir=tmp_path))
+    [request] = knocks
+    assert request.task == "Say hi." and not request.recorded

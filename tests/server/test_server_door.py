@@ -1,0 +1,53 @@
+"""The panel's POSTs reach a run through Runner.submit (patch the door and they knock)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_core.utils import ensure_event_loop
+from tornado.httpclient import HTTPClientError, HTTPResponse
+
+from mercury_nb.runs import Refusal, RunRequest
+from mercury_nb.runs.runner import Runner
+
+Fetch = Callable[..., Awaitable[HTTPResponse]]
+
+
+def on_server_loop(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        ensure_event_loop(prefer_selector_loop=True).run_until_complete(test(*args, **kwargs))
+
+    return run
+
+
+@pytest.fixture
+def jp_server_config() -> dict[str, Any]:
+    return {"ServerApp": {"jpserver_extensions": {"mercury_nb.server": True}}}
+
+
+@on_server_loop
+async def test_start_and_continue_posts_knock_at_the_door(
+        jp_fetch: Fetch, jp_root_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[RunRequest] = []
+
+    def spy(self: Runner, request: RunRequest, *,
+            loop: asyncio.AbstractEventLoop | None = None) -> Refusal:
+        seen.append(request)
+        return Refusal("spied", kind="workspace-busy")
+
+    monkeypatch.setattr(Runner, "submit", spy)
+    (jp_root_dir / "proj").mkdir()
+    for parts, body in ((("tasks",), {"task": "Write a.txt.", "workdir": "proj"}),
+                        (("tasks", "abcdef123456", "continue"), {})):
+        with pytest.raises(HTTPClientError) as refused:
+            await jp_fetch("mercury", "api", *parts, method="POST", body=json.dumps(body))
+        assert refused.value.code == 409
+    assert [(r.task, r.resume, r.task_id) for r in seen] == [
+        ("Write a.txt.", False, None), ("", True, "abcdef123456")]
