@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from mercury_nb.contract.vocabulary import PROGRESS_KINDS
+from mercury_nb.agent.events import PROGRESS_KINDS
 from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskRecord
 
 _T = TypeVar("_T")

@@ -6,10 +6,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from mercury_nb.contract.vocabulary import EVENT_KINDS, EventKind
-from mercury_nb.ledger.records import EventRecord
+from mercury_nb.ledger.records import RECORDED_KINDS, EventRecord, RecordedKind
 
 __all__ = ["EVENT_KINDS", "EventKind", "RunEvent", "kind_of"]
+
+EventKind = RecordedKind
+"""The kind of a run's event as watchers see it: an event class's own, or the ledger's."""
+
+EVENT_KINDS: frozenset[EventKind] = RECORDED_KINDS
 
 
 def kind_of(stored: str) -> EventKind:

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.contract.vocabulary import EVENT_KINDS
 from mercury_nb.ledger.schema import MIGRATIONS, SCHEMA_VERSION
 from mercury_nb.ledger.store import Ledger
-from mercury_nb.runs.events import RunEvent
+from mercury_nb.runs.events import EVENT_KINDS, RunEvent
 
 PULSE = {"activity": "waiting for the model", "silent_s": 6, "command": None}
 OLDER_ROWS: list[tuple[str, str | None, str | None, str | None, dict[str, Any] | None]] = [
