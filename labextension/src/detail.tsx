@@ -215,6 +215,14 @@ function eventText(event: IRunEvent): string {
   if (event.kind === 'memory-pressure') {
     return `${String(data.reason)} pressure: ${String(data.why)}`;
   }
+  if (event.kind === 'memory-pressure-pause') {
+    const tokens = `${String(data.prompt_tokens)}/${String(data.budget_tokens)} tokens`;
+    const memory =
+      data.rss_mb === null || data.rss_mb === undefined
+        ? ''
+        : ` · ${Math.round(Number(data.rss_mb))}/${String(data.limit_mb)} MB`;
+    return `paused on ${String(data.reason)} · ${tokens}${memory}: ${String(data.why)}`;
+  }
   const parts: string[] = [];
   for (const key of ['text', 'verdict', 'decision', 'name', 'summary', 'command']) {
     const value = data[key];

@@ -27,6 +27,7 @@ AgentEventKind = Literal[
     "tool-finished",
     "pulse",
     "memory-pressure",
+    "memory-pressure-pause",
     "turn-ended",
     "task-finished",
     NoticeKind,
@@ -122,6 +123,21 @@ class MemoryPressure:
 
 
 @dataclass(frozen=True)
+class MemoryPressurePause:
+    """The memory governor paused the task, with the numbers it paused on: the prompt's
+    estimated tokens against the budget, and the kernel's RSS against its limit (None when
+    not measured, or no limit is set); ``why`` is the pause banner's words."""
+
+    kind: ClassVar[AgentEventKind] = "memory-pressure-pause"
+    reason: PressureReason
+    why: str
+    prompt_tokens: int
+    budget_tokens: int
+    rss_mb: float | None
+    limit_mb: int | None
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """A turn ended and the pure core decided what follows; ``checkpoint()`` returns the
     resumable state as JSON-ready data (computed only when a listener asks)."""
@@ -150,6 +166,7 @@ AgentEvent = (
     | Notice
     | Pulse
     | MemoryPressure
+    | MemoryPressurePause
     | TurnEnded
     | TaskFinished
 )
