@@ -26,7 +26,6 @@ AgentEventKind = Literal[
     "tool-started",
     "tool-finished",
     "pulse",
-    "memory-pressure",
     "memory-pressure-pause",
     "turn-ended",
     "task-finished",
@@ -112,19 +111,10 @@ class Pulse:
 
 
 @dataclass(frozen=True)
-class MemoryPressure:
-    """The memory governor paused the task: the conversation (``reason`` ``context``) or the
-    kernel (``memory``) stayed too large after compacting; ``why`` is the pause banner's
-    words."""
-
-    kind: ClassVar[AgentEventKind] = "memory-pressure"
-    reason: PressureReason
-    why: str
-
-
-@dataclass(frozen=True)
 class MemoryPressurePause:
-    """The memory governor paused the task, with the numbers it paused on: the prompt's
+    """The memory governor paused the task: the conversation (``reason`` ``context``) or the
+    kernel (``memory``) stayed too large after compacting. With the numbers it paused on: the
+    prompt's
     estimated tokens against the budget, and the kernel's RSS against its limit (None when
     not measured, or no limit is set); ``why`` is the pause banner's words."""
 
@@ -165,7 +155,6 @@ AgentEvent = (
     | ToolFinished
     | Notice
     | Pulse
-    | MemoryPressure
     | MemoryPressurePause
     | TurnEnded
     | TaskFinished
