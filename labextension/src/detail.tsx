@@ -212,8 +212,17 @@ export function Detail(props: {
 
 function eventText(event: IRunEvent): string {
   const data = event.data || {};
-  if (event.kind === 'memory-pressure') {
-    return `${String(data.reason)} pressure: ${String(data.why)}`;
+  if (event.kind === 'memory-pressure-pause') {
+    // rows recorded before the pause carried its numbers have the reason and words only
+    const tokens =
+      typeof data.prompt_tokens === 'number'
+        ? ` · ${data.prompt_tokens}/${String(data.budget_tokens)} tokens`
+        : '';
+    const memory =
+      typeof data.rss_mb === 'number'
+        ? ` · ${Math.round(data.rss_mb)}/${String(data.limit_mb)} MB`
+        : '';
+    return `paused on ${String(data.reason)}${tokens}${memory}: ${String(data.why)}`;
   }
   const parts: string[] = [];
   for (const key of ['text', 'verdict', 'decision', 'name', 'summary', 'command']) {

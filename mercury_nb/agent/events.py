@@ -1,26 +1,43 @@
 """Progress events the agent loop emits for widgets, plain text and logs; each names its kind.
 
-Every event class carries its ``kind`` (a ClassVar of the closed
-:data:`~mercury_nb.contract.vocabulary.EventKind`; a notice's is its ``NoticeKind``), and
+Every event class carries its ``kind`` (a ClassVar of the closed :data:`AgentEventKind`,
+written here next to the classes; a notice's is its ``NoticeKind``), and
 :func:`recorded_fields` gives its fields as the ledger stores them, so recording, watching
-and showing an event need no table of classes: a new event is its class here.
+and showing an event need no table of classes elsewhere: a new event is its class here (its
+kind in :data:`AgentEventKind`, the class in :data:`AgentEvent`), and a view that has nothing
+particular to show for it shows it by default.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.memory_governor import PressureReason
 from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
-from mercury_nb.contract.vocabulary import DecisionKind, EventKind, NoticeKind
+from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind
+
+AgentEventKind = Literal[
+    "task-started",
+    "step-started",
+    "text-delta",
+    "tool-started",
+    "tool-finished",
+    "pulse",
+    "memory-pressure-pause",
+    "turn-ended",
+    "task-finished",
+    NoticeKind,
+]
+"""The kind of every event class below (a test checks that the two agree); the ledger adds
+its own (``ledger.records.LedgerKind``)."""
 
 
 @dataclass(frozen=True)
 class TaskStarted:
-    kind: ClassVar[EventKind] = "task-started"
+    kind: ClassVar[AgentEventKind] = "task-started"
     task_id: str
     task: str
     model: str
@@ -29,7 +46,7 @@ class TaskStarted:
 
 @dataclass(frozen=True)
 class StepStarted:
-    kind: ClassVar[EventKind] = "step-started"
+    kind: ClassVar[AgentEventKind] = "step-started"
     step: int
     max_steps: int
     model: str
@@ -37,13 +54,13 @@ class StepStarted:
 
 @dataclass(frozen=True)
 class TextDelta:
-    kind: ClassVar[EventKind] = "text-delta"
+    kind: ClassVar[AgentEventKind] = "text-delta"
     text: str
 
 
 @dataclass(frozen=True)
 class ToolStarted:
-    kind: ClassVar[EventKind] = "tool-started"
+    kind: ClassVar[AgentEventKind] = "tool-started"
     step: int
     name: str
     summary: str
@@ -53,7 +70,7 @@ class ToolStarted:
 
 @dataclass(frozen=True)
 class ToolFinished:
-    kind: ClassVar[EventKind] = "tool-finished"
+    kind: ClassVar[AgentEventKind] = "tool-finished"
     step: int
     name: str
     ok: bool
@@ -81,7 +98,7 @@ class Pulse:
     so a live view shows the seconds growing.
     """
 
-    kind: ClassVar[EventKind] = "pulse"
+    kind: ClassVar[AgentEventKind] = "pulse"
     text: str
     activity: str = ""
     silent_s: int = 0
@@ -94,14 +111,20 @@ class Pulse:
 
 
 @dataclass(frozen=True)
-class MemoryPressure:
+class MemoryPressurePause:
     """The memory governor paused the task: the conversation (``reason`` ``context``) or the
-    kernel (``memory``) stayed too large after compacting; ``why`` is the pause banner's
-    words."""
+    kernel (``memory``) stayed too large after compacting. With the numbers it paused on: the
+    prompt's
+    estimated tokens against the budget, and the kernel's RSS against its limit (None when
+    not measured, or no limit is set); ``why`` is the pause banner's words."""
 
-    kind: ClassVar[EventKind] = "memory-pressure"
+    kind: ClassVar[AgentEventKind] = "memory-pressure-pause"
     reason: PressureReason
     why: str
+    prompt_tokens: int
+    budget_tokens: int
+    rss_mb: float | None
+    limit_mb: int | None
 
 
 @dataclass(frozen=True)
@@ -109,7 +132,7 @@ class TurnEnded:
     """A turn ended and the pure core decided what follows; ``checkpoint()`` returns the
     resumable state as JSON-ready data (computed only when a listener asks)."""
 
-    kind: ClassVar[EventKind] = "turn-ended"
+    kind: ClassVar[AgentEventKind] = "turn-ended"
     task_id: str
     verdict: str | None
     """The verdict of the turn that ended; None when the task paused or failed before a
@@ -120,7 +143,7 @@ class TurnEnded:
 
 @dataclass(frozen=True)
 class TaskFinished:
-    kind: ClassVar[EventKind] = "task-finished"
+    kind: ClassVar[AgentEventKind] = "task-finished"
     outcome: TaskOutcome
 
 
@@ -132,11 +155,23 @@ AgentEvent = (
     | ToolFinished
     | Notice
     | Pulse
-    | MemoryPressure
+    | MemoryPressurePause
     | TurnEnded
     | TaskFinished
 )
 EventSink = Callable[[AgentEvent], None]
+
+AGENT_EVENT_KINDS: frozenset[AgentEventKind] = frozenset(get_args(AgentEventKind))
+"""Every kind an event of :data:`AgentEvent` can have."""
+
+PROGRESS_KINDS: frozenset[AgentEventKind] = frozenset(
+    {"step-started", "tool-started", "tool-finished", "pulse"})
+"""Kinds recorded for live watchers only: a task's summary (``show``) leaves them out (any
+other kind, a new one too, is in the summary)."""
+
+STREAMED_KINDS: frozenset[AgentEventKind] = frozenset({"text-delta"})
+"""Kinds shown live and never recorded (streamed tokens never reach the ledger; any other
+kind, a new one too, is recorded)."""
 
 
 def recorded_fields(event: AgentEvent) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
-from mercury_nb.agent.events import MemoryPressure, Notice, ignore_events
+from mercury_nb.agent.events import MemoryPressurePause, Notice, ignore_events
 from mercury_nb.agent.stall_watch import AttemptStalled
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.contract.config import MercuryConfig
@@ -208,11 +208,22 @@ class MemoryGovernor:
                     self._compact(loop, reason, budget - extra_tokens)
                 case Summarize():
                     if not await self._summarize(loop, budget, output_reserve):
-                        return _paused(loop, pressure_pause(observation, self.config))
+                        pause = pressure_pause(observation, self.config)
+                        return self._paused(loop, pause, observation)
                 case PauseForPressure():
-                    return _paused(loop, decision)
+                    return self._paused(loop, decision, observation)
                 case _ as unreachable:
                     assert_never(unreachable)
+
+    def _paused(self, loop: GovernedLoop, pause: PauseForPressure,
+                observation: PressureObservation) -> PauseForPressure:
+        """``pause``, once the loop's listeners have its event and the numbers it paused on."""
+        limit = observation.limit_mb if observation.limit_mb is not None \
+            else self.config.memory_limit_mb
+        loop.on_event(MemoryPressurePause(
+            pause.reason, pause.why, observation.prompt_tokens, observation.budget_tokens,
+            observation.rss_mb, limit))
+        return pause
 
     def _observe(
         self, messages: list[dict[str, Any]], budget: int, extra_tokens: int
@@ -269,8 +280,3 @@ class MemoryGovernor:
         loop.on_event(Notice(SUMMARIZED_NOTICE.format(count=plan.replaced), "compaction"))
         return True
 
-
-def _paused(loop: GovernedLoop, pause: PauseForPressure) -> PauseForPressure:
-    """``pause``, once the loop's listeners have its event."""
-    loop.on_event(MemoryPressure(pause.reason, pause.why))
-    return pause

@@ -1,9 +1,9 @@
-"""Shared vocabulary: event and notice kinds, decision kinds and tool choices, for every layer."""
+"""Shared vocabulary of every layer: notice and decision kinds, turn verdicts, tool choices."""
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal, get_args
+from typing import Literal
 
 NoticeKind = Literal[
     "notice",
@@ -16,35 +16,6 @@ NoticeKind = Literal[
     "subagent",
 ]
 """What a user-facing notice line is about; carried as a type, never parsed from its text."""
-
-EventKind = Literal[
-    "task-started",
-    "resume",
-    "step-started",
-    "text-delta",
-    "tool-started",
-    "tool-finished",
-    "pulse",
-    "turn-ended",
-    "task-finished",
-    "stop-requested",
-    "recovery",
-    "memory-pressure",
-    NoticeKind,
-]
-"""Every kind of event a run emits or records, the one closed set: each event class names its
-own (``kind``, a ClassVar; a notice's is its ``NoticeKind``), the ledger stores it as it is,
-and watchers match on it. ``resume`` is a resumed task's start, ``stop-requested`` and
-``recovery`` (a task left running by a dead process) are the ledger's own."""
-
-EVENT_KINDS: frozenset[EventKind] = frozenset(get_args(EventKind))
-
-PROGRESS_KINDS: frozenset[EventKind] = frozenset(
-    {"step-started", "tool-started", "tool-finished", "pulse"})
-"""Kinds recorded for live watchers only: a task's summary (``show``) leaves them out."""
-
-STREAMED_KINDS: frozenset[EventKind] = frozenset({"text-delta"})
-"""Kinds shown live and never recorded (streamed tokens never reach the ledger)."""
 
 DecisionKind = Literal["finish", "next-turn", "retry-step", "guard-round"]
 """Which decision the turn router took at a turn end (see ``RouterDecision``)."""

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import (
+    STREAMED_KINDS,
     AgentEvent,
+    AgentEventKind,
     EventSink,
     TaskFinished,
     TaskStarted,
@@ -30,7 +32,6 @@ from mercury_nb.agent.events import (
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.redaction import displayable, redact
-from mercury_nb.contract.vocabulary import STREAMED_KINDS, EventKind
 from mercury_nb.ledger.records import TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
@@ -39,7 +40,7 @@ from mercury_nb.ledger.writer import LedgerWriter
 PROGRESS_COALESCE_S = 0.1
 """How long a batch of progress events stays open before its write (watchers see events
 within this plus their own poll; a fast loop writes one transaction per interval)."""
-Progress = tuple[EventKind, "str | None", "str | None"]  # kind, display text, fields (JSON)
+Progress = tuple[AgentEventKind, "str | None", "str | None"]  # kind, display text, fields (JSON)
 
 
 class TaskRecorder:
@@ -122,7 +123,7 @@ class TaskRecorder:
             case _:
                 return
 
-    def _queue_progress(self, kind: EventKind, text: str | None, data: dict[str, Any]
+    def _queue_progress(self, kind: AgentEventKind, text: str | None, data: dict[str, Any]
                         ) -> None:
         """Queue a progress event in the open batch; opening a batch queues its write, which
         takes whatever the batch holds by then (a burst of events is one transaction)."""

@@ -5,7 +5,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+if TYPE_CHECKING:  # the ledger's store stays light to import (no event classes, no pydantic)
+    from mercury_nb.agent.events import AgentEventKind
+
+LedgerKind = Literal["resume", "stop-requested", "recovery"]
+"""The events the ledger writes itself: a resumed task's start, a stop asked for from another
+process, and ``recovery`` (a task left running by a dead process)."""
+
+RecordedKind: TypeAlias = "AgentEventKind | LedgerKind"
+"""Every kind an event row can have: an event class's own, or the ledger's."""
 
 from mercury_nb.contract.task_status import TaskStatus
 

@@ -138,6 +138,11 @@ MIGRATIONS: tuple[Migration, ...] = (
         # values then (TaskOutcome.cause, JSON); {} on rows from before
         "ALTER TABLE tasks ADD COLUMN cause TEXT NOT NULL DEFAULT '{}'",
     ),
+    (
+        # the memory governor's pause is one event, memory-pressure-pause (it carries the
+        # numbers it paused on; rows from before have the reason and the words only)
+        "UPDATE events SET kind = 'memory-pressure-pause' WHERE kind = 'memory-pressure'",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mercury_nb.contract.vocabulary import EventKind
 from mercury_nb.ledger.files import connect, is_corruption, move_aside
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
 from mercury_nb.ledger.records import (
+    RecordedKind,
     TaskHeader,
 )
 from mercury_nb.ledger.schema import FINISHED
@@ -93,7 +93,7 @@ class Ledger(LedgerReads):
         )
 
     @staticmethod
-    def _event(conn: sqlite3.Connection, task_id: str, now: float, kind: EventKind,
+    def _event(conn: sqlite3.Connection, task_id: str, now: float, kind: RecordedKind,
                verdict: str | None = None, decision: str | None = None,
                text: str | None = None, data: dict[str, Any] | str | None = None) -> None:
         """One event row; ``data`` is its fields (a dict, or already JSON)."""
@@ -144,13 +144,13 @@ class Ledger(LedgerReads):
 
         return self._write(write)
 
-    def add_event(self, header: TaskHeader, kind: EventKind, text: str | None = None,
+    def add_event(self, header: TaskHeader, kind: RecordedKind, text: str | None = None,
                   data: str | None = None) -> None:
         """One event; ``data`` is its typed fields as a JSON object."""
         self.add_events(header, [(kind, text, data)])
 
     def add_events(self, header: TaskHeader,
-                   events: Sequence[tuple[EventKind, str | None, str | None]]) -> None:
+                   events: Sequence[tuple[RecordedKind, str | None, str | None]]) -> None:
         """Several ``(kind, text, data)`` events in one transaction (a batch of progress)."""
         now = self.clock()
 

@@ -8,7 +8,6 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from mercury_nb.contract.vocabulary import PROGRESS_KINDS
 from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskRecord
 
 _T = TypeVar("_T")
@@ -85,6 +84,8 @@ class LedgerReads:
     def events(self, task_id: str, *, progress: bool = False) -> list[EventRecord]:
         """The task's events, oldest first; step, tool and pulse events only with
         ``progress`` (a task's summary leaves them out)."""
+        from mercury_nb.agent.events import PROGRESS_KINDS  # here: the store imports light
+
         skip = "" if progress else f" AND kind NOT IN {tuple(sorted(PROGRESS_KINDS))!r}"
         rows = self._guarded(
             lambda conn: conn.execute(

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
 
-from mercury_nb.contract.vocabulary import EVENT_KINDS, EventKind
-from mercury_nb.ledger.records import EventRecord
+from mercury_nb.agent.events import AGENT_EVENT_KINDS
+from mercury_nb.ledger.records import EventRecord, LedgerKind, RecordedKind
 
 __all__ = ["EVENT_KINDS", "EventKind", "RunEvent", "kind_of"]
+
+EventKind = RecordedKind
+"""The kind of a run's event as watchers see it: an event class's own, or the ledger's."""
+
+EVENT_KINDS: frozenset[EventKind] = AGENT_EVENT_KINDS | frozenset(get_args(LedgerKind))
 
 
 def kind_of(stored: str) -> EventKind:

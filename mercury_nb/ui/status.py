@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import assert_never
 
 from mercury_nb.agent.events import (
     AgentEvent,
-    MemoryPressure,
     Notice,
     Pulse,
     StepStarted,
@@ -66,7 +64,9 @@ class StatusView:
 
 
 def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
-    """The view after ``event`` arrived at ``now``."""
+    """The view after ``event`` arrived at ``now``: an event this view shows nothing
+    particular for (a turn's end, a pause, which the banner explains; a kind added later) is
+    a sign of progress and ends the pulse, nothing more."""
     if view.started_at is None:
         view = replace(view, started_at=now)
     if view.pulse is not None and not isinstance(event, Pulse | Notice | TurnEnded):
@@ -95,12 +95,10 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             return replace(view, notices=(*view.notices, text)[-NOTICES_KEPT:])
         case Pulse():
             return replace(view, pulse=event)
-        case TurnEnded() | MemoryPressure():  # the pause's banner says why
-            return view
         case TaskFinished(outcome=outcome):
             return replace(view, outcome=outcome, finished_at=now, tool=None, tool_summary="")
-        case _ as unreachable:
-            assert_never(unreachable)
+        case _:
+            return view
 
 
 def tool_detail(name: str, summary: str) -> str:

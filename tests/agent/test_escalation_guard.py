@@ -95,8 +95,10 @@ async def test_narration_forces_grounded_rounds_rotates_wakes_up_and_pauses_with
     assert wake_up[-2].startswith(GROUNDING_START)
     assert sum(t.startswith(GROUNDING_START) for t in wake_up) == 2
 
-    assert notices(events) == [guard_round_notice(n, 5) for n in range(1, 6)] + [
-        SECOND_CYCLE_NOTICE] * 5
+    # "of 4" while neither model has made a tool call (two forcings each answered in prose
+    # would end the task), "of 5" once a has (round 3)
+    assert notices(events) == [guard_round_notice(n, 4) for n in (1, 2, 3)] + [
+        guard_round_notice(n, 5) for n in (4, 5)] + [SECOND_CYCLE_NOTICE] * 5
     assert outcome.status == "paused"
     assert outcome.banner.splitlines() == [
         WORK_NOT_STARTED,
@@ -122,7 +124,7 @@ async def test_rotation_starts_at_the_provider_that_served_the_turn(
     assert len(server.requests_for("a")) == 1
     assert b[1]["tool_choice"] == "required" and b[1]["tools"] == b[0]["tools"]
     assert b[2]["tool_choice"] == "auto"
-    assert notices(events)[1] == guard_round_notice(1, 5)
+    assert notices(events)[1] == guard_round_notice(1, 4)  # two models, two forcings each
     assert notices(events)[0].startswith("⚠ openai/a: HTTP 503")
     assert outcome.status == "completed", outcome.banner
     assert outcome.banner.startswith(TASK_COMPLETE)
@@ -147,7 +149,7 @@ async def test_refused_forced_choice_falls_back_to_auto_and_still_acts(
     assert (tmp_path / "todo.py").read_text() == TODO
     assert outcome.status == "completed", outcome.banner
     assert outcome.providers == {}, "a refused forced choice is not a provider failure"
-    assert notices(events) == [guard_round_notice(1, 5)]
+    assert notices(events) == [guard_round_notice(1, 4)]  # two models, two forcings each
     assert server.requests_for("b") == []
 
 

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent import memory
-from mercury_nb.agent.events import AgentEvent, MemoryPressure, Notice, TurnEnded
+from mercury_nb.agent.events import AgentEvent, MemoryPressurePause, Notice, TurnEnded
 from mercury_nb.agent.prompts import system_message, user_message
 from mercury_nb.agent.task import run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens, usable_budget
+from mercury_nb.ledger.access import open_ledger
+from mercury_nb.ledger.recorder import TaskRecorder
+from mercury_nb.runs.events import RunEvent
 from mercury_nb.testing import Turn, call
 from mercury_nb.tools.registry import default_registry
 from mercury_nb.transport import context_window
@@ -161,7 +164,7 @@ async def test_pressure_after_a_summary_pauses(tmp_path: Path, scripted_model) -
 
     assert outcome.status == "paused"
     assert [(e.reason, e.why in outcome.banner) for e in events
-            if isinstance(e, MemoryPressure)] == [("context", True)]
+            if isinstance(e, MemoryPressurePause)] == [("context", True)]
     assert "too large for the model's context" in outcome.banner
     assert outcome.banner.count("I've paused for now") == 1
     assert RESUME in outcome.banner  # the task and the tools fit: a resume can still succeed
@@ -177,14 +180,36 @@ async def test_memory_pressure_pauses_before_asking_the_model(
                              on_event=events.append)
 
     assert outcome.status == "paused"
-    [pressure] = [e for e in events if isinstance(e, MemoryPressure)]
+    [pressure] = [e for e in events if isinstance(e, MemoryPressurePause)]
     assert pressure.reason == "memory" and pressure.why in outcome.banner
+    assert (pressure.rss_mb, pressure.limit_mb) == (5000.0, 100)
+    assert 0 < pressure.prompt_tokens < pressure.budget_tokens  # memory, not the context
     assert outcome.banner == (
         "I've paused for now — the kernel is using 5000 MB of memory, over its 100 MB limit, "
         "even after compacting the conversation. Free some memory in the kernel (or raise "
         f"MERCURY_MEMORY_LIMIT_MB). {RESUME}"
     )
     assert outcome.steps == 0
+
+
+async def test_the_pause_is_recorded_with_the_numbers_it_paused_on(
+    home: Path, tmp_path: Path, scripted_model, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(memory, "read_rss_mb", lambda: 5000.0)
+    config = cfg(tmp_path, memory_limit_mb=100, home=home)
+    handle = open_ledger(home)
+    recorder = TaskRecorder(handle.writer, "t1", QUESTION, config)
+    outcome = await run_task(QUESTION, config, model=scripted_model([]), task_id="t1",
+                             on_event=recorder.wrap(lambda event: None))
+    handle.flush()
+
+    [paused] = [RunEvent.from_record(row) for row in handle.ledger.events("t1")
+                if row.kind == "memory-pressure-pause"]
+    assert paused.kind == "memory-pressure-pause"
+    assert {key: paused.data[key] for key in ("reason", "rss_mb", "limit_mb")} == {
+        "reason": "memory", "rss_mb": 5000.0, "limit_mb": 100}
+    assert paused.data["why"] in outcome.banner
+    assert paused.data["prompt_tokens"] < paused.data["budget_tokens"]
 
 
 async def test_memory_pressure_before_any_turn_records_no_turn_verdict(

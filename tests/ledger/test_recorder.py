@@ -12,7 +12,7 @@ import pytest
 
 from mercury_nb.agent.events import (
     AgentEvent,
-    MemoryPressure,
+    MemoryPressurePause,
     Notice,
     Pulse,
     StepStarted,
@@ -400,7 +400,8 @@ async def test_read_back_evidence_is_stored_with_its_kind(home: Path, tmp_path: 
         ToolFinished(2, "run_command", False, "run_command: ls"),
         Notice("⚠ switching to b", "provider-switch"),
         Pulse("Still working — the model · 6 s silent", "the model", 6),
-        MemoryPressure("memory", "the kernel is using 5000 MB of memory"),
+        MemoryPressurePause("memory", "the kernel is using 5000 MB of memory", 900, 4000,
+                            5000.0, 100),
     ],
     ids=lambda event: event.kind,
 )

@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.contract.vocabulary import EVENT_KINDS
 from mercury_nb.ledger.schema import MIGRATIONS, SCHEMA_VERSION
 from mercury_nb.ledger.store import Ledger
-from mercury_nb.runs.events import RunEvent
+from mercury_nb.runs.events import EVENT_KINDS, RunEvent
 
 PULSE = {"activity": "waiting for the model", "silent_s": 6, "command": None}
 OLDER_ROWS: list[tuple[str, str | None, str | None, str | None, dict[str, Any] | None]] = [
@@ -30,6 +29,7 @@ OLDER_ROWS: list[tuple[str, str | None, str | None, str | None, dict[str, Any] |
     ("recovered", None, None, "interrupted: the process stopped mid-task", None),
     ("resumed", None, None, "openai/b", None),
     ("stop-requested", None, None, None, None),
+    ("memory-pressure", None, None, None, {"reason": "memory", "why": "over 100 MB"}),
     ("finished", "text-stop", "completed", None, None),
 ]
 MIGRATED: list[tuple[str, dict[str, Any]]] = [
@@ -45,6 +45,7 @@ MIGRATED: list[tuple[str, dict[str, Any]]] = [
     ("recovery", {"text": "interrupted: the process stopped mid-task"}),
     ("resume", {"models": ["openai/b"]}),
     ("stop-requested", {}),
+    ("memory-pressure-pause", {"reason": "memory", "why": "over 100 MB"}),
     ("task-finished", {"status": "completed", "verdict": "text-stop", "blocker": None}),
 ]
 
@@ -80,8 +81,9 @@ def migrated(tmp_path: Path) -> list[RunEvent]:
 
 
 def test_the_migration_is_the_latest() -> None:
-    # 7 renames the event kinds (the rows read above), 8 adds the tasks' cause column
-    assert SCHEMA_VERSION == len(MIGRATIONS) == 8
+    # 7 renames the event kinds (the rows read above), 8 adds the tasks' cause column, 9
+    # names the memory governor's pause memory-pressure-pause
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 9
 
 
 @pytest.mark.parametrize(("index", "expected"), list(enumerate(MIGRATED)),
@@ -106,6 +108,6 @@ def test_a_migrated_file_keeps_its_summary_columns(tmp_path: Path) -> None:
     assert version == SCHEMA_VERSION
     assert [row.kind for row in rows] == ["task-started", "compaction", "turn-ended",
                                           "recovery", "resume", "stop-requested",
-                                          "task-finished"]
+                                          "memory-pressure-pause", "task-finished"]
     turn = rows[2]
     assert (turn.verdict, turn.decision, turn.text) == ("steps-exhausted", "next-turn", None)

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.contract.vocabulary import EventKind
-from mercury_nb.runs.events import RunEvent
+from mercury_nb.runs.events import EventKind, RunEvent
 from mercury_nb.runs.live_state import LiveState, fold_live, live_of
 
 BUSY = LiveState(step=2, tool="run_command", started=100.0, at=105.0)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import ClassVar
 
 import pytest
 
 from mercury_nb.agent.events import (
     AgentEvent,
     Notice,
+    Pulse,
     StepStarted,
     TaskFinished,
     TaskStarted,
@@ -27,6 +30,14 @@ from mercury_nb.ui.status import (
     tool_detail,
     tool_label,
 )
+
+
+@dataclass(frozen=True)
+class LaterKind:
+    """An event class added after this view was written."""
+
+    kind: ClassVar[str] = "later-kind"
+    count: int
 
 
 def outcome(status: str = "completed", steps: int = 3) -> TaskOutcome:
@@ -127,3 +138,11 @@ def test_finish_keeps_the_outcome() -> None:
 )
 def test_tool_detail_and_label(name: str, summary: str, detail: str, label: str) -> None:
     assert (tool_detail(name, summary), tool_label(name, summary)) == (detail, label)
+
+
+def test_an_event_the_view_has_nothing_for_ends_the_pulse_and_changes_nothing_else() -> None:
+    pulsing = fold_all([(0.0, TaskStarted("t1", "x", "m", 9)), (1.0, StepStarted(1, 9, "m")),
+                        (2.0, Pulse("Still working — the model · 6 s silent"))])
+    after = fold(pulsing, LaterKind(3), 3.0)  # type: ignore[arg-type]
+    assert after == replace(pulsing, pulse=None)
+    assert status_line(after, 5.0) == "step 1/9 · thinking · 5s"

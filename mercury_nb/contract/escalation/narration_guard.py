@@ -39,6 +39,7 @@ from mercury_nb.contract.escalation.guard_texts import (
     guard_round_notice,
     wake_up_directive,
 )
+from mercury_nb.contract.recovery.bounded import GiveUp, bounded
 from mercury_nb.contract.vocabulary import TurnVerdict
 
 FailedMutation = Blocker
@@ -62,6 +63,10 @@ class GuardObservation:
     lacks_tools: bool = False
     """The serving provider is known to lack tools, or ignored this forced step: a closing
     question in prose does not hold the guard off (only a typed ``finish`` would)."""
+    forcings_left: int | None = None
+    """Forced rounds answered in prose that would show no provider of the chain takes tools
+    (which ends the task): the first cycle's real bound when it is below ``guard_rounds``;
+    None when some provider made a tool call."""
 
 
 @dataclass(frozen=True)
@@ -159,15 +164,16 @@ def step_guard(
         if not starts_guard(obs, config):
             return state, GuardIdle()
         started = _with_blocker(GuardState(), obs, config)
-        return _next_round(started, obs.provider_index, config)
+        return _next_round(started, obs.provider_index, obs.forcings_left, config)
     if obs.mutated:
         return GuardState(), GuardSatisfied("mutation")
     # a prose blocker or question in a round is a failed round: only a typed finish ends it
     failed = _with_blocker(state, obs, config)
-    if failed.round >= config.guard_rounds_total:
+    if isinstance(bounded(failed.round, config.guard_rounds_total), GiveUp):
         return GuardState(), PauseWorkNotStarted(failed.blocker, failed.round, failed.failure)
     chain_length = len(config.model_chain)
-    return _next_round(failed, (obs.provider_index + 1) % chain_length, config)
+    return _next_round(failed, (obs.provider_index + 1) % chain_length, obs.forcings_left,
+                       config)
 
 
 def degrade_forced_round(
@@ -183,19 +189,21 @@ def degrade_forced_round(
 
 
 def _next_round(
-    state: GuardState, provider_index: int, config: MercuryConfig
+    state: GuardState, provider_index: int, forcings_left: int | None, config: MercuryConfig
 ) -> tuple[GuardState, RunGuardRound]:
     number = state.round + 1
     first_cycle = number <= config.guard_rounds
     wake_up = number == config.guard_rounds + 1
+    # "attempt N of M": M is the cycle's bound, or fewer when the chain would be known to
+    # lack tools (and the task end) sooner
+    of = config.guard_rounds if forcings_left is None \
+        else max(number, min(config.guard_rounds, state.round + forcings_left))
     decision = RunGuardRound(
         round=number,
         provider_index=provider_index % len(config.model_chain),
         grounding=number == 1 or wake_up,
         wake_up=wake_up,
-        notice=(
-            guard_round_notice(number, config.guard_rounds) if first_cycle else SECOND_CYCLE_NOTICE
-        ),
+        notice=guard_round_notice(number, of) if first_cycle else SECOND_CYCLE_NOTICE,
         directive=wake_up_directive(config.guard_rounds) if wake_up else FORCED_ROUND_DIRECTIVE,
     )
     if decision.provider_index in state.forced_rejected:

@@ -104,6 +104,16 @@ def observe_tools(state: ToolSupportState, obs: ToolSupportObservation) -> ToolS
     return state
 
 
+def forcings_left(state: ToolSupportState, chain_length: int, config: MercuryConfig) -> int | None:
+    """How many more forced steps answered in prose make :class:`NoTools` (every provider of
+    the chain lacking tools); None while some provider made a tool call (no such bound)."""
+    indexes = range(max(chain_length, 1))
+    if any(index in state.called for index in indexes):
+        return None
+    return sum(max(0, config.ignored_forcing_limit - state.ignored_by(index))
+               for index in indexes if state.reported_by(index) is not False)
+
+
 def tool_support_decision(
     state: ToolSupportState, chain_length: int, config: MercuryConfig
 ) -> ToolSupportDecision:

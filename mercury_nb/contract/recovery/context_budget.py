@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.recovery.bounded import GiveUp, bounded
 from mercury_nb.contract.recovery.compaction import (
     CompactionResult,
     compaction_marker,
@@ -196,7 +197,7 @@ def step_overflow(
     state: OverflowState, observation: OverflowObservation, config: MercuryConfig
 ) -> tuple[OverflowState, OverflowDecision]:
     """What to do after a context overflow; see the module docstring."""
-    if state.retries >= config.context_overflow_retries:
+    if isinstance(bounded(state.retries, config.context_overflow_retries), GiveUp):
         return state, PauseForOverflow(overflow_pause_why(observation, state.retries))
     overflow = observation.overflow
     window = overflow.window or observation.known_window

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import assert_never
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.recovery.bounded import GiveUp, Retry, bounded
 
 AUTO_CONTINUE_NOTICE = (
     "This one's a bigger build than a single pass — picking up right where I left off…"
@@ -80,13 +82,16 @@ def on_steps_exhausted(
     state: StepBudgetState, task: str, config: MercuryConfig
 ) -> tuple[StepBudgetState, StepBudgetDecision]:
     """Up to ``config.max_auto_continuations`` fresh budgets, then a pause."""
-    if state.continuations >= config.max_auto_continuations:
-        return state, PauseStepBudget(continuations=state.continuations)
-    number = state.continuations + 1
-    decision = AutoContinue(
-        nudge=restate_task(task, config), notice=AUTO_CONTINUE_NOTICE, number=number
-    )
-    return replace(state, continuations=number), decision
+    match bounded(state.continuations, config.max_auto_continuations):
+        case GiveUp(attempts=used):
+            return state, PauseStepBudget(continuations=used)
+        case Retry(attempt=number):
+            decision = AutoContinue(
+                nudge=restate_task(task, config), notice=AUTO_CONTINUE_NOTICE, number=number
+            )
+            return replace(state, continuations=number), decision
+        case _ as unreachable:
+            assert_never(unreachable)
 
 
 @dataclass(frozen=True)
@@ -151,13 +156,13 @@ def on_truncated(
     """Up to ``config.max_truncation_rounds`` resume rounds, of which at most
     ``config.max_prose_truncation_rounds`` after cut prose, then the truncation pause."""
     prose = not obs.cut_write
-    if state.rounds >= config.max_truncation_rounds or (
-        prose and state.prose_rounds >= config.max_prose_truncation_rounds
-    ):
+    rounds = bounded(state.rounds, config.max_truncation_rounds)
+    prose_rounds = bounded(state.prose_rounds, config.max_prose_truncation_rounds)
+    if isinstance(rounds, GiveUp) or (prose and isinstance(prose_rounds, GiveUp)):
         return state, PauseTruncated(rounds=state.rounds)
-    number = state.rounds + 1
-    decision = ResumeTruncated(prompt=truncation_prompt(obs, config), round=number)
-    return replace(state, rounds=number, prose_rounds=state.prose_rounds + int(prose)), decision
+    decision = ResumeTruncated(prompt=truncation_prompt(obs, config), round=rounds.attempt)
+    return replace(state, rounds=rounds.attempt,
+                   prose_rounds=state.prose_rounds + int(prose)), decision
 
 
 _LIMIT_NAMES = frozenset(

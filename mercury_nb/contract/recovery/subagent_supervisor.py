@@ -43,6 +43,7 @@ from mercury_nb.contract.endings import (
 from mercury_nb.contract.failure_banners import window_reason
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.recovery.bounded import Retry, bounded
 
 SUBAGENT_RESUME_NUDGE = (
     "[SYSTEM: RESUMED] This task paused — {why} — and the supervisor gave you a fresh step "
@@ -162,12 +163,9 @@ def step_supervisor(
     """Resume a budget pause while resumes are left; report everything else to the parent."""
     ending = outcome.ending
     why = why_not_done(ending)
-    resumes_left = state.resumes < config.subagent_max_resumes
-    if why is not None and is_budget_pause(ending) and resumes_left:
-        number = state.resumes + 1
-        notice = SUBAGENT_RESUME_NOTICE.format(
-            why=why, number=number, limit=config.subagent_max_resumes
-        )
-        decision = ResumeSub(number, resume_nudge(outcome.task, why, config), notice)
-        return SupervisorState(resumes=number), decision
+    resume = bounded(state.resumes, config.subagent_max_resumes)
+    if why is not None and is_budget_pause(ending) and isinstance(resume, Retry):
+        notice = SUBAGENT_RESUME_NOTICE.format(why=why, number=resume.attempt, limit=resume.of)
+        decision = ResumeSub(resume.attempt, resume_nudge(outcome.task, why, config), notice)
+        return SupervisorState(resumes=resume.attempt), decision
     return state, ReportToParent(ending, state.resumes, why)

@@ -49,6 +49,7 @@ from mercury_nb.contract.escalation.narration_guard import (
     degrade_forced_round,
     step_guard,
 )
+from mercury_nb.contract.escalation.tool_support import forcings_left
 from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.recovery.continuation import next_max_tokens
 from mercury_nb.contract.turns.final_reply import Blocked, classify_final_reply
@@ -140,6 +141,7 @@ def route_guard(
         provider_index=state.providers.current,
         last_failed_mutation=facts.last_failed_mutation,
         lacks_tools=serving_lacks_tools(state, facts, config),
+        forcings_left=forcings_left(state.tools, len(config.model_chain), config),
     )
     guard, decision = step_guard(state.guard, obs, config)
     state = replace(state, guard=guard)

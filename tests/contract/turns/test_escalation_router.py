@@ -15,6 +15,7 @@ from mercury_nb.contract.endings import (
     VerifiedCompletion,
     WorkNotStartedPause,
 )
+from mercury_nb.contract.escalation.guard_texts import guard_round_notice
 from mercury_nb.contract.gate.run_evidence import RunAnswer
 from mercury_nb.contract.gate.verification import (
     CheckFailed,
@@ -80,6 +81,16 @@ def test_forced_prose_twice_ends_within_two_rounds() -> None:
                                         prose(forced=True)])
     assert [type(d).__name__ for d in decisions] == ["GuardRound", "GuardRound", "FinishWith"]
     assert decisions[-1] == FinishWith(NoToolSupport("openai/smollm2", "observed", 2))
+    # the notices count to the real bound of this path: two forcings answered in prose
+    assert [d.notice for d in decisions if isinstance(d, GuardRound)] == [
+        guard_round_notice(1, 2), guard_round_notice(2, 2)]
+
+
+def test_the_guard_counts_to_its_cycle_once_a_model_has_made_a_tool_call() -> None:
+    state, config = start()
+    _, decisions = feed(state, config, [prose(called=True), prose(forced=True)])
+    assert [d.notice for d in decisions if isinstance(d, GuardRound)] == [
+        guard_round_notice(1, 5), guard_round_notice(2, 5)]
 
 
 def test_a_refused_forcing_degraded_to_auto_does_not_count() -> None:
