@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
+from mercury_nb.contract.task_status import TaskStatus
+
 if TYPE_CHECKING:  # the ledger's store stays light to import (no event classes, no pydantic)
     from mercury_nb.agent.events import AgentEventKind
 
@@ -16,8 +18,6 @@ process, and ``recovery`` (a task left running by a dead process)."""
 
 RecordedKind: TypeAlias = "AgentEventKind | LedgerKind"
 """Every kind an event row can have: an event class's own, or the ledger's."""
-
-from mercury_nb.contract.task_status import TaskStatus
 
 
 @dataclass(frozen=True)
