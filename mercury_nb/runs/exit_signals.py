@@ -56,7 +56,7 @@ def end_commands_and_tasks(task_ids: list[str] | None) -> None:
         unfinished.abort_unfinished(task_ids)
 
 
-def bounded(work: Callable[[], None], timeout_s: float) -> None:
+def run_for_at_most(work: Callable[[], None], timeout_s: float) -> None:
     """Run ``work`` on a daemon thread and wait at most ``timeout_s`` for it."""
     thread = threading.Thread(target=work, name="mercury-exit-cleanup", daemon=True)
     thread.start()
@@ -177,7 +177,7 @@ class StopOnSignals:
             with contextlib.suppress(Exception):
                 print(self._last_words(), flush=True)
 
-        bounded(cleanup, CLEANUP_S)
+        run_for_at_most(cleanup, CLEANUP_S)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()

@@ -52,6 +52,7 @@ async def test_a_cancel_kills_the_check_and_its_kernel(tmp_path: Path) -> None:
     with pytest.raises(asyncio.CancelledError):
         await check
     assert time.monotonic() - stopped_at < 10
-    assert not any(p.is_running() and p.status() != psutil.STATUS_ZOMBIE
-                   for p in running.values())
+    alive = [(p.pid, p.status(), " ".join(p.cmdline())[:80]) for p in running.values()
+             if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert alive == [], f"still running after the cancel: {alive}"
     assert processes.live_commands("nb-stop") == []
