@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from mercury_nb import runs
-from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.ledger.records import TaskHeader, TaskRecord
+from mercury_nb.ledger.records import TaskRecord
 from mercury_nb.server.backend import WorkdirError, detail_json, live_state, resolve_workdir
+from tests.runs.ledger_tasks import a_task_with_progress
 
 
 def _record(status: str = "completed") -> TaskRecord:
@@ -67,20 +67,6 @@ def test_live_state_follows_step_tool_and_pulse_events() -> None:
     ]
     assert live_state(events) == {"step": 3, "tool": "run_command", "started": 100.0,
                                   "at": 104.0}
-
-
-def a_task_with_progress(home: Path, workdir: Path) -> runs.TaskDetail:
-    handle = runs.ledger_for(MercuryConfig(workdir=workdir, home=home), lambda line: None)
-    assert handle is not None
-    header = TaskHeader("feed00000001", "Build it", str(workdir), ("m",))
-    handle.ledger.start_task(header)
-    handle.ledger.add_events(header, [("step-started", None, '{"step": 1, "max_steps": 9}'),
-                                      ("notice", "switching", '{"text": "switching"}')])
-    handle.ledger.start_task(TaskHeader("feed00000001.1", "Help", str(workdir), ("m",),
-                                        parent="feed00000001"))
-    shown = runs.show_task(handle, "feed00000001")
-    assert isinstance(shown, runs.TaskDetail)
-    return shown
 
 
 def test_the_panel_reads_the_same_fields_as_before(home: Path, tmp_path: Path) -> None:
