@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from crossproc import ended, wait_for
+from crossproc import ended, pid_in, wait_for
 
 from mercury_nb import runs
 from mercury_nb.contract.config import MercuryConfig
@@ -24,8 +24,10 @@ def wait_command(folder: Path) -> str:
     return f"sleep 300 & echo $! > {folder}/child.pid; echo $$ > {folder}/shell.pid; wait"
 
 
-def tree(folder: Path) -> list[int]:
-    return [int((folder / name).read_text()) for name in ("shell.pid", "child.pid")]
+def tree(folder: Path) -> list[int] | None:
+    """Both pids, or None while the shell is still writing them (a file can exist empty)."""
+    pids = [pid_in(folder / name) for name in ("shell.pid", "child.pid")]
+    return None if None in pids else [pid for pid in pids if pid is not None]
 
 
 def config(tmp_path: Path, home: Path, model_name: str, **kw: object) -> MercuryConfig:
@@ -86,8 +88,9 @@ async def test_a_stop_request_for_the_sub_agent_alone_ends_only_it(
     ])
     run = await started(await runs.start("What does a helper find in this folder?",
                                          config(tmp_path, home, model.name), model=model))
-    await wait_for(lambda: (tmp_path / "shell.pid").exists(), "the sub-agent's command")
+    await wait_for(lambda: tree(tmp_path) is not None, "the sub-agent's command")
     pids = tree(tmp_path)
+    assert pids is not None
     sub_id = f"{run.task_id}.1"
     other = Ledger(home / "ledger.sqlite3")  # like another process: its own connection
     try:
@@ -115,8 +118,9 @@ async def test_stopping_the_parent_ends_its_running_sub_agent(
     ])
     run = await started(await runs.start("Delegate the parts files",
                                          config(tmp_path, home, model.name), model=model))
-    await wait_for(lambda: (tmp_path / "shell.pid").exists(), "the sub-agent's command")
+    await wait_for(lambda: tree(tmp_path) is not None, "the sub-agent's command")
     pids = tree(tmp_path)
+    assert pids is not None
     sub_id = f"{run.task_id}.1"
     await wait_for(lambda: (r := row(home, sub_id)) is not None and r.status == "running",
                    "the sub-agent's running row")
