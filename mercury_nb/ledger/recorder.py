@@ -43,6 +43,20 @@ within this plus their own poll; a fast loop writes one transaction per interval
 Progress = tuple[AgentEventKind, "str | None", "str | None"]  # kind, display text, fields (JSON)
 
 
+def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str | None = None,
+                secrets: tuple[str, ...] | None = None) -> TaskHeader:
+    """The row's identity as every write of the task carries it (texts redacted with
+    ``secrets``, default the ledger's: :func:`~mercury_nb.ledger.secrets.ledger_secrets`)."""
+    found = ledger_secrets(config) if secrets is None else secrets
+
+    def clean(text: str) -> str:
+        return redact(displayable(text), found)
+
+    return TaskHeader(id=task_id, task=clean(task.strip()),
+                      workspace=clean(str(Path(config.workdir).resolve())),
+                      models=tuple(clean(name) for name in config.model_chain), parent=parent)
+
+
 class TaskRecorder:
     """Records one task (new or resumed) through ``writer``; :meth:`wrap` makes the sink."""
 
@@ -53,13 +67,7 @@ class TaskRecorder:
         self.config = config
         self.resumed = resumed
         self.secrets = ledger_secrets(config, environ)
-        self.header = TaskHeader(
-            id=task_id,
-            task=self._clean(task.strip()),
-            workspace=self._clean(str(Path(config.workdir).resolve())),
-            models=tuple(self._clean(name) for name in config.model_chain),
-            parent=parent,
-        )
+        self.header = task_header(task_id, task, config, parent=parent, secrets=self.secrets)
         self.finished = False
         self._snapshot_sent: str | None = None
         self._broken = False

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mercury_nb.ledger.files import connect, is_corruption, move_aside
+from mercury_nb.ledger.occupancy import LedgerOccupancy
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
 from mercury_nb.ledger.records import (
     RecordedKind,
@@ -29,7 +30,7 @@ from mercury_nb.ledger.texts import CORRUPT_NOTICE, INTERRUPTED_BANNER, INTERRUP
 _T = TypeVar("_T")
 
 
-class Ledger(LedgerReads):
+class Ledger(LedgerReads, LedgerOccupancy):
     """The ledger file, shared by the threads of one process (calls are serialized)."""
 
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
@@ -125,24 +126,6 @@ class Ledger(LedgerReads):
                         text=", ".join(header.models), data={"models": list(header.models)})
 
         self._write(write)
-
-    def claim(self, task_id: str, statuses: Sequence[str], owner: Owner | None = None) -> bool:
-        """Mark the task running in ``owner`` if its status is one of ``statuses``; False when
-        another process got there first (so a task never runs twice)."""
-        who = owner or current_owner()
-        now = self.clock()
-        marks = ", ".join("?" for _ in statuses)
-
-        def write(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute(
-                "UPDATE tasks SET status = 'running', updated_at = ?, owner_pid = ?, "
-                "stop_requested_at = NULL, resumable = 1, "
-                f"owner_token = ? WHERE id = ? AND status IN ({marks})",
-                (now, who.pid, who.token, task_id, *statuses),
-            )
-            return cursor.rowcount == 1
-
-        return self._write(write)
 
     def add_event(self, header: TaskHeader, kind: RecordedKind, text: str | None = None,
                   data: str | None = None) -> None:

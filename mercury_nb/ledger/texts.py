@@ -42,4 +42,6 @@ ALREADY_CLAIMED = "Task {task_id} was just resumed elsewhere; it is not started 
 
 MISSING_WORKSPACE = "Task {task_id}'s workspace {workspace} is not a folder any more."
 
+OUTSIDE_ROOT = "workspace {workspace!r} is outside the server root"
+
 NO_LEDGER = "The work ledger is not available, so there is nothing to continue."

@@ -12,10 +12,11 @@ from mercury_nb.ledger.texts import UNKNOWN_TASK
 RefusalKind = Literal["paused-duplicate", "nothing-to-continue", "already-claimed",
                       "unknown-task", "cannot-continue", "missing-workspace", "no-ledger",
                       "bad-settings", "workspace-busy", "bad-workdir", "bad-max-steps",
-                      "missing-key", "empty-task"]
+                      "missing-key", "empty-task", "outside-root"]
 """Why nothing started (``workspace-busy``: another task runs in the same workspace;
 ``bad-workdir`` / ``bad-max-steps`` / ``missing-key`` / ``empty-task``: the request's own
-settings, checked once by :func:`~mercury_nb.runs.resolve.resolve`)."""
+settings, checked once by :func:`~mercury_nb.runs.resolve.resolve`; ``outside-root``: the
+workspace lies outside the folder the front end serves)."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from mercury_nb.agent.events import EventSink
 from mercury_nb.contract.config import MercuryConfig
@@ -30,11 +30,10 @@ from mercury_nb.contract.recovery.continuing import (
     may_continue,
     recorded_cause,
 )
-from mercury_nb.contract.shared_workspace import WorkspaceBusy, WorkspaceOccupant, decide_start
 from mercury_nb.ledger.access import LedgerHandle
-from mercury_nb.ledger.owner import is_alive
-from mercury_nb.ledger.recorder import TaskRecorder
-from mercury_nb.ledger.records import TaskRecord
+from mercury_nb.ledger.occupancy import Busy, NotClaimed, Occupied
+from mercury_nb.ledger.recorder import TaskRecorder, task_header
+from mercury_nb.ledger.records import TaskHeader, TaskRecord
 from mercury_nb.ledger.texts import (
     ALREADY_CLAIMED,
     CANNOT_CONTINUE,
@@ -42,6 +41,7 @@ from mercury_nb.ledger.texts import (
     NO_LEDGER,
     NOT_RESUMABLE,
     NOTHING_TO_CONTINUE,
+    OUTSIDE_ROOT,
     PAUSED_DUPLICATE,
 )
 from mercury_nb.runs import unfinished
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
 
-RESUMABLE = ("paused", "failed", "aborted")
+RESUMABLE: tuple[str, ...] = ("paused", "failed", "aborted")
 """Statuses ``continue ID`` accepts; plain ``continue`` takes the latest paused task."""
 
 _CONTINUE = re.compile(
@@ -164,28 +164,41 @@ def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
         if paused is not None:
             return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True,
                            kind="paused-duplicate")
-        busy = _workspace_busy(handle, ledger_workspace(config), config)
-        if busy is not None:
-            return busy
     return PlannedRun(task_id or uuid.uuid4().hex[:12], text, config, handle)
 
 
-def _workspace_busy(handle: LedgerHandle, workspace: str, config: MercuryConfig,
-                    resuming: str | None = None) -> Refusal | None:
-    """A refusal when a live task (not ``resuming``) runs in ``workspace`` and the new one
-    may change files; None otherwise (an unreadable ledger never stops a task)."""
+def occupy(planned: PlannedRun) -> PlannedRun | Refusal:
+    """A new recorded task takes its workspace: refused (``workspace-busy``) while a live
+    task that may change the same files runs there, else its row is written ``running`` in
+    the same ledger transaction (:meth:`~mercury_nb.ledger.occupancy.LedgerOccupancy.
+    occupy`), so of two racing starts, in any processes, one is refused. The last check of
+    a new task: a refusal after it would leave the row behind."""
+    if planned.handle is None or planned.resumed:
+        return planned
+    header = task_header(planned.task_id, planned.task, planned.config)
+    return _occupied(planned.handle, header, planned.config, None) or planned
+
+
+def _occupied(handle: LedgerHandle, header: TaskHeader, config: MercuryConfig,
+              claim_from: tuple[str, ...] | None) -> Refusal | None:
+    """Why the task may not take its workspace (None: it now holds it; an unreadable ledger
+    never stops a task)."""
     try:
-        records = [r for r in handle.ledger.find(workspace=workspace, status="running")
-                   if r.id != resuming]
+        handle.flush()  # this process's own queued writes (a task that just ended) first
+        taken = handle.ledger.occupy(header, config.mode, claim_from=claim_from)
+        match taken:
+            case Occupied():
+                return None
+            case NotClaimed():
+                return Refusal(ALREADY_CLAIMED.format(task_id=header.id),
+                               handle.ledger.get(header.id), kind="already-claimed")
+            case Busy(decision=decision):
+                return Refusal(decision.message, handle.ledger.get(decision.running.task_id),
+                               kind="workspace-busy")
+            case _:
+                assert_never(taken)
     except sqlite3.Error:
         return None
-    running = [WorkspaceOccupant(r.id, r.task, is_alive(r.owner_pid, r.owner_token),
-                           sub_agent=r.parent is not None) for r in records]
-    decision = decide_start(config.mode, running)
-    if not isinstance(decision, WorkspaceBusy):
-        return None
-    record = next(r for r in records if r.id == decision.running.task_id)
-    return Refusal(decision.message, record, kind="workspace-busy")
 
 
 def plan_continue(
@@ -194,11 +207,13 @@ def plan_continue(
     config: MercuryConfig,
     overrides: Mapping[str, Any] | None = None,
     words: str | None = None,
+    within: Path | None = None,
 ) -> PlannedRun | Refusal:
     """Resume ``task_id`` (an id or a unique prefix), or the workspace's latest paused task;
     ``words`` (what the user said beyond "continue") go to the model after the resume turn.
 
     ``config`` is the current one (workspace for the default pick, API key, home);
+    ``within``: the folder the task's workspace must lie in (the panel's server root).
     ``overrides`` are the front end's flags; those a continue applies
     (:func:`~mercury_nb.runs.settings.continue_flags`) lay over the checkpoint's settings."""
     if handle is None:
@@ -220,6 +235,9 @@ def plan_continue(
         if record is None:
             return Refusal(NOTHING_TO_CONTINUE.format(workspace=ledger_workspace(config)),
                            kind="nothing-to-continue")
+    if within is not None and not inside(Path(record.workspace), within):
+        return Refusal(OUTSIDE_ROOT.format(workspace=record.workspace), record,
+                       kind="outside-root", value=record.workspace)
     if not Path(record.workspace).is_dir():
         return Refusal(MISSING_WORKSPACE.format(task_id=record.id, workspace=record.workspace),
                        record, kind="missing-workspace")
@@ -239,14 +257,18 @@ def plan_continue(
         reason = (record.banner or record.status).splitlines()[0].rstrip(".")
         return Refusal(NOT_RESUMABLE.format(task_id=record.id, reason=reason), record,
                        kind="cannot-continue")
-    busy = _workspace_busy(handle, record.workspace, resumed, resuming=record.id)
-    if busy is not None:
-        return busy
-    if not ledger.claim(record.id, RESUMABLE):
-        return Refusal(ALREADY_CLAIMED.format(task_id=record.id), record,
-                       kind="already-claimed")
+    header = TaskHeader(record.id, record.task, record.workspace, record.models, record.parent)
+    refused = _occupied(handle, header, resumed, RESUMABLE)
+    if refused is not None:
+        return refused
     return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True,
                       blocker=record.blocker, words=words, settings_changed=not record.resumable)
+
+
+def inside(workspace: Path, root: Path) -> bool:
+    """Whether ``workspace`` (links resolved) is ``root`` or lies under it."""
+    target, base = workspace.resolve(), root.resolve()
+    return target == base or base in target.parents
 
 
 def usable_checkpoint(checkpoint: dict[str, Any] | None) -> dict[str, Any] | None:

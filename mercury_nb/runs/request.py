@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.agent.events import EventSink
@@ -66,3 +67,6 @@ class RunRequest:
     CLI's pass)."""
     handle: LedgerHandle | None = None
     """A ledger the front end already opened with its startup pass (else opened here)."""
+    within: Path | None = None
+    """A folder every workspace the request runs in must lie inside (the panel's server
+    root), for a new task and for a continue alike (``outside-root``)."""

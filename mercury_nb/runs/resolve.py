@@ -9,14 +9,19 @@
 3. the settings: :func:`~mercury_nb.runs.settings.plan` (defaults < traitlets < environment
    < flags; a caller's ``config`` stands in for the lower layers), invalid ones
    ``bad-settings``;
-4. the resolved workdir is a folder (``bad-workdir``), checked here only, once;
+4. the resolved workdir is a folder (``bad-workdir``), checked here only, once, and lies in
+   the request's ``within`` folder when it names one (``outside-root``; a continue checks
+   its task's workspace);
 5. a model object given by the caller replaces the configured chain (the one override);
 6. the ledger (its home from the settings) and the plan: a new task
    (:func:`~mercury_nb.runs.planning.plan_task`) or a continue
    (:func:`~mercury_nb.runs.planning.plan_continue`, which resumes under the checkpoint's
    settings: :func:`~mercury_nb.runs.planning.resume_config`);
 7. when asked, a new task whose model lacks its API key (``missing-key``, the banner a
-   cell would show).
+   cell would show);
+8. last, a new task takes its workspace in one ledger transaction
+   (:func:`~mercury_nb.runs.planning.occupy`: ``workspace-busy`` while another live task may
+   change the same files; a continue does the same inside its claim).
 """
 
 from __future__ import annotations
@@ -28,8 +33,15 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.ledger.texts import OUTSIDE_ROOT
 from mercury_nb.runs.lookup import Refusal
-from mercury_nb.runs.planning import PlannedRun, plan_continue, plan_task
+from mercury_nb.runs.planning import (
+    PlannedRun,
+    inside,
+    occupy,
+    plan_continue,
+    plan_task,
+)
 from mercury_nb.runs.request import RunRequest
 from mercury_nb.runs.settings import flag_values, plan
 
@@ -65,6 +77,10 @@ def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
     if not Path(config.workdir).is_dir():  # the one workdir check (flag, traitlets, env)
         return Refusal(f"workdir {str(config.workdir)!r} is not a directory",
                        kind="bad-workdir", value=str(config.workdir))
+    if (request.within is not None and not request.resume
+            and not inside(Path(config.workdir), request.within)):
+        return Refusal(OUTSIDE_ROOT.format(workspace=str(config.workdir)), kind="outside-root",
+                       value=str(config.workdir))
     model = request.model
     if model is not None and config.model_chain != (model.name,):
         config = config.with_changes(model=model.name, fallbacks=())
@@ -91,12 +107,16 @@ def resolve(request: RunRequest) -> ResolvedRun | Refusal:
                                 prune=request.prune_ledger)
         if request.resume:
             planned = plan_continue(handle, request.task_id, config, request.flags,
-                                    words=request.words)
+                                    words=request.words, within=request.within)
         else:
             planned = plan_task(handle, request.task, config, request.task_id)
-    if isinstance(planned, Refusal) or planned.resumed or not request.refuse_missing_key:
+    if isinstance(planned, Refusal) or planned.resumed:
         return planned
-    return _missing_key(planned.config) or planned
+    if request.refuse_missing_key:
+        missing = _missing_key(planned.config)
+        if missing is not None:
+            return missing
+    return occupy(planned)
 
 
 def _missing_key(config: MercuryConfig) -> Refusal | None:

@@ -38,11 +38,16 @@ class Runner:
         planned = resolve(request)
         if isinstance(planned, Refusal):
             return planned
-        sink, ask = request.sink, request.ask
-        if request.view_for is not None:
-            sink, ask = request.view_for(planned.config)
-        return launch(planned, sink=sink, ask=ask, loop=loop,
-                      registry=request.registry, model=request.model)
+        try:
+            sink, ask = request.sink, request.ask
+            if request.view_for is not None:
+                sink, ask = request.view_for(planned.config)
+            return launch(planned, sink=sink, ask=ask, loop=loop,
+                          registry=request.registry, model=request.model)
+        except BaseException:
+            if planned.handle is not None and not planned.resumed:
+                planned.handle.ledger.release(planned.task_id)  # it never started
+            raise
 
     async def run(self, request: RunRequest) -> TaskOutcome | Refusal:
         """Submit ``request`` on the running loop and await its outcome (Stop, cancelling

@@ -153,7 +153,7 @@ class TasksHandler(MercuryHandler):
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
         run = runs.submit(runs.RunRequest(task=body.task, flags=flags,
-                                          report=self.log.warning))
+                                          report=self.log.warning, within=self.root))
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
                 return self.fail(400, f"invalid settings: {run.message}")
@@ -163,7 +163,8 @@ class TasksHandler(MercuryHandler):
         self.finish(json.dumps({"task_id": run.task_id}))
 
 
-SETTINGS_REFUSALS = frozenset({"bad-settings", "bad-max-steps", "bad-workdir", "empty-task"})
+SETTINGS_REFUSALS = frozenset({"bad-settings", "bad-max-steps", "bad-workdir", "empty-task",
+                               "outside-root"})
 """The door's refusals of a request's own settings: a 400, not a 409."""
 
 
@@ -205,9 +206,10 @@ class ContinueHandler(MercuryHandler):
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
         run = runs.submit(runs.RunRequest(resume=True, task_id=task_id, flags=flags,
-                                          flags_over_config=False, report=self.log.warning))
+                                          flags_over_config=False, report=self.log.warning,
+                                          within=self.root))
         if isinstance(run, runs.Refusal):
-            status = 404 if run.kind == "unknown-task" else 409
+            status = {"unknown-task": 404, "outside-root": 403}.get(run.kind, 409)
             return self.fail(status, run.message, kind=run.kind)
         remember(run)
         self.finish(json.dumps({"task_id": run.task_id}))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mercury_nb.ledger.files import is_corruption
+from mercury_nb.ledger.occupancy import NotClaimed, Occupied
 from mercury_nb.ledger.owner import Owner, current_owner
 from mercury_nb.ledger.records import AmbiguousTaskId, TaskHeader
 from mercury_nb.ledger.schema import SCHEMA_VERSION
@@ -140,8 +141,8 @@ def test_lookups_by_workspace_and_text(ledger: Ledger, clock) -> None:
 def test_a_claim_succeeds_once(ledger: Ledger) -> None:
     ledger.start_task(header("t1"))
     finish(ledger, "t1", "paused")
-    assert ledger.claim("t1", ("paused",))
-    assert not ledger.claim("t1", ("paused",))
+    assert ledger.occupy(header("t1"), "execute", claim_from=("paused",)) == Occupied()
+    assert ledger.occupy(header("t1"), "execute", claim_from=("paused",)) == NotClaimed()
     record = ledger.get("t1")
     assert record is not None and record.status == "running"
 

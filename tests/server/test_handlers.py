@@ -200,6 +200,34 @@ async def test_continue_resumes_a_paused_task(
 # --- refusals ----------------------------------------------------------------------------
 
 
+@on_server_loop
+async def test_continue_obeys_the_server_root_like_start(
+    jp_fetch: Fetch, jp_root_dir: Path, tmp_path_factory: pytest.TempPathFactory, home: Path
+) -> None:
+    """A paused task whose workspace lies outside the root (started by the CLI elsewhere)
+    cannot be continued from the panel: it would write there."""
+    from mercury_nb.ledger.records import TaskHeader
+    from mercury_nb.ledger.store import Ledger
+
+    outside = tmp_path_factory.mktemp("outside-the-root")
+    header = TaskHeader(id="0a0b0c0d0e0f", task="Write notes.", workspace=str(outside),
+                        models=("scripted/none",))
+    ledger = Ledger(home / "ledger.sqlite3")
+    try:
+        ledger.start_task(header)
+        ledger.finish_task(header, status="paused", verdict="steps-exhausted", banner="paused",
+                           blocker=None, changes="[]", evidence="[]", steps=1)
+    finally:
+        ledger.close()
+    refused = await call(jp_fetch, "tasks", header.id, "continue", method="POST", body="",
+                         expect=403)
+    assert refused["kind"] == "outside-root"
+    assert "outside the server root" in refused["error"]
+    detail = await call(jp_fetch, "tasks", header.id)
+    assert detail["task"]["status"] == "paused"
+    assert list(outside.iterdir()) == []
+
+
 @pytest.mark.parametrize(
     ("body", "fragment"),
     [
