@@ -15,8 +15,8 @@ from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.contract.outcome import TaskOutcome
-from mercury_nb.runs.launch import Run
 from mercury_nb.runs.lookup import Refusal
+from mercury_nb.runs.registry import Run
 from mercury_nb.runs.request import RunRequest
 
 UsageError = Callable[[str], int]

@@ -174,7 +174,7 @@ class MercuryMagics(Magics):
     def submit_cell(self, task: str, args: argparse.Namespace, *, resume: bool = False,
                     task_id: str | None = None, words: str | None = None) -> Any:
         """Through the one door: the cell's request, its view built from the resolved
-        settings, then the kernel's record of the one Run (Stop, ``--wait``)."""
+        settings subscribed to the one Run (Stop, ``--wait``)."""
         from mercury_nb.kernel import scheduling
         from mercury_nb.kernel.ledger_magics import NothingToWait
         from mercury_nb.runs import submit
@@ -209,11 +209,10 @@ class MercuryMagics(Magics):
             print(run.message)  # a --wait cell still awaits what we return
             return NothingToWait() if waiting else None
         if loop is None:
-            scheduling.run_until_done(lambda _: run.task, task_id=run.task_id, view=views[0])
+            scheduling.run_until_done(run, views[0])
             return None
-        record = scheduling.start(lambda _: run.task, task_id=run.task_id, view=views[0],
-                                  attached=attached, loop=loop)
-        return scheduling.WaitForTask(record) if waiting else None
+        scheduling.show(run, views[0], attached=attached)
+        return scheduling.WaitForTask(run) if waiting else None
 
 
 def _parser() -> Any:

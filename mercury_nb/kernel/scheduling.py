@@ -1,11 +1,12 @@
-"""Runs agent tasks as asyncio Tasks on the kernel's running loop, with a registry and ``--wait``.
+"""Runs agent tasks as asyncio Tasks on the kernel's loop, shown in their cell, with ``--wait``.
 
 How a ``%%mercury`` cell runs, and why:
 
 * **Background (default).** Inside ipykernel a cell executes while the kernel's asyncio loop
   is running, so the magic creates an ``asyncio.Task`` on that loop and returns at once;
   the kernel stays responsive and the Stop button (a comm message) cancels the task.
-  Tasks are held in a module registry until done (asyncio keeps only weak references).
+  The task's one :class:`~mercury_nb.runs.registry.Run` is held by the runs layer's registry
+  (:mod:`~mercury_nb.runs.registry`); the cell's view subscribes to it.
   Later output goes into what the cell displayed at cell time (the widget, or a display
   handle in text mode), never into whichever cell happens to run later. Headless clients
   (nbclient, nbval) only record messages of the cell they are executing, so notebooks run
@@ -30,120 +31,52 @@ from __future__ import annotations
 
 import asyncio
 import traceback
-import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.runs.registry import Run
 from mercury_nb.ui.live import RunView
-
-KEEP_FINISHED = 50
-"""Finished tasks kept in the registry (for ``await`` and a later ``%mercury tasks``)."""
 
 STOPPED_BEFORE_OUTCOME = "Stopped — the task was cancelled before it could report an outcome."
 
-Spawn = Callable[[asyncio.AbstractEventLoop], "asyncio.Task[TaskOutcome]"]
-"""Creates the task on a loop (``mercury_nb.runs.launch``, which also registers it for stop
-requests from other processes)."""
+
+def show(run: Run[TaskOutcome], view: RunView, *, attached: bool) -> Run[TaskOutcome]:
+    """The cell's view subscribes to ``run``: its Stop stops the run, and the run's end
+    closes the view (with the error of a task that raised, unless the cell ``attached``
+    awaits it and gets the exception itself)."""
+    view.bind_stop(run.stop)
+    run.views.append(view)
+    run.on_done(partial(_ended, view, attached))
+    return run
 
 
-@dataclass
-class RunningTask:
-    """One launched task: the asyncio Task, its view, and whether its cell waits for it."""
-
-    task_id: str
-    task: asyncio.Task[TaskOutcome]
-    view: RunView
-    attached: bool
-
-    def stop(self) -> None:
-        """Cancel the task; the loop turns that into an ``aborted`` outcome, files kept."""
-        self.task.cancel()
-
-    @property
-    def outcome(self) -> TaskOutcome | None:
-        """The outcome once the task finished normally, else ``None``."""
-        if self.task.done() and not self.task.cancelled() and self.task.exception() is None:
-            return self.task.result()
-        return None
-
-
-_running: dict[str, RunningTask] = {}
-_finished: OrderedDict[str, RunningTask] = OrderedDict()
-_latest: RunningTask | None = None
-
-
-def new_task_id() -> str:
-    return uuid.uuid4().hex[:12]
-
-
-def running() -> tuple[RunningTask, ...]:
-    """Tasks still running, oldest first."""
-    return tuple(_running.values())
-
-
-def get(task_id: str) -> RunningTask | None:
-    """A running or recently finished task by id."""
-    return _running.get(task_id) or _finished.get(task_id)
-
-
-def latest() -> RunningTask | None:
-    """The task launched last in this process."""
-    return _latest
-
-
-def start(
-    spawn: Spawn,
-    *,
-    task_id: str,
-    view: RunView,
-    attached: bool,
-    loop: asyncio.AbstractEventLoop | None = None,
-) -> RunningTask:
-    """Create the task on ``loop`` (default: the running loop) with ``spawn`` (the runs
-    layer's launch), register it, wire Stop."""
-    global _latest
-    target = loop if loop is not None else asyncio.get_running_loop()
-    task = spawn(target)
-    record = RunningTask(task_id=task_id, task=task, view=view, attached=attached)
-    _running[task_id] = record
-    _latest = record
-    task.add_done_callback(partial(_on_done, record))
-    view.bind_stop(record.stop)
-    return record
-
-
-def _on_done(record: RunningTask, task: asyncio.Task[TaskOutcome]) -> None:
-    _running.pop(record.task_id, None)
-    _finished[record.task_id] = record
-    while len(_finished) > KEEP_FINISHED:
-        _finished.popitem(last=False)
+def _ended(view: RunView, attached: bool, run: Run[TaskOutcome]) -> None:
+    task = run.task
     try:
         if task.cancelled():
-            record.view.show_error(STOPPED_BEFORE_OUTCOME)
+            view.show_error(STOPPED_BEFORE_OUTCOME)
             return
         error = task.exception()  # also marks it retrieved
-        if error is not None and not record.attached:
+        if error is not None and not attached:
             # Attached cells get the exception raised by their await instead.
-            record.view.show_error("".join(traceback.format_exception(error)))
+            view.show_error("".join(traceback.format_exception(error)))
     finally:
-        record.view.close()
+        view.close()
 
 
-async def wait(record: RunningTask) -> None:
+async def wait(run: Run[TaskOutcome]) -> None:
     """Await the task for a ``--wait`` cell; resolves to ``None`` so the cell shows no Out.
 
     A task cancelled by Stop ends quietly (its view said so); an interrupt of the cell
     itself is passed on to the task, which the loop turns into an ``aborted`` outcome.
     """
     try:
-        await record.task
+        await run.task
     except asyncio.CancelledError:
         current = asyncio.current_task()
-        if record.task.cancelled() and (current is None or current.cancelling() == 0):
+        if run.task.cancelled() and (current is None or current.cancelling() == 0):
             return
         raise
 
@@ -151,33 +84,33 @@ async def wait(record: RunningTask) -> None:
 class WaitForTask:
     """What ``%%mercury --wait`` returns inside a running loop: the cell awaits it."""
 
-    def __init__(self, record: RunningTask) -> None:
-        self.record = record
+    def __init__(self, run: Run[TaskOutcome]) -> None:
+        self.run = run
 
     def __await__(self) -> Generator[Any, None, None]:
-        return wait(self.record).__await__()
+        return wait(self.run).__await__()
 
     def __repr__(self) -> str:
         return (
-            f"<mercury task {self.record.task_id} running in the background; "
+            f"<mercury task {self.run.task_id} running in the background; "
             "await this object to wait for it>"
         )
 
 
-def run_until_done(spawn: Spawn, *, task_id: str, view: RunView) -> TaskOutcome | None:
-    """No loop is running: drive the task to the end on IPython's persistent loop.
+def run_until_done(run: Run[TaskOutcome], view: RunView) -> TaskOutcome | None:
+    """No loop is running: drive the task (created on :func:`cell_loop`) to the end there.
 
     Ctrl-C cancels the task and waits for its ``aborted`` outcome. An exception of the
     task is raised here, in the cell.
     """
     loop = cell_loop()
-    record = start(spawn, task_id=task_id, view=view, attached=True, loop=loop)
+    show(run, view, attached=True)
     try:
-        loop.run_until_complete(wait(record))
+        loop.run_until_complete(wait(run))
     except KeyboardInterrupt:
-        record.stop()
-        loop.run_until_complete(wait(record))
-    return record.outcome
+        run.stop()
+        loop.run_until_complete(wait(run))
+    return run.result
 
 
 def cell_loop() -> asyncio.AbstractEventLoop:

@@ -89,11 +89,11 @@ async def stop_running(grace_s: float) -> None:
     """Cancel every running task as Stop does and wait at most ``grace_s`` for their
     ``aborted`` outcomes (on their own loop, from this one or another thread's); what is left
     is recorded ``aborted`` directly. Then the ledger's writes are flushed."""
-    if "mercury_nb.kernel.scheduling" not in sys.modules:
+    if "mercury_nb.runs.registry" not in sys.modules:
         return  # no task ran in this kernel
-    from mercury_nb.kernel import scheduling
+    from mercury_nb.runs import registry
 
-    records = scheduling.running()
+    records = registry.running()
     by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Task[Any]]] = {}
     for record in records:
         if not record.task.done():

@@ -18,16 +18,13 @@ A task's delegate_task starts its sub-agents here as well (:mod:`~mercury_nb.run
 
 from mercury_nb.runs.events import EventKind, RunEvent
 from mercury_nb.runs.launch import (
-    Run,
-    RunSummary,
     launch,
     ledger_for,
-    prepare,
-    prepare_continue,
 )
 from mercury_nb.runs.live_state import LiveState, fold_live, live_of
 from mercury_nb.runs.lookup import Refusal, RefusalKind
 from mercury_nb.runs.planning import PlannedRun, continue_request
+from mercury_nb.runs.registry import Run, RunSummary
 from mercury_nb.runs.request import RunRequest
 from mercury_nb.runs.resolve import ResolvedRun, resolve
 from mercury_nb.runs.runner import Runner, continue_task, run_task, runner, start, submit
@@ -64,8 +61,6 @@ __all__ = [
     "list_tasks",
     "live_of",
     "plan",
-    "prepare",
-    "prepare_continue",
     "recent_tasks",
     "request_stop",
     "resolve",

@@ -14,32 +14,33 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from mercury_nb.agent.subagent import (
-    SubagentFactory,
-    SubagentParent,
-    run_subagent,
-    subagent_sink,
-)
+from mercury_nb.agent.subagent import SubagentFactory, SubagentParent, subagent_sink
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
 from mercury_nb.ledger.access import LedgerHandle
-from mercury_nb.ledger.recorder import TaskRecorder
-from mercury_nb.runs import stopping
+from mercury_nb.runs.lookup import Refusal
+from mercury_nb.runs.registry import Run
+from mercury_nb.runs.request import SubagentRequest
 from mercury_nb.tools.base import ToolContext, ToolError
-from mercury_nb.workspace.snapshot import take_snapshot
 
 LATE_STOP = ("sub-agent {sub_id} was stopped while it was finishing: whatever it wrote is on "
              "disk, but it reported nothing. Look at the files before you rely on them.")
 """delegate_task's error when a stop reaches a sub-agent after its last step."""
 
 
-def delegation(handle: LedgerHandle | None) -> SubagentFactory:
+Submit = Callable[[SubagentRequest], "Run[SubagentRun] | Refusal"]
+"""The door a sub-agent is submitted through (:meth:`~mercury_nb.runs.runner.Runner.submit`)."""
+
+
+def delegation(handle: LedgerHandle | None, submit: Submit) -> SubagentFactory:
     """The sub-agent factory for a task recorded in ``handle``'s ledger (None: unrecorded,
-    and its sub-agents can be stopped only with their parent)."""
+    and its sub-agents can be stopped only with their parent); each sub-agent is submitted
+    through ``submit``, the one door."""
 
     def factory(parent: SubagentParent) -> Delegation:
-        return Delegation(parent, handle)
+        return Delegation(parent, handle, submit)
 
     return factory
 
@@ -50,40 +51,28 @@ class Delegation:
 
     parent: SubagentParent
     handle: LedgerHandle | None
+    submit: Submit
     _started: int | None = field(default=None, repr=False)
     """Sub-agents numbered so far, counting those of earlier runs of a resumed parent."""
 
     async def __call__(self, task: str, ctx: ToolContext) -> SubagentRun:
         sub_id = await self._next_id()
-        config = ctx.config
-        sink = subagent_sink(sub_id, self.parent.on_event)
-        recorder = None
-        if self.handle is not None:
-            recorder = TaskRecorder(self.handle.writer, sub_id, task, config,
-                                    parent=self.parent.task_id)
-            sink = recorder.wrap(sink)
-        snapshot = await asyncio.to_thread(take_snapshot, ctx.root.root, config)
+        request = SubagentRequest(task, sub_id, self.parent, ctx,
+                                  subagent_sink(sub_id, self.parent.on_event), self.handle)
         here = asyncio.current_task()
         stops_before = here.cancelling() if here is not None else 0
-        child = asyncio.create_task(run_subagent(task, sub_id, self.parent, ctx, sink, snapshot),
-                                    name=f"mercury:{sub_id}")
-        if self.handle is not None:
-            stopping.register(sub_id, child, config.home)
+        child = self.submit(request)  # the one door, as every run
+        if isinstance(child, Refusal):
+            raise ToolError(child.message)
         try:
-            run = await child
-        except asyncio.CancelledError as error:
-            if recorder is not None:
-                recorder.abandon(error)  # recorded aborted, unless it recorded its own end
+            run = await child.task
+        except asyncio.CancelledError:
             if here is not None and here.cancelling() > stops_before:
-                child.cancel()  # the parent was stopped: the sub-agent ends with it
+                child.stop()  # the parent was stopped: the sub-agent ends with it
                 with contextlib.suppress(asyncio.CancelledError):
-                    await child
+                    await child.task
                 raise
             raise ToolError(LATE_STOP.format(sub_id=sub_id)) from None
-        except BaseException as error:
-            if recorder is not None:
-                recorder.abandon(error)
-            raise
         if here is not None and here.cancelling() > stops_before:
             # the parent was stopped while its sub-agent finished (the stop reached the
             # sub-agent, which ended aborted): the parent's stop goes on up

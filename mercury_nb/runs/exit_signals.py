@@ -2,7 +2,7 @@
 shutdown that outlasts its grace, ends the process at once (bounded).
 
 While a :class:`StopOnSignals` is entered (the CLI enters one around a task), the first of
-these signals cancels the attached :class:`~mercury_nb.runs.launch.Run` on its loop, exactly
+these signals cancels the attached :class:`~mercury_nb.runs.registry.Run` on its loop, exactly
 as the Stop button does: verdict ``aborted``, files kept, the commands' process trees killed
 by run_command's cancellation path, the ``aborted`` outcome recorded; the front end then
 prints that outcome and exits. A watchdog thread bounds the wait: after ``grace_s`` seconds,
@@ -29,7 +29,7 @@ from typing import Any
 
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.runs import unfinished
-from mercury_nb.runs.launch import Run
+from mercury_nb.runs.registry import Run
 from mercury_nb.tools import processes
 
 EXIT_SIGNALS: tuple[signal.Signals, ...] = tuple(

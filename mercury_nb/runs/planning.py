@@ -49,6 +49,7 @@ from mercury_nb.runs.lookup import Refusal, find_task
 from mercury_nb.runs.settings import continue_flags, plan
 
 if TYPE_CHECKING:
+    from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
@@ -113,21 +114,18 @@ class PlannedRun:
         ask_user: AskHandler | None = None,
         registry: ToolRegistry | None = None,
         model: ChatModel | None = None,
+        subagents: SubagentFactory | None = None,
     ) -> TaskOutcome:
-        """Run it with the ledger recording (when there is one) around ``on_event``."""
+        """Run it with the ledger recording (when there is one) around ``on_event``;
+        ``subagents`` starts its delegate_task sub-agents (through the door, as every run)."""
         recorder = None
         sink = on_event
-        config = self.config
-        if model is not None and config.model_chain != (model.name,):
-            config = config.with_changes(model=model.name, fallbacks=())
+        config = self.config  # a model override is in it already (the door's)
         if self.handle is not None:
             recorder = TaskRecorder(self.handle.writer, self.task_id, self.task, config,
                                     resumed=self.resumed)
             sink = recorder.wrap(on_event)
             unfinished.track(self.task_id, recorder)  # a shutdown can still record its end
-        from mercury_nb.runs.delegation import delegation
-
-        subagents = delegation(self.handle)  # delegate_task starts through this package too
         try:
             if self.checkpoint is not None:
                 from mercury_nb.agent.resume import resume_task

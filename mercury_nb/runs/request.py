@@ -19,12 +19,14 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.runs.lookup import Refusal, RefusalKind
 
 if TYPE_CHECKING:
+    from mercury_nb.agent.subagent import SubagentParent
     from mercury_nb.ledger.access import LedgerHandle
     from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.base import ToolContext
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
 
-__all__ = ["Refusal", "RefusalKind", "RunRequest"]
+__all__ = ["Refusal", "RefusalKind", "RunRequest", "SubagentRequest"]
 
 
 @dataclass(frozen=True)
@@ -70,3 +72,18 @@ class RunRequest:
     within: Path | None = None
     """A folder every workspace the request runs in must lie inside (the panel's server
     root), for a new task and for a continue alike (``outside-root``)."""
+
+
+@dataclass(frozen=True)
+class SubagentRequest:
+    """delegate_task's request: run ``task`` as sub-agent ``sub_id`` of ``parent`` with the
+    parent's tool context (its settings, workspace and ask handler); ``sink`` gets its own
+    events (the parent's share is forwarded from there); ``handle``: the parent's ledger
+    (None: unrecorded)."""
+
+    task: str
+    sub_id: str
+    parent: SubagentParent
+    ctx: ToolContext
+    sink: EventSink
+    handle: LedgerHandle | None = None

@@ -12,7 +12,8 @@
 4. the resolved workdir is a folder (``bad-workdir``), checked here only, once, and lies in
    the request's ``within`` folder when it names one (``outside-root``; a continue checks
    its task's workspace);
-5. a model object given by the caller replaces the configured chain (the one override);
+5. a model object given by the caller replaces the configured chain (the one override,
+   :func:`with_model`; a continue gets it on its checkpoint's settings);
 6. the ledger (its home from the settings) and the plan: a new task
    (:func:`~mercury_nb.runs.planning.plan_task`) or a continue
    (:func:`~mercury_nb.runs.planning.plan_continue`, which resumes under the checkpoint's
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -81,9 +83,14 @@ def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
             and not inside(Path(config.workdir), request.within)):
         return Refusal(OUTSIDE_ROOT.format(workspace=str(config.workdir)), kind="outside-root",
                        value=str(config.workdir))
+    return with_model(config, request)
+
+
+def with_model(config: MercuryConfig, request: RunRequest) -> MercuryConfig:
+    """The one model override: a model object given by the caller replaces the chain."""
     model = request.model
     if model is not None and config.model_chain != (model.name,):
-        config = config.with_changes(model=model.name, fallbacks=())
+        return config.with_changes(model=model.name, fallbacks=())
     return config
 
 
@@ -110,8 +117,10 @@ def resolve(request: RunRequest) -> ResolvedRun | Refusal:
                                     words=request.words, within=request.within)
         else:
             planned = plan_task(handle, request.task, config, request.task_id)
-    if isinstance(planned, Refusal) or planned.resumed:
+    if isinstance(planned, Refusal):
         return planned
+    if planned.resumed:  # under its checkpoint's settings: the override goes on those
+        return replace(planned, config=with_model(planned.config, request))
     if request.refuse_missing_key:
         missing = _missing_key(planned.config)
         if missing is not None:

@@ -4,7 +4,7 @@ Every front end (the ``%%mercury`` cell, the CLI's ``run`` / ``continue``, the p
 server POSTs, delegate_task, ``mercury_nb.run_task``) builds a
 :class:`~mercury_nb.runs.request.RunRequest` and calls :data:`submit`. It resolves the request
 once (:func:`~mercury_nb.runs.resolve.resolve`) and schedules the planned run as the one
-:class:`~mercury_nb.runs.launch.Run` wrapping its ``asyncio.Task``; it is the only code in
+:class:`~mercury_nb.runs.registry.Run` wrapping its ``asyncio.Task``; it is the only code in
 the product that reaches the loop's entry points (enforced by import-linter).
 """
 
@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from mercury_nb.agent.events import EventSink
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
-from mercury_nb.runs.launch import Report, Run, launch
+from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
+from mercury_nb.runs.delegation import delegation
+from mercury_nb.runs.launch import Report, launch, started
 from mercury_nb.runs.lookup import Refusal
-from mercury_nb.runs.request import RunRequest
+from mercury_nb.runs.planning import PlannedRun
+from mercury_nb.runs.registry import Run
+from mercury_nb.runs.request import RunRequest, SubagentRequest
 from mercury_nb.runs.resolve import resolve
 
 if TYPE_CHECKING:
@@ -31,10 +35,21 @@ if TYPE_CHECKING:
 class Runner:
     """Resolves requests and schedules their runs (one per process: :data:`runner`)."""
 
-    def submit(self, request: RunRequest, *,
-               loop: asyncio.AbstractEventLoop | None = None) -> Run | Refusal:
+    @overload
+    def submit(self, request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None
+               ) -> Run[TaskOutcome] | Refusal: ...
+
+    @overload
+    def submit(self, request: SubagentRequest, *,
+               loop: asyncio.AbstractEventLoop | None = None) -> Run[SubagentRun] | Refusal: ...
+
+    def submit(self, request: RunRequest | SubagentRequest, *,
+               loop: asyncio.AbstractEventLoop | None = None
+               ) -> Run[TaskOutcome] | Run[SubagentRun] | Refusal:
         """Resolve ``request``; when it passes, schedule its run on ``loop`` (default: the
         running loop) and return at once."""
+        if isinstance(request, SubagentRequest):
+            return self._delegate(request, loop)
         planned = resolve(request)
         if isinstance(planned, Refusal):
             return planned
@@ -43,11 +58,26 @@ class Runner:
             if request.view_for is not None:
                 sink, ask = request.view_for(planned.config)
             return launch(planned, sink=sink, ask=ask, loop=loop,
-                          registry=request.registry, model=request.model)
+                          registry=request.registry, model=request.model,
+                          subagents=delegation(planned.handle, self.submit))
         except BaseException:
             if planned.handle is not None and not planned.resumed:
                 planned.handle.ledger.release(planned.task_id)  # it never started
             raise
+
+    @staticmethod
+    def _delegate(request: SubagentRequest, loop: asyncio.AbstractEventLoop | None
+                  ) -> Run[SubagentRun] | Refusal:
+        """A sub-agent: it runs in its parent's settings and workspace (nothing to resolve
+        but its text) and is recorded as the parent's child, never as a workspace's task."""
+        if not request.task.strip():
+            return Refusal("the task is empty", kind="empty-task")
+        from mercury_nb.runs.delegated import run_delegated
+
+        target = loop if loop is not None else asyncio.get_running_loop()
+        task = target.create_task(run_delegated(request), name=f"mercury:{request.sub_id}")
+        return started(task, PlannedRun(request.sub_id, request.task.strip(),
+                                        request.ctx.config, request.handle))
 
     async def run(self, request: RunRequest) -> TaskOutcome | Refusal:
         """Submit ``request`` on the running loop and await its outcome (Stop, cancelling
@@ -70,7 +100,19 @@ class Runner:
 runner = Runner()
 
 
-def submit(request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None) -> Run | Refusal:
+@overload
+def submit(request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None
+           ) -> Run[TaskOutcome] | Refusal: ...
+
+
+@overload
+def submit(request: SubagentRequest, *, loop: asyncio.AbstractEventLoop | None = None
+           ) -> Run[SubagentRun] | Refusal: ...
+
+
+def submit(request: RunRequest | SubagentRequest, *,
+           loop: asyncio.AbstractEventLoop | None = None
+           ) -> Run[TaskOutcome] | Run[SubagentRun] | Refusal:
     """THE entry into a run (see the module): ``runner.submit``."""
     return runner.submit(request, loop=loop)
 
@@ -78,7 +120,7 @@ def submit(request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None
 async def start(task: str, config: MercuryConfig, *, sink: EventSink | None = None,
                 ask: AskHandler | None = None, task_id: str | None = None,
                 registry: ToolRegistry | None = None, model: ChatModel | None = None,
-                report: Report | None = None) -> Run | Refusal:
+                report: Report | None = None) -> Run[TaskOutcome] | Refusal:
     """Start ``task`` under ``config`` on the running loop; returns at once."""
     return submit(RunRequest(task=task, config=config, sink=sink, ask=ask, task_id=task_id,
                              registry=registry, model=model, report=report))
@@ -88,7 +130,7 @@ async def continue_task(task_id: str | None, config: MercuryConfig, *,
                         sink: EventSink | None = None, ask: AskHandler | None = None,
                         flags: Mapping[str, Any] | None = None,
                         registry: ToolRegistry | None = None, model: ChatModel | None = None,
-                        report: Report | None = None) -> Run | Refusal:
+                        report: Report | None = None) -> Run[TaskOutcome] | Refusal:
     """Continue ``task_id`` (None: the latest paused task of ``config``'s workspace)."""
     return submit(RunRequest(resume=True, task_id=task_id, config=config, sink=sink, ask=ask,
                              flags=dict(flags or {}), registry=registry, model=model,

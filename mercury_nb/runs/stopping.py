@@ -12,16 +12,15 @@ never touch SQLite.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from mercury_nb.ledger.access import LedgerHandle, default_home, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
+from mercury_nb.runs import registry as runs_here
 from mercury_nb.runs.lookup import Refusal, find_task
 
 POLL_S = 0.15
@@ -65,58 +64,31 @@ def request_stop(task_id_or_prefix: str, *, home: Path | str | None = None,
         status = record.status if record.status != "running" else "finishing"
         return StopReply("not-running", record.id,
                          NOT_RUNNING.format(task_id=record.id, status=status))
-    local = _local.get(record.id)
-    if local is not None:  # running here: no need to wait for the poller
-        local.cancel()
+    local = runs_here.get(record.id)
+    if local is not None and not local.done():  # running here: no need to wait for the poller
+        local.stop_threadsafe()
     return StopReply("requested", record.id, REQUESTED.format(task_id=record.id))
 
 
-@dataclass
-class LocalRun:
-    """A task running in this process: its asyncio task and the loop it runs on."""
-
-    task: asyncio.Task[Any]
-    loop: asyncio.AbstractEventLoop
-    home: Path
-    stopped: bool = False
-
-    def cancel(self) -> None:
-        if self.stopped:
-            return
-        self.stopped = True
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nothing runs any more
-            self.loop.call_soon_threadsafe(self.task.cancel)
-
-
-_local: dict[str, LocalRun] = {}
 _pollers: dict[Path, StopPoller] = {}
 _lock = threading.Lock()
 
 
-def register(task_id: str, task: asyncio.Task[Any], home: Path | str) -> None:
-    """Watch ``task`` for stop requests until it is done (starts the poller if needed)."""
-    key = Path(home).expanduser().resolve()
-    run = LocalRun(task, task.get_loop(), key)
+def watch(home: Path) -> None:
+    """Make sure a poller watches ``home``'s ledger for stop requests of this process's runs
+    (the runs it watches are the registry's recorded ones: :func:`local_ids`)."""
     with _lock:
-        _local[task_id] = run
-        poller = _pollers.get(key)
+        poller = _pollers.get(home)
         if poller is None or not poller.is_alive():
-            poller = StopPoller(key)
-            _pollers[key] = poller
+            poller = StopPoller(home)
+            _pollers[home] = poller
             poller.start()
-    task.add_done_callback(lambda _: _forget(task_id, run))
-
-
-def _forget(task_id: str, run: LocalRun) -> None:
-    with _lock:
-        if _local.get(task_id) is run:
-            del _local[task_id]
 
 
 def local_ids(home: Path) -> list[str]:
-    with _lock:
-        return [task_id for task_id, run in _local.items()
-                if run.home == home and not run.stopped]
+    """This process's recorded runs in ``home``'s ledger that are running and not stopped."""
+    return [run.task_id for run in runs_here.running()
+            if run.handle is not None and run.home == home and not run.stopped]
 
 
 class StopPoller(threading.Thread):
@@ -134,9 +106,8 @@ class StopPoller(threading.Thread):
             self._reader = LedgerReader(self.home)
             while True:
                 self.poll_once()
-                with _lock:  # decided under the lock, so a task registered now is not missed
-                    idle = self._idle >= IDLE_POLLS and not any(
-                        run.home == self.home for run in _local.values())
+                with _lock:  # decided under the lock: a run watched now is not missed
+                    idle = self._idle >= IDLE_POLLS and not local_ids(self.home)
                     if idle and _pollers.get(self.home) is self:
                         del _pollers[self.home]
                         return
@@ -156,6 +127,6 @@ class StopPoller(threading.Thread):
         if not changed or not ids or self._reader is None:
             return
         for task_id in self._reader.stop_requested(ids):
-            run = _local.get(task_id)
+            run = runs_here.get(task_id)
             if run is not None:
-                run.cancel()
+                run.stop_threadsafe()

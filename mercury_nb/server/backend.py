@@ -7,31 +7,14 @@ ledger keeps every finished task's outcome (answer, provider ledger and usage in
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from mercury_nb import runs
-from mercury_nb.ledger.records import TaskRecord
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
 
-__all__ = ["detail", "detail_json", "remember", "resolve_workdir", "runs", "summary"]
-
-_launched: dict[str, TaskRecord] = {}
-"""Runs this server started whose first ledger write may still be queued."""
-
-
-def remember(run: runs.Run) -> None:
-    """Until the ledger has ``run``'s row, :func:`detail` answers with a provisional running
-    record (from the run's summary; the run tells us when it is done)."""
-    now = time.time()
-    shown = run.summary()
-    _launched[run.task_id] = TaskRecord(
-        run.task_id, shown.text, shown.workspace, shown.models,
-        "running", None, None, None, [], [], 0, now, now, None, None, False)
-    run.on_done(lambda done: _launched.pop(done.task_id, None))
-
+__all__ = ["detail", "detail_json", "resolve_workdir", "runs", "summary"]
 
 class WorkdirError(ValueError):
     """A workdir that is not a folder inside the server root."""
@@ -49,11 +32,9 @@ def resolve_workdir(root: Path, requested: str) -> Path:
 
 
 def detail(task_id: str) -> Any:
-    """``runs.task_detail``, or a provisional one for a run started here a moment ago."""
-    found = runs.task_detail(task_id)
-    if found is None and task_id in _launched:
-        return runs.TaskDetail(_launched[task_id])
-    return found
+    """``runs.task_detail``: a task started here a moment ago is there already (the door
+    writes its row when it takes the workspace)."""
+    return runs.task_detail(task_id)
 
 
 def live_state(events: list[Any]) -> dict[str, Any]:

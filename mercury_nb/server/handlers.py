@@ -29,7 +29,6 @@ from mercury_nb.server.backend import (
     WorkdirError,
     detail,
     detail_json,
-    remember,
     resolve_workdir,
     runs,
     summary,
@@ -158,7 +157,6 @@ class TasksHandler(MercuryHandler):
             if run.kind in SETTINGS_REFUSALS:
                 return self.fail(400, f"invalid settings: {run.message}")
             return self.fail(409, run.message, kind=run.kind)
-        remember(run)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
 
@@ -211,7 +209,6 @@ class ContinueHandler(MercuryHandler):
         if isinstance(run, runs.Refusal):
             status = {"unknown-task": 404, "outside-root": 403}.get(run.kind, 409)
             return self.fail(status, run.message, kind=run.kind)
-        remember(run)
         self.finish(json.dumps({"task_id": run.task_id}))
 
 

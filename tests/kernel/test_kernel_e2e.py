@@ -14,7 +14,7 @@ pytestmark = pytest.mark.kernel
 
 SETUP = '''
 import asyncio, os, shlex, sys
-from mercury_nb.kernel import scheduling
+from mercury_nb.runs import registry
 from mercury_nb.testing import ScriptedModel, Turn, call, register_scripted_model
 
 class Gated(ScriptedModel):
@@ -51,10 +51,10 @@ CELLS = [
     "%load_ext mercury_nb",
     SETUP,
     "%%mercury --wait --model scripted/wait\nCreate a passing test.",
-    "print(scheduling.latest().outcome.banner)",
+    "print(registry.latest().result.banner)",
     "%%mercury --model scripted/bg\nCreate a passing test in the background.",
     (
-        "bg_record = scheduling.latest()\n"
+        "bg_record = registry.latest()\n"
         "print('returned at once:', not bg_record.task.done(), not os.path.exists('test_bg.py'))\n"
         "await bg.entered.wait()\n"
         "bg.gate.set()\n"
@@ -64,7 +64,7 @@ CELLS = [
     "print(bg_outcome.banner)",
     "%%mercury --model scripted/stop\nCreate a test, then get stopped.",
     (
-        "stop_record = scheduling.latest()\n"
+        "stop_record = registry.latest()\n"
         "await stop.entered.wait()\n"
         "STOP\n"
         "stop_outcome = await stop_record.task\n"
@@ -75,12 +75,15 @@ CELLS = [
 WAIT, WAIT_BANNER, BG, BG_CHECK, BG_BANNER, STOP_CELL, STOP_CHECK, FACTS = range(2, 10)
 
 WIDGET_FACTS = (
-    "{'bg_widget': bg_record.view.box.model_id, 'bg_banner': bg_record.view.banner.value,"
-    " 'stop_widget': stop_record.view.box.model_id, 'stop_banner': stop_record.view.banner.value}"
+    "{'bg_widget': bg_record.views[0].box.model_id,"
+    " 'bg_banner': bg_record.views[0].banner.value,"
+    " 'stop_widget': stop_record.views[0].box.model_id,"
+    " 'stop_banner': stop_record.views[0].banner.value}"
 )
 TEXT_FACTS = (
-    "{'bg_text': __import__('mercury_nb.ui.plain').ui.plain.status_block(bg_record.view.view, 0),"
-    " 'bg_renders': bg_record.view._renderer.renders}"
+    "{'bg_text':"
+    " __import__('mercury_nb.ui.plain').ui.plain.status_block(bg_record.views[0].view, 0),"
+    " 'bg_renders': bg_record.views[0]._renderer.renders}"
 )
 
 
@@ -122,7 +125,7 @@ def widget_id_shown_in(cell: Any) -> str:
 
 def test_widget_mode_in_a_real_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("MERCURY_PLAIN", raising=False)
-    nb = run_notebook(tmp_path, "stop_record.view.stop_button.click()", WIDGET_FACTS)
+    nb = run_notebook(tmp_path, "stop_record.views[0].stop_button.click()", WIDGET_FACTS)
     cells, facts = nb.cells, facts_of(nb)
 
     # --wait: the file exists and the banner is recorded as the cell's text output

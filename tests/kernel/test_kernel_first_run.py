@@ -41,11 +41,11 @@ def test_missing_key_and_a_first_cell_without_litellm(
         nb = run_cells(tmp_path, [
             "%load_ext mercury_nb",
             "%%mercury --wait --model anthropic/claude-sonnet-4\nSay hi.",
-            "from mercury_nb.kernel import scheduling\n"
-            "missing = scheduling.latest().outcome\n"
+            "from mercury_nb.runs import registry\n"
+            "missing = registry.latest().result\n"
             "print(missing.banner)\nprint(missing.status, missing.steps)",
             f"%%mercury --wait --chat --model openai/m --api-base {server.url}\nSay hi.",
-            "import sys\nok = scheduling.latest().outcome\n"
+            "import sys\nok = registry.latest().result\n"
             "print(ok.status, ok.answer)\nprint('litellm' in sys.modules)",
         ])
         requests = list(server.requests)

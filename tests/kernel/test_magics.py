@@ -21,6 +21,7 @@ from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.kernel import scheduling
 from mercury_nb.kernel.magics import MercuryMagics
 from mercury_nb.kernel.wait_cells import WaitCellTransformer, magic_line_of
+from mercury_nb.runs import registry
 from mercury_nb.testing import (
     ScriptedModel,
     Turn,
@@ -111,10 +112,10 @@ def test_wait_cell_runs_the_task_inside_the_cell(
     assert result.success, result.error_in_exec
     model.assert_complete()
     assert (tmp_path / "test_hello.py").is_file()
-    record = scheduling.latest()
-    assert record is not None and record.outcome is not None
+    record = registry.latest()
+    assert record is not None and record.result is not None
     out = capsys.readouterr().out
-    assert record.outcome.banner in out
+    assert record.result.banner in out
     assert "Created the test and it passes." in out
 
 
@@ -124,11 +125,11 @@ def test_cell_magic_called_directly_blocks_when_no_loop_runs(
     model = register(names, verified_turns())
     assert ip.run_cell_magic("mercury", flags(model, tmp_path), "Create a passing test.") is None
     model.assert_complete()
-    record = scheduling.latest()
-    assert record is not None and record.outcome is not None
-    assert record.outcome.task_id == record.task_id
+    record = registry.latest()
+    assert record is not None and record.result is not None
+    assert record.result.task_id == record.task_id
     assert (tmp_path / "test_hello.py").is_file()
-    assert record.outcome.banner in capsys.readouterr().out
+    assert record.result.banner in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
@@ -165,7 +166,7 @@ async def test_wait_inside_a_running_loop_returns_an_awaitable(
     waiter = ip.run_cell_magic("mercury", flags(model, tmp_path, "--wait"), "Create a test.")
     assert isinstance(waiter, scheduling.WaitForTask)
     assert await waiter is None
-    assert waiter.record.outcome is not None
+    assert waiter.run.result is not None
     model.assert_complete()
 
 
@@ -177,8 +178,8 @@ async def test_background_cell_returns_at_once_and_the_task_finishes_on_the_loop
 ) -> None:
     model = register(names, GatedModel(verified_turns(), f"scripted/g-{uuid.uuid4().hex[:8]}", 0))
     assert ip.run_cell_magic("mercury", flags(model, tmp_path), "Create a passing test.") is None
-    record = scheduling.latest()
-    assert record is not None and record in scheduling.running()
+    record = registry.latest()
+    assert record is not None and record in registry.running()
     assert not record.task.done()
     assert not (tmp_path / "test_hello.py").exists()
     await model.entered.wait()
@@ -186,7 +187,7 @@ async def test_background_cell_returns_at_once_and_the_task_finishes_on_the_loop
     outcome = await record.task
     model.assert_complete()
     assert (tmp_path / "test_hello.py").is_file()
-    assert record not in scheduling.running() and scheduling.get(record.task_id) is record
+    assert record not in registry.running() and registry.get(record.task_id) is record
     assert outcome.banner in capsys.readouterr().out  # via the cell's display handle
 
 
@@ -195,7 +196,7 @@ async def test_stop_cancels_the_task_into_an_aborted_outcome_keeping_files(
 ) -> None:
     model = register(names, GatedModel(verified_turns(), f"scripted/s-{uuid.uuid4().hex[:8]}", 1))
     ip.run_cell_magic("mercury", flags(model, tmp_path), "Create a passing test.")
-    record = scheduling.latest()
+    record = registry.latest()
     assert record is not None
     await model.entered.wait()  # the file is written, the model is mid-request
     record.stop()
@@ -214,7 +215,7 @@ async def test_background_exception_is_surfaced_in_the_magics_cell(
 
     monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
     ip.run_cell_magic("mercury", f"--workdir {shlex.quote(str(tmp_path))}", "Anything.")
-    record = scheduling.latest()
+    record = registry.latest()
     assert record is not None
     await asyncio.wait([record.task])
     out = capsys.readouterr().out
@@ -257,14 +258,14 @@ def test_usage_errors_start_nothing(
     request: pytest.FixtureRequest,
 ) -> None:
     model = register(names, [Turn(text="never asked")])
-    before = scheduling.latest()
+    before = registry.latest()
     result = ip.run_cell(f"%%mercury --model {model.name} {line}\n{body}")
     error = result.error_in_exec
     assert isinstance(error, UsageError)
     assert message in str(error)
     if "ipython-says-so" not in request.node.name:
         assert "usage: %%mercury [--model M]" in str(error)
-    assert scheduling.latest() is before
+    assert registry.latest() is before
     assert model.requests == []
 
 
@@ -414,7 +415,7 @@ def test_help_prints_the_magics_help_and_starts_nothing(
     assert out.startswith("usage: %%mercury [--model M]")
     assert "Run the cell body as a task for the mercury agent." in out
     assert all(flag in out for flag in magic_flags())
-    assert scheduling.running() == ()
+    assert registry.running() == ()
 
 
 def test_the_inspector_usage_line_reads_the_cell_magic(ip: InteractiveShell) -> None:

@@ -169,9 +169,10 @@ def test_plain_continue_never_picks_a_paused_sub_agent(home: Path, tmp_path: Pat
                            changes="[]", evidence="[]", steps=1)
     ledger.close()
     cfg = MercuryConfig(workdir=tmp_path, home=home)
-    refusal = runs.prepare_continue(None, cfg, report=lambda line: None)
+    refusal = runs.resolve(runs.RunRequest(resume=True, config=cfg, report=lambda line: None))
     assert isinstance(refusal, runs.Refusal) and refusal.kind == "nothing-to-continue"
-    again = runs.prepare("Write the parts", cfg, report=lambda line: None)
+    again = runs.resolve(runs.RunRequest(task="Write the parts", config=cfg,
+                                         report=lambda line: None))
     assert isinstance(again, runs.PlannedRun)  # the sub-agent's text is no paused duplicate
 
 

@@ -97,7 +97,7 @@ STUBBORN = textwrap.dedent('''
     import asyncio, sys
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.runs.exit_signals import StopOnSignals
-    from mercury_nb.runs.launch import Run
+    from mercury_nb.runs.registry import Run
 
     async def stubborn():
         while True:  # a shutdown that never ends by itself

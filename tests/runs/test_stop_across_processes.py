@@ -107,8 +107,8 @@ def test_a_kernel_task_is_stopped_from_the_cli(tmp_path: Path) -> None:
         assert (workspace / "notes.txt").read_text() == "kept\n"
         outputs: list[str] = []
         reply = client.execute_interactive(
-            "from mercury_nb.kernel import scheduling\n"
-            "o = scheduling.latest().outcome\nprint(o.status, o.verdict, o.task_id)",
+            "from mercury_nb.runs import registry\n"
+            "o = registry.latest().result\nprint(o.status, o.verdict, o.task_id)",
             timeout=60,
             output_hook=lambda msg: outputs.append(msg["content"].get("text", "")),
         )

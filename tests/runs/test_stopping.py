@@ -72,8 +72,7 @@ def test_the_poller_reads_no_table_while_nothing_is_committed(home: Path,
     monkeypatch.setattr(LedgerReader, "stop_requested",
                         lambda self, ids: reads.append(ids) or original(self, ids))
     Ledger(home / "ledger.sqlite3").close()
-    monkeypatch.setitem(stopping._local, "t1", stopping.LocalRun(
-        task=None, loop=None, home=home.resolve()))  # type: ignore[arg-type]
+    monkeypatch.setattr(stopping, "local_ids", lambda at: ["t1"] if at == home.resolve() else [])
     poller = stopping.StopPoller(home.resolve())
     poller._reader = LedgerReader(home)
     try:
