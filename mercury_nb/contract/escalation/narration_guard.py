@@ -22,7 +22,9 @@ user. Then it runs guard rounds until one lands a mutation:
 * after ``config.guard_rounds`` failed rounds the wake-up call opens a second cycle with
   fresh grounding, up to ``config.guard_rounds_total`` rounds in all;
 * a round answered in prose (a blocker, a question, or prose cut by the output limit) is a
-  failed round: only a typed ``finish(blocked|question)``, read by the router, ends it;
+  failed round: only a typed ``finish(blocked|question)``, read by the router, ends it, or,
+  read first by ``turns.guard_trigger``, a ``finish(no_change)`` or an answer after
+  investigation in a task that does not plainly demand a change;
 * then :class:`PauseWorkNotStarted` names the last failed mutating-tool result.
 """
 
