@@ -83,7 +83,7 @@ async def gather_turn_facts(
         verdict=TurnVerdict.INTERRUPTED, jitter=random.random(),
         mutations_in_task=session.successful_mutations_since(0),
         last_failed_mutation=Blocker(failed.name, failed.result_head) if failed else None,
-        forced=forced, called_tools=called_tools,
+        forced=forced, called_tools=called_tools, investigations=session.investigations,
         tools_reported=await reported_tool_support(loop.model),  # asked once per server
     )
     match report:

@@ -6,6 +6,7 @@ import os
 
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.banners import (
+    DECLINED_BLOCKER,
     banner_text,
     blocked_clause,
     blocker_clause,
@@ -14,6 +15,7 @@ from mercury_nb.contract.banners import (
 )
 from mercury_nb.contract.endings import (
     BlockedPause,
+    DeclinedPause,
     Ending,
     Failed,
     FilesMissingPause,
@@ -55,6 +57,8 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return blocker_clause(blocker, blocker_chars) if blocker else reason
         case BlockedPause(reason=reason):
             return blocked_clause(reason, blocker_chars)
+        case DeclinedPause(reason=reason):
+            return DECLINED_BLOCKER.format(reason=blocked_clause(reason, blocker_chars))
         case QuestionPause(question=question):
             return " ".join(question.split())
         case ProviderFailure(last_error=error):

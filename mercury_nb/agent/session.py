@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.vocabulary import NON_INVESTIGATING_TOOLS
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,14 @@ class TaskSession:
     def successful_mutations_since(self, seq: int) -> int:
         """How many successful mutating calls happened after ``seq`` (for the guard)."""
         return sum(1 for e in self.tool_log if e.seq > seq and e.ok and e.mutating)
+
+    @property
+    def investigations(self) -> int:
+        """Non-mutating calls that looked at the workspace and ran (a read, a listing, a
+        read-only command whatever its exit code); see ``NON_INVESTIGATING_TOOLS``."""
+        return sum(1 for e in self.tool_log
+                   if not e.mutating and e.name not in NON_INVESTIGATING_TOOLS
+                   and (e.ok or e.exit_code is not None))
 
     @property
     def last_failed_mutation(self) -> ToolLogEntry | None:

@@ -13,6 +13,7 @@ from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
     Blocker,
+    DeclinedPause,
     Ending,
     Failed,
     FilesMissingPause,
@@ -72,6 +73,14 @@ PER_PROVIDER = "Per-provider:"
 BLOCKED = "I've paused — I couldn't finish this one."
 BLOCKED_BY = "What blocked it: {reason}"
 BLOCKED_HINT = 'Once that is sorted out, send "continue" and I\'ll try again.'
+DECLINED = "I've paused — this task asks for a change, but the model declined to make any."
+DECLINED_BY = "What it said: no change is needed — {reason}"
+DECLINED_BLOCKER = "the model declined to change anything: {reason}"
+"""The blocker of a :class:`DeclinedPause` (``--json``, the ledger, a resume turn)."""
+DECLINED_HINT = (
+    'If the change is still wanted, send "continue, <what to change>" and I\'ll go on from '
+    "there."
+)
 QUESTION = "I need your answer before I go on: {question}"
 QUESTION_HINT = (
     'Answer with "continue, <your answer>" and I\'ll go on from there (a bare "continue" goes '
@@ -215,6 +224,10 @@ def banner_text(
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case BlockedPause(reason=reason):
             lines = [BLOCKED, blocked_line(reason, blocker_chars), BLOCKED_HINT]
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case DeclinedPause(reason=reason):
+            lines = [DECLINED, DECLINED_BY.format(reason=blocked_clause(reason, blocker_chars)),
+                     DECLINED_HINT]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case QuestionPause(question=question):
             lines = [QUESTION.format(question=" ".join(question.split())), QUESTION_HINT]

@@ -118,6 +118,15 @@ class BlockedPause:
 
 
 @dataclass(frozen=True)
+class DeclinedPause:
+    """A task that demands a change, and the model declined to make any: it chose the typed
+    "no change needed" (``finish`` ``no_change``) with nothing changed. Never a completion;
+    ``reason`` is what it said."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class QuestionPause:
     """The model ended by asking the user something the work waits on."""
 
@@ -208,6 +217,7 @@ Ending = (
     | TruncationPause
     | Paused
     | BlockedPause
+    | DeclinedPause
     | QuestionPause
     | ProviderFailure
     | Failed
@@ -230,6 +240,7 @@ def status_of(ending: Ending) -> EndingStatus:
             | TruncationPause()
             | Paused()
             | BlockedPause()
+            | DeclinedPause()
             | QuestionPause()
         ):
             return "paused"
@@ -258,6 +269,7 @@ def resumable(ending: Ending) -> bool:
             | VerificationFailedPause()
             | TruncationPause()
             | BlockedPause()
+            | DeclinedPause()
             | QuestionPause()
             | FilesMissingPause()
             | Paused()

@@ -47,3 +47,9 @@ MUTATING_TOOLS: tuple[str, ...] = (
 """The tools that change the workspace: the calls a guard round's first step must make (every
 tool is offered there as on every step; the round fails when none of its calls is one of
 these), and the file tools a step's mutation is counted by."""
+
+NON_INVESTIGATING_TOOLS: tuple[str, ...] = ("finish", "ask_user", "notebook_check")
+"""Non-mutating calls that do not look at the workspace for the model: ending a turn, asking
+the user, the agent's own notebook run. Every other non-mutating call that ran (``read_file``,
+``list_dir``, ``read_notebook``, a read-only command, whatever its exit code) is an
+investigation: an answer after one may end a task that demands no change."""

@@ -1,4 +1,5 @@
-"""The finish tool: the model's typed end of a turn (done, blocked, or a question to the user)."""
+"""The finish tool: the model's typed end of a turn (done, blocked, a question to the user, or
+no change needed: the task only asked for an answer)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ FINISH_TOOL_NAME = "finish"
 
 
 class FinishArgs(BaseModel):
-    status: Literal["done", "blocked", "question"]
+    status: Literal["done", "blocked", "question", "no_change"]
     summary: str | None = Field(default=None, description="What you did, or the answer.")
     blocker: str | None = Field(default=None, description="If blocked: what stops you.")
     question: str | None = Field(default=None, description="If question: ask the user.")
@@ -33,7 +34,8 @@ FINISH_TOOL = FunctionTool(
     name=FINISH_TOOL_NAME,
     description=(
         "End your turn. status done: the work is finished and checked; blocked: you "
-        "cannot go on; question: you need the user's answer."
+        "cannot go on; question: you need the user's answer; no_change: the task asks "
+        "only for an answer and needs no change (the answer in summary)."
     ),
     args_model=FinishArgs,
     handler=finish,

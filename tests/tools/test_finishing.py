@@ -21,6 +21,9 @@ from mercury_nb.tools.registry import ToolRegistry
                      FinishCall("blocked", "No change.", "no network"), id="blocked"),
         pytest.param({"status": "question", "question": "JSON or SQLite?"},
                      FinishCall("question", "", "JSON or SQLite?"), id="question"),
+        pytest.param({"status": "no_change", "summary": "notes/q3.md mentions the budget."},
+                     FinishCall("no_change", "notes/q3.md mentions the budget."),
+                     id="no-change"),
         # only the detail that belongs to the status is kept
         pytest.param({"status": "done", "summary": "Done.", "blocker": "nothing"},
                      FinishCall("done", "Done."), id="stray-blocker"),

@@ -11,6 +11,7 @@ from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
     Blocker,
+    DeclinedPause,
     Ending,
     Failed,
     FilesMissingPause,
@@ -203,6 +204,17 @@ NO_TOOLS_FIX = (
             id="blocked",
         ),
         pytest.param(
+            DeclinedPause("The greeting\nalready exists in notes.md."),
+            [],
+            [
+                "I've paused — this task asks for a change, but the model declined to make any.",
+                "What it said: no change is needed — The greeting already exists in notes.md.",
+                'If the change is still wanted, send "continue, <what to change>" and I\'ll go '
+                "on from there.",
+            ],
+            id="declined",
+        ),
+        pytest.param(
             QuestionPause("Should todos live in JSON\nor SQLite?"),
             [],
             [
@@ -295,6 +307,7 @@ NON_COMPLETIONS: list[Ending] = [
     FilesMissingPause(("hello.py",)),
     Paused("memory pressure stayed high", None),
     BlockedPause("I'm not capable of providing a response."),
+    DeclinedPause("nothing needs changing"),
     QuestionPause("What can I help you with today?"),
     ProviderFailure("boom", (ProviderAttempt("a", "b"),)),
     Failed("gone"),

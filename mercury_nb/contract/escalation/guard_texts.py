@@ -22,6 +22,20 @@ FORCED_ROUND_DIRECTIVE = (
 )
 """The directive sent with every guard round except the wake-up round."""
 
+NO_CHANGE_OFFER_NOTICE = "Checking whether this task needs a change, or only an answer…"
+"""Shown for a first round that offers the typed "no change needed" choice."""
+
+NO_CHANGE_OFFER_DIRECTIVE = (
+    "[SYSTEM: CHANGE OR ANSWER] Your last reply changed nothing in the workspace. Decide now "
+    "with a tool call. If the task asks for a change, make it: begin with a mutating tool call "
+    "(create_file, write_file, edit_file, delete_file, run_command, or a notebook cell edit). "
+    "If it asks only for an answer, read what the answer needs with the tools, then call "
+    "finish with status no_change and the answer in summary. Describing a change does not "
+    "make it."
+)
+"""The directive of a first guard round for a task whose demand for a change is unclear:
+instead of forcing a mutation, it offers the typed "no change needed" choice."""
+
 WAKE_UP_DIRECTIVE = (
     "[SYSTEM: WAKE-UP CALL] {rounds} rounds have passed and nothing in the workspace has "
     "changed: not one file written, not one command run. Your next response MUST begin with "

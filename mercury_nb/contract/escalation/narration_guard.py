@@ -4,7 +4,10 @@ Feed :func:`step_guard` the end of every turn. It stays idle until an execute-mo
 ``text-stop`` turn landed no successful mutating tool call and did not end by asking the
 user. Then it runs guard rounds until one lands a mutation:
 
-* round 1 carries the agent-made grounding listing;
+* round 1 carries the agent-made grounding listing. When the task's demand for a change is
+  unclear (``offer_no_change``, decided by ``turns.guard_trigger``), round 1 forces a tool call
+  but not a mutation: it offers the typed "no change needed" choice (``finish`` with status
+  ``no_change``), and reading before answering steps on as in any turn;
 * every round's first step is forced: ``tool_choice`` required with every tool offered (the
   same tools array as every other request, so a server's prompt-prefix cache stays warm),
   the directive naming the mutating tools to call; a reply whose calls are none of them
@@ -19,7 +22,9 @@ user. Then it runs guard rounds until one lands a mutation:
 * after ``config.guard_rounds`` failed rounds the wake-up call opens a second cycle with
   fresh grounding, up to ``config.guard_rounds_total`` rounds in all;
 * a round answered in prose (a blocker, a question, or prose cut by the output limit) is a
-  failed round: only a typed ``finish(blocked|question)``, read by the router, ends it;
+  failed round: only a typed ``finish(blocked|question)``, read by the router, ends it, or,
+  read first by ``turns.guard_trigger``, a ``finish(no_change)`` or an answer after
+  investigation in a task that does not plainly demand a change;
 * then :class:`PauseWorkNotStarted` names the last failed mutating-tool result.
 """
 
@@ -33,6 +38,8 @@ from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
     FORCED_ROUND_DIRECTIVE,
+    NO_CHANGE_OFFER_DIRECTIVE,
+    NO_CHANGE_OFFER_NOTICE,
     SECOND_CYCLE_NOTICE,
     asks_user,
     format_blocker,
@@ -67,6 +74,9 @@ class GuardObservation:
     """Forced rounds answered in prose that would show no provider of the chain takes tools
     (which ends the task): the first cycle's real bound when it is below ``guard_rounds``;
     None when some provider made a tool call."""
+    offer_no_change: bool = False
+    """The task's demand for a change is unclear: a first round offers the typed "no change
+    needed" choice instead of forcing a mutation."""
 
 
 @dataclass(frozen=True)
@@ -108,10 +118,18 @@ class RunGuardRound:
     directive: str
     forced: bool = True
     tools: tuple[str, ...] | None = None
+    offer_no_change: bool = False
+    """The round offers the typed "no change needed" choice: its forced step needs a tool
+    call, not a mutation (a read steps on; see the module)."""
 
     @property
     def tool_choice(self) -> Literal["required", "auto"]:
         return "required" if self.forced else "auto"
+
+    @property
+    def must_mutate(self) -> bool:
+        """The round's first step fails unless one of its calls mutates."""
+        return not self.offer_no_change
 
 
 @dataclass(frozen=True)
@@ -164,7 +182,8 @@ def step_guard(
         if not starts_guard(obs, config):
             return state, GuardIdle()
         started = _with_blocker(GuardState(), obs, config)
-        return _next_round(started, obs.provider_index, obs.forcings_left, config)
+        return _next_round(started, obs.provider_index, obs.forcings_left, config,
+                           offer=obs.offer_no_change)
     if obs.mutated:
         return GuardState(), GuardSatisfied("mutation")
     # a prose blocker or question in a round is a failed round: only a typed finish ends it
@@ -189,7 +208,8 @@ def degrade_forced_round(
 
 
 def _next_round(
-    state: GuardState, provider_index: int, forcings_left: int | None, config: MercuryConfig
+    state: GuardState, provider_index: int, forcings_left: int | None, config: MercuryConfig,
+    *, offer: bool = False,
 ) -> tuple[GuardState, RunGuardRound]:
     number = state.round + 1
     first_cycle = number <= config.guard_rounds
@@ -206,6 +226,9 @@ def _next_round(
         notice=guard_round_notice(number, of) if first_cycle else SECOND_CYCLE_NOTICE,
         directive=wake_up_directive(config.guard_rounds) if wake_up else FORCED_ROUND_DIRECTIVE,
     )
+    if offer and number == 1:
+        decision = replace(decision, notice=NO_CHANGE_OFFER_NOTICE,
+                           directive=NO_CHANGE_OFFER_DIRECTIVE, offer_no_change=True)
     if decision.provider_index in state.forced_rejected:
         decision = _degraded(decision)
     return replace(state, round=number), decision
@@ -214,6 +237,8 @@ def _next_round(
 def _degraded(decision: RunGuardRound) -> RunGuardRound:
     if not decision.forced:
         return decision
+    if decision.offer_no_change:  # its directive already asks for a tool call, any one
+        return replace(decision, forced=False)
     directive = f"{decision.directive}\n\n{FORCED_CHOICE_FALLBACK_DIRECTIVE}"
     return replace(decision, forced=False, directive=directive)
 

@@ -51,8 +51,8 @@ from mercury_nb.contract.gate.question_reading import (
 from mercury_nb.contract.gate.shell_commands import opens_with_shell_command
 from mercury_nb.contract.gate.task_reading import read_task
 
-__all__ = ["TaskIntent", "classify_intent", "is_instruction", "looks_like_question",
-           "sentences", "work_signals"]
+__all__ = ["CODING_VERBS", "TaskIntent", "classify_intent", "clauses", "is_instruction",
+           "lead_stripped", "looks_like_question", "sentence_asks", "sentences", "work_signals"]
 
 
 class TaskIntent(StrEnum):
@@ -66,7 +66,7 @@ def _table(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_CODING_VERBS = _table(
+CODING_VERBS = _table(
     "implement implementing refactor refactoring debug debugging fix compile deploy install"
     " lint typecheck scaffold vectorize unittest"
 )
@@ -100,7 +100,7 @@ def work_signals(text: str) -> tuple[str, ...]:
     calls, inline code); words inside a span (the "app" of "app.py") are not counted."""
     spans = tuple(match.group(0) for match in _CALL_OR_CODE.finditer(text))
     words = words_of(_CALL_OR_CODE.sub(" ", text))
-    named = tuple(w for w in words if w in _CODING_VERBS or w in _ARTIFACTS or w in _TECHNOLOGIES)
+    named = tuple(w for w in words if w in CODING_VERBS or w in _ARTIFACTS or w in _TECHNOLOGIES)
     return named + spans
 
 
@@ -133,7 +133,7 @@ _LEAD_INS = (
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 
 
-def _lead_stripped(words: list[str]) -> list[str]:
+def lead_stripped(words: list[str]) -> list[str]:
     """The words after any lead-in ("please", "go ahead and", "can you", ...)."""
     stripped = True
     while stripped and words:
@@ -147,7 +147,7 @@ def _lead_stripped(words: list[str]) -> list[str]:
 
 def is_instruction(sentence: str) -> bool:
     """Whether ``sentence`` tells the agent to act on the machine (rule 1 of the module)."""
-    words = _lead_stripped(words_of(sentence))
+    words = lead_stripped(words_of(sentence))
     if not words:
         return False
     verb, rest = words[0], words[1:]
@@ -158,7 +158,7 @@ def is_instruction(sentence: str) -> bool:
     return opens_with_shell_command(sentence)
 
 
-def _asks(sentence: str) -> bool:
+def sentence_asks(sentence: str) -> bool:
     """It ends in "?" and is no polite request ("Can you run the tests?" asks for work;
     "Download speeds are slow, why?" asks, its verb being a noun)."""
     if not sentence.rstrip(TRAILING_CLOSERS).endswith("?"):
@@ -172,10 +172,10 @@ def _later_instruction(clause: str) -> bool:
     imperative coding verb ("... and fix it", "Then refactor it.")."""
     if is_instruction(clause):
         return True
-    words = _lead_stripped(words_of(clause))
-    if not words or words[0] not in IMPERATIVE_VERBS | _CODING_VERBS:
+    words = lead_stripped(words_of(clause))
+    if not words or words[0] not in IMPERATIVE_VERBS | CODING_VERBS:
         return False
-    return words[0] in _CODING_VERBS or bool(work_signals(clause))
+    return words[0] in CODING_VERBS or bool(work_signals(clause))
 
 
 def _instructs(task: str) -> bool:
@@ -184,7 +184,7 @@ def _instructs(task: str) -> bool:
     coding clause ("Explain the bug in parse.py and fix it", "Is port 8000 free? If not, kill
     whatever holds it.")."""
     for i, sentence in enumerate(sentences(task)):
-        if _asks(sentence):
+        if sentence_asks(sentence):
             continue
         for j, clause in enumerate(clauses(sentence)):
             if is_instruction(clause) if i == j == 0 else _later_instruction(clause):

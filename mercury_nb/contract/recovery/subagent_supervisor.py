@@ -23,6 +23,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
+    DeclinedPause,
     Ending,
     EndingStatus,
     Failed,
@@ -135,6 +136,8 @@ def why_not_done(ending: Ending) -> str | None:
             return reason.strip().rstrip(".…")
         case BlockedPause(reason=reason):
             return f"it was blocked: {' '.join(reason.split()).rstrip('.…')}"
+        case DeclinedPause(reason=reason):
+            return f"it declined to change anything: {' '.join(reason.split()).rstrip('.…')}"
         case QuestionPause(question=question):
             return f"it asks: {' '.join(question.split())}"
         case ProviderFailure(last_error=error):

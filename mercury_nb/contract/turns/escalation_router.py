@@ -1,19 +1,15 @@
 """The turn router's escalation routes: the narration guard, doom loops and provider trouble.
 
-* :func:`guard_eligible` is the guard's trigger as the task sees it: execute mode, a task
-  that asks for work, no successful mutating tool call in the whole task, nothing
-  changed on disk (measured), and, for a task that asks to run something, no command run
-  (:func:`ran_for_run_task`: the model acted; the gate judges the run). The reply-level
-  rules (a ``text-stop`` that does not end by asking the user) belong to
-  :func:`~mercury_nb.contract.escalation.narration_guard.step_guard`.
-* :func:`route_guard` feeds the guard; its rounds walk the chain from the provider that
+* The guard's trigger (:func:`guard_eligible`, :func:`guard_first`) and its first read of a
+  turn that changed nothing (answer, declined change, or narration) live in
+  ``guard_trigger``.
+* :func:`route_guard` feeds the guard, once ``guard_trigger.read_reply`` found no answer in
+  the turn; its rounds walk the chain from the provider that
   served the narrating turn (``state.providers.current``), skipping providers known to lack
   tools. It consults the tool-support decision (fed by ``tool_route``): where the guard
   would start or run another round but no model of the chain takes tools (its server said
   so, or it ignored forced tool calls), the task fails with
   :class:`~mercury_nb.contract.endings.NoToolSupport` instead.
-* :func:`guard_first`: whether a ``text-stop`` reply goes to the guard before the router
-  reads it as a blocker or a question (only a typed ``finish`` skips it).
 * :func:`route_trouble` handles an attempt that failed: a refused forced ``tool_choice``
   is retried un-forced on the same provider and is no provider failure; every other
   failure, a doom loop included, goes through ``provider_policy``. A doom loop tells the
@@ -27,6 +23,7 @@ from typing import assert_never
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
+    DeclinedPause,
     Ending,
     Paused,
     ProviderAttempt,
@@ -50,9 +47,17 @@ from mercury_nb.contract.escalation.narration_guard import (
     step_guard,
 )
 from mercury_nb.contract.escalation.tool_support import forcings_left
-from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.recovery.continuation import next_max_tokens
-from mercury_nb.contract.turns.final_reply import Blocked, classify_final_reply
+from mercury_nb.contract.turns.guard_trigger import (
+    AnswerDelivered,
+    ChangeDeclined,
+    KeepGuarding,
+    guard_eligible,
+    guard_first,
+    ran_for_run_task,
+    read_reply,
+    reply_observation,
+)
 from mercury_nb.contract.turns.router_state import (
     FinishWith,
     GuardRound,
@@ -70,54 +75,12 @@ from mercury_nb.contract.turns.tool_route import (
     no_tool_support,
     serving_lacks_tools,
 )
+
+__all__ = ["guard_eligible", "guard_first", "ran_for_run_task", "route_guard", "route_trouble"]
 from mercury_nb.contract.vocabulary import TurnVerdict
 
 LOOP_PAUSE_REASON = "I got stuck in a loop on every model I could try (last: {description})"
 """The reason of the honest pause when a doom loop used up the provider chain."""
-
-
-def guard_eligible(state: RouterState, facts: TurnFacts, config: MercuryConfig) -> bool:
-    """Execute mode, a work task, no successful mutation in the task, nothing changed on
-    disk, and no command run in a task that asks to run something."""
-    measured = facts.measured
-    return (
-        config.mode == "execute"
-        and state.intent is TaskIntent.WORK
-        and facts.mutations_in_task == 0
-        and measured is not None
-        and measured.complete
-        and not measured.changed_paths
-        and not ran_for_run_task(state, facts, config)
-    )
-
-
-def ran_for_run_task(state: RouterState, facts: TurnFacts, config: MercuryConfig) -> bool:
-    """A work task that asks to run something ran a command: for the guard, that is the
-    work attempted (a read-only ``ls -la`` or a check is no mutation); whether it was the
-    run asked for, and whether it passed, is the gate's (one forced round, then a pause)."""
-    return (
-        config.mode == "execute"
-        and state.intent is TaskIntent.WORK
-        and facts.run is not None
-        and facts.run.commands_run > 0
-    )
-
-
-def guard_first(state: RouterState, facts: TurnFacts, config: MercuryConfig) -> bool:
-    """A ``text-stop`` reply goes to the guard before it is read as a blocker or a question.
-
-    In a guard-eligible task (nothing changed yet), unless it is a typed
-    ``finish(blocked|question)``: while the guard is in flight (a prose blocker or question
-    fails the round), when the serving provider lacks tools (its server said so, or it
-    ignored this forced step), or when the prose says it cannot do the work (a narrating
-    "I can't access your files" on a model that has the tools to)."""
-    if facts.finish is not None and facts.finish.status != "done":
-        return False
-    if not guard_eligible(state, facts, config):
-        return False
-    if state.guard.active or serving_lacks_tools(state, facts, config):
-        return True
-    return isinstance(classify_final_reply(None, facts.reply_text, work_done=False), Blocked)
 
 
 def route_guard(
@@ -134,6 +97,18 @@ def route_guard(
         facts.verdict is not TurnVerdict.TEXT_STOP or not guard_eligible(state, facts, config)
     ):
         return state, None
+    offer = False
+    if guard_eligible(state, facts, config):  # nothing changed yet: an answer, or narration?
+        match read_reply(reply_observation(state, facts)):
+            case AnswerDelivered():
+                return replace(state, guard=GuardState(), guard_round=None), None
+            case ChangeDeclined(reason=reason):
+                stopped = replace(state, guard=GuardState(), guard_round=None)
+                return stopped, FinishWith(DeclinedPause(reason))
+            case KeepGuarding(offer_no_change=offer):
+                pass
+            case _ as unread:
+                assert_never(unread)
     obs = GuardObservation(
         verdict=facts.verdict,
         mutated=facts.mutations_in_task > 0 or ran_for_run_task(state, facts, config),
@@ -142,6 +117,7 @@ def route_guard(
         last_failed_mutation=facts.last_failed_mutation,
         lacks_tools=serving_lacks_tools(state, facts, config),
         forcings_left=forcings_left(state.tools, len(config.model_chain), config),
+        offer_no_change=offer,
     )
     guard, decision = step_guard(state.guard, obs, config)
     state = replace(state, guard=guard)
@@ -176,7 +152,7 @@ def _start_round(
         tool_choice=round_.tool_choice,
         tool_names=round_.tools,
         provider_index=providers.current,
-        must_mutate=True,
+        must_mutate=round_.must_mutate,
     )
     state = replace(state, providers=providers, guard=guard, guard_round=round_)
     return state, GuardRound(round_, directive, round_.grounding, round_.notice, fresh_budget)
@@ -242,15 +218,21 @@ def _unforced_retry(state: RouterState, trouble: ProviderTrouble) -> tuple[Route
     index = state.providers.current
     messages: tuple[Message, ...] = ()
     tool_names = trouble.tool_names
-    in_round = state.guard.active and state.guard_round is not None
-    if in_round and state.guard_round is not None:
+    must_mutate = _round_must_mutate(state)
+    if state.guard.active and state.guard_round is not None:
         in_flight = replace(state.guard_round, provider_index=index)
         guard, degraded = degrade_forced_round(state.guard, in_flight)
         state = replace(state, guard=guard, guard_round=degraded)
-        messages = (user(FORCED_CHOICE_FALLBACK_DIRECTIVE),)
+        if degraded.must_mutate:  # an offered round's directive already asks for any call
+            messages = (user(FORCED_CHOICE_FALLBACK_DIRECTIVE),)
         tool_names = degraded.tools  # every tool: the fallback directive restricts
-    directive = TurnDirective(messages, "auto", tool_names, index, must_mutate=in_round)
+    directive = TurnDirective(messages, "auto", tool_names, index, must_mutate=must_mutate)
     return state, RetryStep(directive)
+
+
+def _round_must_mutate(state: RouterState) -> bool:
+    """A guard round is in flight whose first step must mutate (not one offering no change)."""
+    return state.guard.active and state.guard_round is not None and state.guard_round.must_mutate
 
 
 def _same_first_step(state: RouterState, trouble: ProviderTrouble, index: int) -> TurnDirective:
@@ -259,8 +241,8 @@ def _same_first_step(state: RouterState, trouble: ProviderTrouble, index: int) -
     choice = trouble.tool_choice
     if choice == "required" and index in state.guard.forced_rejected:
         choice = "auto"
-    in_round = state.guard.active and state.guard_round is not None
-    return TurnDirective((), choice, trouble.tool_names, index, must_mutate=in_round)
+    return TurnDirective((), choice, trouble.tool_names, index,
+                         must_mutate=_round_must_mutate(state))
 
 
 def _retry_directive(

@@ -26,7 +26,9 @@ from typing import Literal, assert_never
 
 from mercury_nb.contract.escalation.guard_texts import asks_user
 
-FinishStatus = Literal["done", "blocked", "question"]
+FinishStatus = Literal["done", "blocked", "question", "no_change"]
+"""``no_change``: the task needs no change to the workspace, ``summary`` is the answer (the
+narration guard's typed "no change needed" choice; ``guard_trigger`` decides what it ends)."""
 
 NO_REASON = "the model said it was blocked but did not say by what"
 """The reason of a ``finish(blocked)`` call that named nothing."""
@@ -133,7 +135,7 @@ def classify_prose(text: str, *, work_done: bool = False) -> FinalReply:
 def _typed(finish: FinishCall) -> FinalReply:
     summary, detail = finish.summary.strip(), finish.detail.strip()
     match finish.status:
-        case "done":
+        case "done" | "no_change":  # an answer: whether it may end the task is the guard's
             return Done("finish")
         case "blocked":
             return Blocked(detail or summary or NO_REASON, "finish")

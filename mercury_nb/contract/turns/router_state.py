@@ -11,6 +11,7 @@ from mercury_nb.contract.escalation import provider_policy as pp
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.narration_guard import GuardState, RunGuardRound
 from mercury_nb.contract.escalation.tool_support import ToolSupportState
+from mercury_nb.contract.gate.change_demand import ChangeDemand, change_demand
 from mercury_nb.contract.gate.completion_gate import GateState
 from mercury_nb.contract.gate.run_evidence import RunAnswer
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
@@ -106,6 +107,9 @@ class TurnFacts:
     """The turn's first step was sent with ``tool_choice`` ``required``."""
     called_tools: bool = False
     """The model answered with at least one tool call during the turn."""
+    investigations: int = 0
+    """Non-mutating calls of the whole task that looked at the workspace and ran (reads,
+    listings, read-only commands): an answer after one may end a task that demands no change."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,8 @@ class RouterState:
     """The narration-guard round in flight (kept to degrade it if its forced step is refused)."""
     tools: ToolSupportState = field(default_factory=ToolSupportState)
     """What each provider showed of its tool support (not checkpointed: learned again)."""
+    demand: ChangeDemand = ChangeDemand.DEMANDED
+    """How plainly a work task asks for a change (``change_demand``): the guard's first read."""
 
     def output_cap(self, index: int, default: int) -> int:
         return dict(self.output_caps).get(index, default)
@@ -132,6 +138,7 @@ class RouterState:
         return cls(
             task=task,
             intent=classify_intent(task, config.mode),
+            demand=change_demand(task, config.mode),
             gate=GateState(),
             budget=StepBudgetState(),
             truncation=TruncationState(),

@@ -7,6 +7,9 @@ import pytest
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import (
     FORCED_CHOICE_FALLBACK_DIRECTIVE,
+    FORCED_ROUND_DIRECTIVE,
+    NO_CHANGE_OFFER_DIRECTIVE,
+    NO_CHANGE_OFFER_NOTICE,
     SECOND_CYCLE_NOTICE,
     asks_user,
     forced_choice_rejected,
@@ -377,6 +380,45 @@ def test_degrade_keeps_round_and_tools_and_remembers_provider() -> None:
     assert isinstance(third, RunGuardRound)
     assert (third.provider_index, third.forced, third.tool_choice) == (0, False, "auto")
     assert third.directive.endswith(FORCED_CHOICE_FALLBACK_DIRECTIVE)
+
+
+# --- the typed "no change needed" offer ------------------------------------------------
+
+
+def _offering(provider: int = 0) -> GuardObservation:
+    return GuardObservation(verdict=TurnVerdict.TEXT_STOP, mutated=False,
+                            reply_text="notes/q3.md mentions it.", provider_index=provider,
+                            offer_no_change=True)
+
+
+def test_an_unclear_task_s_first_round_offers_no_change_then_forces_as_ever() -> None:
+    config = make_config("a", "b")
+    state, first = step_guard(GuardState(), _offering(), config)
+    assert isinstance(first, RunGuardRound)
+    assert (first.round, first.grounding, first.offer_no_change) == (1, True, True)
+    assert (first.forced, first.tool_choice, first.must_mutate) == (True, "required", False)
+    assert (first.directive, first.notice) == (NO_CHANGE_OFFER_DIRECTIVE, NO_CHANGE_OFFER_NOTICE)
+    assert "finish" in first.directive and "no_change" in first.directive
+    # the offer is made once: round 2 forces a mutation like any round
+    state, second = step_guard(state, _offering(0), config)
+    assert isinstance(second, RunGuardRound)
+    assert (second.round, second.offer_no_change, second.must_mutate) == (2, False, True)
+    assert second.directive == FORCED_ROUND_DIRECTIVE
+
+
+def test_without_the_offer_the_first_round_forces_a_mutation() -> None:
+    _, first = step_guard(GuardState(), narrated(0), make_config())
+    assert isinstance(first, RunGuardRound)
+    assert (first.offer_no_change, first.must_mutate) == (False, True)
+    assert first.directive == FORCED_ROUND_DIRECTIVE
+
+
+def test_a_degraded_offered_round_keeps_its_offer_without_the_mutation_rule() -> None:
+    state, first = step_guard(GuardState(), _offering(), make_config("a"))
+    assert isinstance(first, RunGuardRound)
+    _, retry = degrade_forced_round(state, first)
+    assert (retry.forced, retry.tool_choice, retry.offer_no_change) == (False, "auto", True)
+    assert retry.directive == NO_CHANGE_OFFER_DIRECTIVE
 
 
 # --- grounding --------------------------------------------------------------------------
