@@ -67,7 +67,7 @@ def summarize_arguments(name: str, raw_arguments: str, limit: int = 80) -> str:
     """A short, human line for a tool call, e.g. ``run_command: pytest -q``."""
     try:
         args = json.loads(raw_arguments or "{}")
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return name
     if not isinstance(args, dict):
         return name

@@ -16,6 +16,7 @@ from mercury_nb.contract.turns.stream_assembly import (
     is_empty_reply,
     produced_nothing,
 )
+from mercury_nb.contract.untrusted import clean
 from mercury_nb.transport.protocol import (
     ChatModel,
     FinishChunk,
@@ -68,7 +69,7 @@ async def stream_step(
                 case TextChunk(text=text):
                     if text:
                         assembly = assembly.add_text(text)
-                        on_event(TextDelta(text))
+                        on_event(TextDelta(clean(text)))
                 case ToolCallChunk(index=index, id=call_id, name=name, arguments=arguments):
                     assembly = assembly.add_tool_delta(index, call_id, name, arguments)
                 case FinishChunk(reason=reason):

@@ -61,7 +61,7 @@ def command_of(name: str, raw_arguments: str) -> str | None:
         return None
     try:
         args = json.loads(raw_arguments or "{}")
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
     command = args.get("command") if isinstance(args, dict) else None
     return command if isinstance(command, str) else None
