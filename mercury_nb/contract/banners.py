@@ -46,6 +46,7 @@ from mercury_nb.contract.gate.run_evidence import (
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.untrusted import one_line, shown_name, shown_names
 
 TASK_COMPLETE = "✓ Task complete"
@@ -163,7 +164,7 @@ def blocked_line(reason: str, blocker_chars: int = 120) -> str:
 
 def blocked_clause(reason: str, blocker_chars: int = 120) -> str:
     """A reason's first N chars, on one line (:func:`blocked_line` without its label)."""
-    return one_line(" ".join(reason.split())[:blocker_chars])
+    return one_line(clip(" ".join(reason.split()), blocker_chars, mark=""))
 
 
 def _sentence(reason: str) -> str:
@@ -230,7 +231,7 @@ def banner_text(
             if providers:
                 lines.append(PER_PROVIDER)
                 lines.extend(
-                    f"- {one_line(p.name)}: {one_line(p.reason[:provider_reason_chars])}"
+                    f"- {one_line(p.name)}: {blocked_clause(p.reason, provider_reason_chars)}"
                     for p in providers[:max_providers]
                 )
             return _with_changes(lines, changes, CHANGES_SO_FAR)

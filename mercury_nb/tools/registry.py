@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.tools.base import Tool, ToolContext, ToolError, ToolResult
 from mercury_nb.workspace.errors import WorkspaceError
@@ -101,8 +102,7 @@ def default_registry() -> ToolRegistry:
 
 
 def _error(message: str) -> ToolResult:
-    if len(message) > _MAX_ERROR_CHARS:
-        message = message[: _MAX_ERROR_CHARS - 1] + "…"
+    message = clip(message, _MAX_ERROR_CHARS)  # redacted before it is cut
     return ToolResult(ok=False, content=f"Error: {message}")
 
 
