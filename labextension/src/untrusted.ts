@@ -11,7 +11,7 @@ const UNSAFE =
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const ESCAPES: { [ch: string]: string } = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 const NAME_START = /^[\p{L}\p{N}_./~-]/u;
-const NEEDS_QUOTES = /[\s"'`]/;
+const NEEDS_QUOTES = /["'`]|\s$/;
 
 function escape(ch: string): string {
   if (ESCAPES[ch]) {

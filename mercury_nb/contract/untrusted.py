@@ -9,8 +9,8 @@ Three strengths, each built on the one before:
   escape (``\\n``, ``\\x1b``, ``\\u2028``), so the text stays on the one line it is put on and
   cannot draw a line of its own.
 - :func:`shown_name` - :func:`one_line`, then in double quotes when the name could be taken
-  for the product's own words: anything was escaped, it holds spaces or quotes, or it starts
-  with something other than a letter, digit or ``. _ / ~ -`` (``✓ Verified…``).
+  for the product's own words: anything was escaped, it holds quotes, ends in a space, or
+  starts with something other than a letter, digit or ``. _ / ~ -`` (``✓ Verified…``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _JSON_SURROGATE = re.compile(
 other escape (kept whole, so ``\\\\udcff`` - an escaped backslash - is left alone)."""
 
 _NAME_START = re.compile(r"[\w./~-]")
-_NEEDS_QUOTES = re.compile(r"[\s\"'`]")
+_NEEDS_QUOTES = re.compile(r"[\"'`]|\s$")
 
 REPLACEMENT = "\ufffd"
 
