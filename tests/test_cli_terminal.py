@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from mercury_nb.contract.untrusted import shown_name
 from mercury_nb.testing import Turn, call
 
 EVIL_NAME = "\x1b]52;c;ZXZpbA==\x07\x1b[2Jnotes\x1b]0;pwned\x07.md"
@@ -54,4 +55,7 @@ def test_human_output_is_terminal_safe_and_json_is_exact(
         assert outcome["answer"] == script()[2].text
     else:
         assert not CONTROLS.findall(done.stdout), done.stdout
-        assert "notes.md" in done.stdout  # the name stays readable
+        # the name is shown with its controls escaped and quoted, so it cannot act on the
+        # terminal nor pass for a line of its own (contract/untrusted.py)
+        assert shown_name(EVIL_NAME) in done.stdout
+        assert "\\x1b]52" in done.stdout

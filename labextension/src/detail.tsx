@@ -6,6 +6,7 @@ import React from 'react';
 
 import { IFileChange, IRunEvent, ITaskDetail } from './api';
 import { STATUS_COLOURS, StatusChip } from './common';
+import { oneLine, shownName } from './untrusted';
 
 function ChangeItem(props: { change: IFileChange }): JSX.Element {
   const { change } = props;
@@ -17,7 +18,7 @@ function ChangeItem(props: { change: IFileChange }): JSX.Element {
   return (
     <details className="jp-mercury-change">
       <summary>
-        <span className="jp-mercury-change-path">{change.path}</span>{' '}
+        <span className="jp-mercury-change-path">{shownName(change.path)}</span>{' '}
         <span className="jp-mercury-change-counts">{counts}</span>
       </summary>
       <pre className="jp-mercury-diff">{change.diff || change.preview || ''}</pre>
@@ -97,7 +98,7 @@ export function Detail(props: {
       {task.blocker && (
         <div className="jp-mercury-blocker">
           <strong>Blocker: </strong>
-          {task.blocker}
+          {oneLine(task.blocker)}
         </div>
       )}
       {detail.answer && (
@@ -142,12 +143,12 @@ export function Detail(props: {
                 <span>{item.exit_code === 0 ? '✓' : '✗'}</span>{' '}
                 {item.kind === 'read-back' ? (
                   <span>
-                    read back <code>{item.path}</code> · step {item.step}
+                    read back <code>{shownName(item.path ?? '')}</code> · step {item.step}
                     {item.exit_code === 0 ? '' : ' · could not be read'}
                   </span>
                 ) : (
                   <>
-                    <code>{item.command}</code>{' '}
+                    <code>{oneLine(item.command ?? '')}</code>{' '}
                     <span>
                       exit {item.exit_code === null ? '?' : item.exit_code} · step {item.step}
                       {item.timed_out ? ' · timed out' : ''}
@@ -231,5 +232,5 @@ function eventText(event: IRunEvent): string {
       parts.push(value);
     }
   }
-  return parts.join(' · ');
+  return oneLine(parts.join(' · '));
 }

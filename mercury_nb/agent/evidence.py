@@ -206,7 +206,7 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
 def _path_hint(arguments: str) -> str | None:
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):
         marker = '"path"'
         at = arguments.find(marker)
         if at < 0:

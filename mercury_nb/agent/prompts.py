@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from mercury_nb.contract.turns.stream_assembly import StepReply
+from mercury_nb.contract.untrusted import one_line
 
 AUTO_MODE_PROMPT = """\
 You are Mercury, a coding agent working inside a Jupyter workspace at {root}.
@@ -67,7 +68,7 @@ def summarize_arguments(name: str, raw_arguments: str, limit: int = 80) -> str:
     """A short, human line for a tool call, e.g. ``run_command: pytest -q``."""
     try:
         args = json.loads(raw_arguments or "{}")
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return name
     if not isinstance(args, dict):
         return name
@@ -75,7 +76,7 @@ def summarize_arguments(name: str, raw_arguments: str, limit: int = 80) -> str:
                None)
     if key is None:
         return name
-    value = str(args[key]).replace("\n", " ")
+    value = one_line(str(args[key]))
     if len(value) > limit:
         value = value[: limit - 1] + "…"
     return f"{name}: {value}"

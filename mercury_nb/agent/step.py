@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from mercury_nb.agent.events import EventSink, TextDelta
 from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.contract.escalation.provider_policy import EMPTY_REPLY_KIND, EMPTY_REPLY_MESSAGE
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.turns.stream_assembly import (
     StepReply,
     StreamAssembly,
     is_empty_reply,
     produced_nothing,
 )
+from mercury_nb.contract.untrusted import clean
 from mercury_nb.transport.protocol import (
     ChatModel,
     FinishChunk,
@@ -68,7 +70,7 @@ async def stream_step(
                 case TextChunk(text=text):
                     if text:
                         assembly = assembly.add_text(text)
-                        on_event(TextDelta(text))
+                        on_event(TextDelta(clean(text)))
                 case ToolCallChunk(index=index, id=call_id, name=name, arguments=arguments):
                     assembly = assembly.add_tool_delta(index, call_id, name, arguments)
                 case FinishChunk(reason=reason):
@@ -87,7 +89,7 @@ async def stream_step(
     except Exception as error:  # any mid-stream failure is an interruption, never success
         if assembly.chunks == 0:
             raise StepFailedBeforeOutput(
-                ProviderError(provider=model.name, message=str(error)[:300],
+                ProviderError(provider=model.name, message=clip(clean(str(error)), 300, mark=""),
                               kind=type(error).__name__)
             ) from error
         return _usable(assembly.reply(error=error, step=step), model.name)
@@ -103,7 +105,8 @@ def _usable(reply: StepReply, provider: str) -> StepReply:
     if produced_nothing(reply):
         message = reply.error or "the stream ended without output or a finish reason"
         raise StepFailedBeforeOutput(
-            ProviderError(provider=provider, message=message[:300], kind="interrupted")
+            ProviderError(provider=provider, message=clip(message, 300, mark=""),
+                          kind="interrupted")
         )
     return reply
 

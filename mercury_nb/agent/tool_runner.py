@@ -13,7 +13,7 @@ from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.gate.command_effects import is_read_only_command
 from mercury_nb.contract.gate.verification import is_verification_command
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
-from mercury_nb.contract.text_cut import fit_head_and_tail
+from mercury_nb.contract.text_cut import clip, fit_head_and_tail
 from mercury_nb.contract.turns.stream_assembly import AssembledToolCall
 from mercury_nb.tools.base import ToolContext, ToolResult
 from mercury_nb.tools.budget import result_budget
@@ -61,7 +61,7 @@ def command_of(name: str, raw_arguments: str) -> str | None:
         return None
     try:
         args = json.loads(raw_arguments or "{}")
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):
         return None
     command = args.get("command") if isinstance(args, dict) else None
     return command if isinstance(command, str) else None
@@ -91,7 +91,7 @@ async def run_tool_calls(
                 ok=result.ok,
                 mutating=counts_as_mutation(call.name, result),
                 summary=summary,
-                result_head=result.content[:500],
+                result_head=clip(result.content, 500, mark=""),
                 command=result.command,
                 exit_code=result.exit_code,
                 timed_out=result.timed_out,

@@ -47,6 +47,8 @@ from mercury_nb.contract.gate.run_evidence import (
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
+from mercury_nb.contract.text_cut import clip
+from mercury_nb.contract.untrusted import one_line, shown_name, shown_names
 
 TASK_COMPLETE = "✓ Task complete"
 RESUME_HINT = 'Send "continue" and I\'ll pick up right where I left off.'
@@ -92,13 +94,15 @@ _READ_BACK_LISTED = 5
 
 def change_line(change: FileChange) -> str:
     """``+A −R path`` with `` (created)`` or `` (deleted)`` when it applies; a binary or
-    too-large file is ``path (created, 50.0 MB, not diffed)`` instead of fake counts."""
+    too-large file is ``path (created, 50.0 MB, not diffed)`` instead of fake counts. The
+    path is shown by :func:`shown_name`: escaped and quoted, it cannot draw a line of its own."""
+    path = shown_name(change.path)
     if not change.measured:
         size = "" if change.size is None else f", {human_size(change.size)}"
         binary = ", binary" if change.binary else ""
-        return f"{change.path} ({change.kind}{size}{binary}, not diffed)"
+        return f"{path} ({change.kind}{size}{binary}, not diffed)"
     suffix = f" ({change.kind})" if change.kind in ("created", "deleted") else ""
-    return f"+{change.added} −{change.removed} {change.path}{suffix}"
+    return f"+{change.added} −{change.removed} {path}{suffix}"
 
 
 def human_size(size: int) -> str:
@@ -122,9 +126,9 @@ def evidence_line(evidence: Verified | ReadBack) -> str:
     """``✓ Verified: <cmd> ✓``, or the read-back of non-code files."""
     match evidence:
         case Verified(check=check):
-            return f"✓ Verified: {check.command} ✓"
+            return f"✓ Verified: {one_line(check.command)} ✓"
         case ReadBack(paths=paths):
-            listed = ", ".join(paths[:_READ_BACK_LISTED])
+            listed = ", ".join(shown_names(paths[:_READ_BACK_LISTED]))
             if len(paths) > _READ_BACK_LISTED:
                 listed += f" and {len(paths) - _READ_BACK_LISTED} more"
             return f"✓ Verified: change summary and read-back of {listed} ✓"
@@ -142,11 +146,12 @@ def last_check_line(last_check: CheckRecord | None, stale: bool, requested: str 
 
 def check_clause(check: CheckRecord, stale: bool) -> str:
     """:func:`last_check_line` of a check that ran, without its label."""
+    command = one_line(check.command)
     if stale:
-        return f"{check.command} (ran before the latest changes)"
+        return f"{command} (ran before the latest changes)"
     if check.timed_out or check.exit_code is None:
-        return f"{check.command} ✗ ({'timed out' if check.timed_out else 'no exit code'})"
-    return f"{check.command} ✗ (exit {check.exit_code})"
+        return f"{command} ✗ ({'timed out' if check.timed_out else 'no exit code'})"
+    return f"{command} ✗ (exit {check.exit_code})"
 
 
 def blocker_line(blocker: Blocker | None, blocker_chars: int = 120) -> str:
@@ -158,7 +163,7 @@ def blocker_clause(blocker: Blocker | None, blocker_chars: int = 120) -> str:
     """:func:`blocker_line` without its label."""
     if blocker is None:
         return NO_BLOCKER.removeprefix(BLOCKED_BY.format(reason=""))
-    return blocker.tool + ": " + blocked_clause(blocker.result, blocker_chars)
+    return one_line(blocker.tool) + ": " + blocked_clause(blocker.result, blocker_chars)
 
 
 def blocked_line(reason: str, blocker_chars: int = 120) -> str:
@@ -168,11 +173,11 @@ def blocked_line(reason: str, blocker_chars: int = 120) -> str:
 
 def blocked_clause(reason: str, blocker_chars: int = 120) -> str:
     """A reason's first N chars, on one line (:func:`blocked_line` without its label)."""
-    return " ".join(reason.split())[:blocker_chars]
+    return one_line(clip(" ".join(reason.split()), blocker_chars, mark=""))
 
 
 def _sentence(reason: str) -> str:
-    return reason.strip().rstrip(".…")
+    return one_line(reason.strip().rstrip(".…"))
 
 
 def _with_changes(lines: list[str], changes: Sequence[FileChange], label: str) -> str:
@@ -199,7 +204,7 @@ def banner_text(
                 raise ValueError("a no-changes ending was given a non-empty change list")
             lines = [NO_CHANGES.format(how=how)]
             if unread:
-                lines.append(unread_notice(unread))
+                lines.append(unread_notice(shown_names(unread)))
             return "\n".join(lines)
         case StepBudgetPause():
             return _with_changes([STEP_BUDGET_PAUSE], changes, CHANGES_SO_FAR)
@@ -213,7 +218,8 @@ def banner_text(
             lines = [head, last_check_line(last_check, stale, run)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case FilesMissingPause(missing=missing):
-            lines = [f"I've paused for now — {not_created_line(missing)}. {RESUME_HINT}"]
+            missed = not_created_line(tuple(shown_names(missing)))
+            lines = [f"I've paused for now — {missed}. {RESUME_HINT}"]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case TruncationPause():
             return _with_changes([TRUNCATION_PAUSE], changes, CHANGES_SO_FAR)
@@ -230,14 +236,15 @@ def banner_text(
                      DECLINED_HINT]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case QuestionPause(question=question):
-            lines = [QUESTION.format(question=" ".join(question.split())), QUESTION_HINT]
+            lines = [QUESTION.format(question=one_line(" ".join(question.split()))),
+                     QUESTION_HINT]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case ProviderFailure(last_error=error, providers=providers):
-            lines = [ALL_PROVIDERS_FAILED.format(error=error)]
+            lines = [ALL_PROVIDERS_FAILED.format(error=one_line(error))]
             if providers:
                 lines.append(PER_PROVIDER)
                 lines.extend(
-                    f"- {p.name}: {p.reason[:provider_reason_chars]}"
+                    f"- {one_line(p.name)}: {blocked_clause(p.reason, provider_reason_chars)}"
                     for p in providers[:max_providers]
                 )
             return _with_changes(lines, changes, CHANGES_SO_FAR)
@@ -246,7 +253,8 @@ def banner_text(
         case WindowTooSmall():
             return _with_changes(window_lines(ending), changes, CHANGES_SO_FAR)
         case NoToolSupport(model=model, window=window):
-            lines = [NO_TOOL_SUPPORT.format(model=model), no_tools_line(ending), NO_TOOLS_FIX]
+            lines = [NO_TOOL_SUPPORT.format(model=one_line(model)), no_tools_line(ending),
+                     NO_TOOLS_FIX]
             if window is not None:
                 lines.append(ALSO_SMALL_WINDOW.format(reason=window_reason(window),
                                                       window=window.larger_window))

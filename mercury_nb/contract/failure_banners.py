@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mercury_nb.contract.endings import NoToolSupport, WindowTooSmall
+from mercury_nb.contract.untrusted import one_line
 
 FAILED = "I couldn't finish this one — {reason}."
 NO_TOOL_SUPPORT = (
@@ -80,7 +81,7 @@ def no_tools_blocker(ending: NoToolSupport) -> str:
            else f"it answered {ending.ignored} forced tool calls with prose")
     if ending.window is not None:
         how += f"; and {window_reason(ending.window)}"
-    return f"{ending.model} does not take tools ({how})"
+    return f"{one_line(ending.model)} does not take tools ({how})"
 
 
 def no_tools_line(ending: NoToolSupport) -> str:

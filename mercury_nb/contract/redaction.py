@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.untrusted import clean
 
 MASK = "***"
 
@@ -108,19 +109,8 @@ def known_secrets(config: MercuryConfig | None, environ: Mapping[str, str]) -> t
 
 
 def displayable(text: str) -> str:
-    """``text`` as valid UTF-8: surrogate escapes of undecodable bytes (a file name that is
-    not UTF-8, ``bad\\udcffname``) become ``\\xff``-style escapes, so the text can be stored,
-    printed and sent as JSON."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        raw = text.encode("utf-8", "surrogateescape") if _only_escapes(text) else None
-        if raw is not None:
-            return raw.decode("utf-8", "backslashreplace")
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _only_escapes(text: str) -> bool:
-    """Whether every surrogate in ``text`` is a surrogate escape of one byte (U+DC80-U+DCFF)."""
-    return all(not 0xD800 <= ord(ch) <= 0xDFFF or 0xDC80 <= ord(ch) <= 0xDCFF for ch in text)
+    """``text`` as valid UTF-8 (see :func:`mercury_nb.contract.untrusted.clean`): surrogate
+    escapes of undecodable bytes (a file name that is not UTF-8, ``bad\\udcffname``) become
+    ``\\xff``-style escapes, other lone surrogates U+FFFD, so the text can be stored, printed
+    and sent as JSON."""
+    return clean(text)

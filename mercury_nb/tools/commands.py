@@ -7,11 +7,13 @@ import codecs
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.contract.redaction import known_secrets
+from mercury_nb.contract.text_cut import CUT_REACH, cut_edges
 from mercury_nb.tools import processes
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
@@ -36,36 +38,45 @@ class RunCommandArgs(BaseModel):
 
 
 class HeadTailBuffer:
-    """Keeps the first ``head`` and last ``tail`` characters of a stream of any length."""
+    """Keeps the first ``head`` and last ``tail`` characters of a stream of any length.
 
-    def __init__(self, head: int, tail: int) -> None:
+    Each end is held with :data:`CUT_REACH` characters more, so the rendered cut is redacted
+    before it is made (key-shaped tokens and ``secrets``): a secret that straddles the cut is
+    masked whole, never kept but for a few characters."""
+
+    def __init__(self, head: int, tail: int, secrets: Iterable[str] = ()) -> None:
         self.head_limit = head
         self.tail_limit = tail
+        self.secrets = tuple(secrets)
         self.head = ""
         self.tail = ""
         self.total = 0
 
     def add(self, text: str) -> None:
         self.total += len(text)
-        room = self.head_limit - len(self.head)
+        room = self.head_limit + CUT_REACH - len(self.head)
         if room > 0:
             self.head += text[:room]
             text = text[room:]
         if text:
             self.tail += text
-            if len(self.tail) > 2 * self.tail_limit:
-                self.tail = self.tail[-self.tail_limit :]
+            held = self.tail_limit + CUT_REACH
+            if len(self.tail) > 2 * held:
+                self.tail = self.tail[-held:]
 
     @property
     def cut(self) -> int:
         """Characters dropped from the middle."""
-        return max(0, self.total - len(self.head) - self.tail_limit)
+        return max(0, self.total - self.head_limit - self.tail_limit)
 
     def render(self) -> str:
         if self.cut == 0:
-            return self.head + self.tail
-        tail = self.tail[-self.tail_limit :]
-        return f"{self.head}\n[… {self.cut} characters of output cut …]\n{tail}"
+            return self.head + self.tail  # all of it is held
+        held = self.tail_limit + CUT_REACH
+        ending = self.tail[-held:] if len(self.tail) >= held else (self.head + self.tail)[-held:]
+        head, tail = cut_edges(self.head, ending, self.head_limit, self.tail_limit,
+                               self.secrets)
+        return f"{head}\n[… {self.cut} characters of output cut …]\n{tail}"
 
 
 def effective_timeout(requested: float | None, default: float, ceiling: float) -> float:
@@ -158,7 +169,8 @@ async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> To
         args.timeout_s, config.command_timeout_s, config.max_command_timeout_s
     )
     on_output = ctx.on_output
-    buffer = HeadTailBuffer(config.command_output_head_chars, config.command_output_tail_chars)
+    buffer = HeadTailBuffer(config.command_output_head_chars, config.command_output_tail_chars,
+                            known_secrets(config, os.environ))
     tracked = processes.register(ctx.process_scope)
     starting = asyncio.ensure_future(asyncio.create_subprocess_shell(
         command,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from mercury_nb.contract.text_cut import keep_head_and_tail
+from mercury_nb.contract.text_cut import CUT_REACH, cut_edges, keep_head_and_tail
 from mercury_nb.tools.base import ToolError
 from mercury_nb.workspace.dirfd import NotRegularFile, PathChanged, open_regular
 
@@ -72,9 +72,10 @@ def describe_binary(head: bytes, size: int, shown: str) -> str:
 
 
 def read_page(root: Path, path: Path, shown: str, *, offset: int, limit: int | None,
-              budget: int) -> Page:
+              budget: int, secrets: tuple[str, ...] = ()) -> Page:
     """Lines ``offset``.. (1-based, at most ``limit``) of the text file ``path``, within
-    ``budget`` characters; a binary file is described instead."""
+    ``budget`` characters; a binary file is described instead. A line cut to its head and
+    tail is redacted (key-shaped tokens and ``secrets``) before it is cut."""
     try:
         with open_regular(root, path) as fd, os.fdopen(os.dup(fd), "rb") as handle:
             size = os.fstat(fd).st_size
@@ -84,7 +85,8 @@ def read_page(root: Path, path: Path, shown: str, *, offset: int, limit: int | N
             if not head:
                 return Page(f"({shown} is empty)")
             handle.seek(0)
-            return _page(handle, shown, offset=offset, limit=limit, budget=budget)
+            return _page(handle, shown, offset=offset, limit=limit, budget=budget,
+                         secrets=secrets)
     except OSError as error:
         raise refuse_unreadable(error, shown) from error
 
@@ -101,13 +103,13 @@ def _decode(raw: bytes, shown: str, line: int) -> str:
 def _long_line(handle: BinaryIO, first: bytes, keep: int) -> tuple[str, str, int]:
     """The rest of a line longer than the budget, read in chunks: its head, its tail and
     its length in bytes (only ``keep`` bytes of each end are held)."""
-    head, tail, total = first[:keep], first[-keep:], len(first)
+    head, tail, total = first[:keep], first[-keep:] if keep else b"", len(first)
     while not first.endswith(b"\n"):
         first = handle.readline(_CHUNK)
         if not first:
             break
         total += len(first)
-        tail = (tail + first)[-keep:]
+        tail = (tail + first)[-keep:] if keep else b""
     return (head.decode("utf-8", "ignore"), tail.decode("utf-8", "ignore"), total)
 
 
@@ -124,7 +126,8 @@ def _omitted(cut: int) -> str:
     return f"[… {cut} characters omitted …]"
 
 
-def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budget: int) -> Page:
+def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budget: int,
+          secrets: tuple[str, ...] = ()) -> Page:
     first = max(1, offset)
     last = first + limit - 1 if limit is not None else None
     lines: list[str] = []
@@ -146,7 +149,8 @@ def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budge
             if lines:  # show it on its own page
                 cut_at = number
                 break
-            head, tail, total = _long_line(handle, raw, budget // 2)
+            head, tail, total = _long_line(handle, raw, budget // 2 + CUT_REACH)
+            head, tail = cut_edges(head, tail, budget // 2, budget // 2, secrets)
             note = (f"[line {number} is {total:,} bytes long; only its first and last "
                     f"{budget // 2:,} characters are shown]")
             return Page(f"{head}\n{_omitted(total - len(head) - len(tail))}\n{tail}",
@@ -154,7 +158,7 @@ def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budge
         text = _decode(raw, shown, number)
         if used + len(text) > budget:
             if not lines:  # one line over the budget: head and tail of it
-                return Page(keep_head_and_tail(text, budget // 2 * 2, _omitted),
+                return Page(keep_head_and_tail(text, budget // 2 * 2, _omitted, secrets),
                             _more(shown, number, handle))
             cut_at = number
             break

@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.contract.redaction import known_secrets
 from mercury_nb.contract.text_cut import keep_head_and_tail
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
@@ -54,10 +55,13 @@ class EditArgs(BaseModel):
     new_text: str = Field(description="Replacement text.")
 
 
-def head_tail(text: str, limit: int, what: str = "characters") -> str:
+def head_tail(text: str, limit: int, what: str = "characters",
+              secrets: tuple[str, ...] | None = None) -> str:
     """``text`` whole when short, else its first and last ``limit`` characters (half each)
-    around a marker naming the cut."""
-    return keep_head_and_tail(text, limit, lambda cut: f"[… {cut} {what} omitted …]")
+    around a marker naming the cut, redacted before the cut (``secrets``: by default the
+    secret-named environment variables' values)."""
+    known = known_secrets(None, os.environ) if secrets is None else secrets
+    return keep_head_and_tail(text, limit, lambda cut: f"[… {cut} {what} omitted …]", known)
 
 
 def line_count(text: str) -> int:
@@ -115,7 +119,7 @@ def read_file(args: ReadArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
     page = read_page(ws.root, path, ws.rel(path), offset=args.offset, limit=args.limit,
-                     budget=result_budget(ctx))
+                     budget=result_budget(ctx), secrets=known_secrets(ctx.config, os.environ))
     return ToolResult(ok=True, content=page.content(), read_paths=(ws.rel(path),))
 
 

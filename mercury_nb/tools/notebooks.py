@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import uuid
 from collections.abc import Callable
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.contract.redaction import known_secrets
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
 from mercury_nb.tools.file_reading import refuse_unreadable
@@ -177,7 +179,8 @@ def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     notebook, _ = load_notebook(ws, path, args.path)
     content = render_notebook(notebook, ws.rel(path))
-    return ToolResult(ok=True, content=head_tail(content, result_budget(ctx)),
+    secrets = known_secrets(ctx.config, os.environ)
+    return ToolResult(ok=True, content=head_tail(content, result_budget(ctx), secrets=secrets),
                       read_paths=(ws.rel(path),))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.tools.base import Tool, ToolContext, ToolError, ToolResult
 from mercury_nb.workspace.errors import WorkspaceError
@@ -101,8 +102,7 @@ def default_registry() -> ToolRegistry:
 
 
 def _error(message: str) -> ToolResult:
-    if len(message) > _MAX_ERROR_CHARS:
-        message = message[: _MAX_ERROR_CHARS - 1] + "…"
+    message = clip(message, _MAX_ERROR_CHARS)  # redacted before it is cut
     return ToolResult(ok=False, content=f"Error: {message}")
 
 
@@ -114,9 +114,11 @@ def _parse_arguments(name: str, raw: str | Mapping[str, Any] | None) -> dict[str
         return dict(raw)
     try:
         value = json.loads(raw)
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:
         if isinstance(exc, json.JSONDecodeError):
             detail = f"{exc.msg} at character {exc.pos}"
+        elif isinstance(exc, ValueError):  # an integer of more digits than Python converts
+            detail = "a number too long to read"
         else:
             detail = "nested too deeply"
         return (
@@ -124,7 +126,7 @@ def _parse_arguments(name: str, raw: str | Mapping[str, Any] | None) -> dict[str
             "Send one JSON object with the tool's fields."
         )
     if isinstance(value, str):  # some models encode the object twice
-        with contextlib.suppress(json.JSONDecodeError, RecursionError):
+        with contextlib.suppress(ValueError, RecursionError):
             value = json.loads(value)
     if not isinstance(value, dict):
         return (

@@ -20,6 +20,7 @@ from IPython import display as ipython_display
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.contract.task_status import EndingStatus
+from mercury_nb.contract.untrusted import shown_name
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.markdown import markdown_html
 from mercury_nb.ui.plain import final_text
@@ -48,9 +49,10 @@ def _esc(text: str) -> str:
 
 
 def change_html(change: FileChange) -> str:
-    """One changed file as a collapsible ``<details>`` with its preview; all text escaped."""
+    """One changed file as a collapsible ``<details>`` with its preview; all text escaped,
+    the path shown by :func:`shown_name` (on one line, quoted when it needs to be)."""
     summary = (
-        f"{_esc(change.path)} <span>+{change.added} −{change.removed}</span>"
+        f"{_esc(shown_name(change.path))} <span>+{change.added} −{change.removed}</span>"
         f" ({_esc(change.kind)})"
     )
     if not change.preview:

@@ -13,6 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from panel_scripts import PAGING_TASKS, QUESTION
 
+from mercury_nb.contract.untrusted import shown_name
+
 Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
@@ -214,7 +216,8 @@ def test_markup_in_task_answer_file_name_and_output_renders_as_text(page: Any) -
     view = detail(page, "completed")
     assert view.locator(".jp-mercury-task-text").inner_text() == f"Write a note about trouble {XSS}"
     assert XSS in view.locator(".jp-mercury-answer").inner_text()
-    assert XSS_FILE in view.locator(".jp-mercury-change-path").all_inner_texts()
+    # shown quoted (it starts with "<", so it could pass for other words), never as markup
+    assert shown_name(XSS_FILE) in view.locator(".jp-mercury-change-path").all_inner_texts()
     view.locator(".jp-mercury-change summary").first.click()
     assert XSS in view.locator(".jp-mercury-diff").first.inner_text()
     assert XSS in view.locator(".jp-mercury-evidence").inner_text()

@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.untrusted import clean
 
 DoomKind = Literal["identical-calls", "cycle", "tool-failures", "idle-steps", "similar-replies"]
 
@@ -102,9 +103,9 @@ def canonical_arguments(raw: str) -> str:
     """Tool-call arguments as compact JSON with sorted keys; malformed JSON as stripped text."""
     try:
         parsed = json.loads(raw)
-    except (ValueError, TypeError):
+        return json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (ValueError, TypeError, RecursionError):  # RecursionError: nested too deeply
         return raw.strip()
-    return json.dumps(parsed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def jaccard(left: frozenset[str], right: frozenset[str]) -> float:
@@ -221,7 +222,7 @@ def _observe_text(state: DoomState, text: str, novel: bool, config: MercuryConfi
 
 
 def _key(call: ToolCallObservation) -> _CallKey:
-    digest = hashlib.sha256(f"{call.name}\0{call.arguments}".encode()).hexdigest()[:32]
+    digest = hashlib.sha256(clean(f"{call.name}\0{call.arguments}").encode()).hexdigest()[:32]
     return _CallKey(digest=digest, preview=f"{call.name}({_preview(call.arguments)})")
 
 

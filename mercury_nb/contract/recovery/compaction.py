@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.text_cut import keep_head_and_tail
+from mercury_nb.contract.text_cut import CUT_REACH, cut_edges, keep_head_and_tail
 
 Message = dict[str, Any]
 
@@ -129,7 +129,9 @@ def _compact_text(text: str, config: MercuryConfig) -> str | None:
     marker = compaction_marker(size)
     if size <= head + tail + len(marker) + 2:
         return None  # would not get shorter
-    return f"{text[:head]}\n{marker}\n{text[size - tail :]}"
+    kept_head, kept_tail = cut_edges(text[: head + CUT_REACH],
+                                     text[max(0, size - tail - CUT_REACH):], head, tail)
+    return f"{kept_head}\n{marker}\n{kept_tail}"
 
 
 def _compact_message(message: Mapping[str, Any], config: MercuryConfig) -> Message | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from mercury_nb.contract.turns.stream_ending import StreamEnding, classify_stream
+from mercury_nb.contract.untrusted import clean, clean_json
 
 
 @dataclass(frozen=True)
@@ -73,25 +74,27 @@ class StreamAssembly:
         return replace(self, finish_reason=reason, finished=True, chunks=self.chunks + 1)
 
     def reply(self, error: BaseException | str | None = None, step: int = 0) -> StepReply:
-        """The assembled reply. A stream with no finish chunk is interrupted."""
+        """The assembled reply. A stream with no finish chunk is interrupted. Everything the
+        model sent goes through the one sanitizer (:mod:`mercury_nb.contract.untrusted`): no
+        lone surrogate reaches a hash, the ledger or a view, nor a tool through its JSON."""
         calls = dict(self.calls)
         tool_calls = tuple(
             AssembledToolCall(
-                id=calls[i].id or f"call_{step}_{n}",
-                name=calls[i].name,
-                arguments=calls[i].arguments,
+                id=clean(calls[i].id) or f"call_{step}_{n}",
+                name=clean(calls[i].name),
+                arguments=clean_json(calls[i].arguments),
             )
             for n, i in enumerate(self._order)
         )
         err_text = (
-            None if error is None else (error if isinstance(error, str) else _describe(error))
+            None if error is None else clean(error if isinstance(error, str) else _describe(error))
         )
         marker: BaseException | None = None
         if err_text is not None:
             marker = RuntimeError(err_text)
         reason = self.finish_reason if self.finished else None
         return StepReply(
-            text=self.text,
+            text=clean(self.text),
             tool_calls=tool_calls,
             finish_reason=reason,
             error=err_text,
