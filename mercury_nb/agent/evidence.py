@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -34,6 +35,9 @@ from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.context_window import reported_tool_support
 from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
+from mercury_nb.workspace.confinement import Workspace
+from mercury_nb.workspace.errors import WorkspaceError
+from mercury_nb.workspace.reading import digest_fd, open_file
 
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink
@@ -125,7 +129,8 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
     session.read_backs = ()
     requirements = read_task(session.task, loop.config.mode)
     if not notebooks and only_non_code(paths):  # a read-back may be the evidence for prose
-        read = await asyncio.to_thread(_read_back, root, changes, requirements)
+        read = await asyncio.to_thread(_read_back, root, changes, requirements,
+                                       loop.config.file_read_max_bytes)
         session.read_backs = tuple(ReadBackEntry(p, ok, session.steps_total) for p, ok in read)
     missing = await asyncio.to_thread(missing_files, root, requirements.must_exist)
     records = check_records(session)
@@ -141,26 +146,37 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
 
 
 def _read_back(
-    root: Path, report: ChangeReport, requirements: TaskRequirements
+    root: Path, report: ChangeReport, requirements: TaskRequirements, max_bytes: int,
 ) -> list[tuple[str, bool]]:
     """Read every created or modified file back from disk: the evidence for non-code
     changes. A file reads back when it can be read; a deleted one has nothing to read, and
     counts only when the task asks to remove it (then: when it is gone). One that does not
     read back makes the change summary unconfirmed, so nothing is claimed as verified."""
+    ws = Workspace(root)
     read: list[tuple[str, bool]] = []
     for change in report.changes:
-        path = root / change.path
         if change.kind == "deleted":
             if requirements.removes(change.path):
-                read.append((change.path, not path.exists()))
+                read.append((change.path, not os.path.lexists(ws.root / change.path)))
             continue
-        try:
-            path.read_bytes()
-        except OSError:
-            read.append((change.path, False))
-        else:
-            read.append((change.path, True))
+        read.append((change.path, reads_back(ws, change.path, max_bytes)))
     return read
+
+
+def reads_back(ws: Workspace, relative: str, max_bytes: int) -> bool:
+    """Whether the changed file ``relative`` reads back: a regular file inside the workspace
+    (a link is followed only to a target inside it), read to its end within ``max_bytes``
+    in constant memory. A FIFO, device or socket is refused before a byte is read (it could
+    block or never end), so is a file over the budget: none of them counts as read back."""
+    try:
+        path = ws.resolve(relative)
+        with open_file(ws.root, path) as (fd, size):
+            if size > max_bytes:
+                return False
+            digest_fd(fd, max_bytes)
+    except (OSError, WorkspaceError):
+        return False
+    return True
 
 
 def missing_files(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
@@ -193,7 +209,8 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
         loop.on_event(ToolStarted(step=session.steps_total, name="notebook_check", summary=label))
         run = await run_notebook_check(loop.ctx.root.root / change.path,
                                        loop.config.notebook_timeout_s, change.path,
-                                       loop.ctx.process_scope)
+                                       loop.ctx.process_scope, root=loop.ctx.root.root,
+                                       max_bytes=loop.config.file_read_max_bytes)
         session.log(ToolLogEntry(
             seq=session.next_seq(), step=session.steps_total, name="notebook_check", ok=run.ok,
             mutating=False, summary=f"run notebook {change.path}", result_head=run.detail,
