@@ -30,14 +30,14 @@ from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.task_requirements import TaskRequirements
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.turns.final_reply import answer_of
-from mercury_nb.contract.turns.router_state import Measured, TurnFacts
+from mercury_nb.contract.turns.router_state import Measured, TurnFacts, Unreadable
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.context_window import reported_tool_support
 from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.errors import WorkspaceError
-from mercury_nb.workspace.reading import digest_fd, open_file
+from mercury_nb.workspace.reading import FileTooLarge, digest_fd, open_file, refusal
 
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink
@@ -127,11 +127,14 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
         await _run_changed_notebooks(loop, changes)
     root = loop.ctx.root.root
     session.read_backs = ()
+    unreadable: tuple[Unreadable, ...] = ()
     requirements = read_task(session.task, loop.config.mode)
     if not notebooks and only_non_code(paths):  # a read-back may be the evidence for prose
         read = await asyncio.to_thread(_read_back, root, changes, requirements,
                                        loop.config.file_read_max_bytes)
-        session.read_backs = tuple(ReadBackEntry(p, ok, session.steps_total) for p, ok in read)
+        session.read_backs = tuple(ReadBackEntry(p, why is None, session.steps_total)
+                                   for p, why in read)
+        unreadable = tuple(Unreadable(p, why) for p, why in read if why is not None)
     missing = await asyncio.to_thread(missing_files, root, requirements.must_exist)
     records = check_records(session)
     evidence = judge_evidence(
@@ -141,42 +144,46 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
     read_back_ok = all(entry.ok for entry in session.read_backs)
     deleted = tuple(c.path for c in changes.changes if c.kind == "deleted")
     measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok, missing,
-                        deleted)
+                        deleted, unreadable)
     return replace(facts, measured=measured, evidence=evidence, run=run)
 
 
 def _read_back(
     root: Path, report: ChangeReport, requirements: TaskRequirements, max_bytes: int,
-) -> list[tuple[str, bool]]:
+) -> list[tuple[str, str | None]]:
     """Read every created or modified file back from disk: the evidence for non-code
     changes. A file reads back when it can be read; a deleted one has nothing to read, and
-    counts only when the task asks to remove it (then: when it is gone). One that does not
-    read back makes the change summary unconfirmed, so nothing is claimed as verified."""
+    counts only when the task asks to remove it (then: when it is gone). Each path comes with
+    why it did not read back (None: it did); one that did not makes the change summary
+    unconfirmed, so nothing is claimed as verified."""
     ws = Workspace(root)
-    read: list[tuple[str, bool]] = []
+    read: list[tuple[str, str | None]] = []
     for change in report.changes:
         if change.kind == "deleted":
             if requirements.removes(change.path):
-                read.append((change.path, not os.path.lexists(ws.root / change.path)))
+                gone = not os.path.lexists(ws.root / change.path)
+                read.append((change.path, None if gone else "still on disk"))
             continue
-        read.append((change.path, reads_back(ws, change.path, max_bytes)))
+        read.append((change.path, read_back_refusal(ws, change.path, max_bytes)))
     return read
 
 
-def reads_back(ws: Workspace, relative: str, max_bytes: int) -> bool:
-    """Whether the changed file ``relative`` reads back: a regular file inside the workspace
-    (a link is followed only to a target inside it), read to its end within ``max_bytes``
-    in constant memory. A FIFO, device or socket is refused before a byte is read (it could
-    block or never end), so is a file over the budget: none of them counts as read back."""
+def read_back_refusal(ws: Workspace, relative: str, max_bytes: int) -> str | None:
+    """Why the changed file ``relative`` does not read back, or None when it does: a regular
+    file inside the workspace (a link is followed only to a target inside it), read to its
+    end within ``max_bytes`` in constant memory. A FIFO, device or socket is refused before a
+    byte is read (it could block or never end), so is a file over the budget."""
     try:
         path = ws.resolve(relative)
         with open_file(ws.root, path) as (fd, size):
             if size > max_bytes:
-                return False
+                raise FileTooLarge(size, max_bytes)
             digest_fd(fd, max_bytes)
-    except (OSError, WorkspaceError):
-        return False
-    return True
+    except WorkspaceError:
+        return "a link that leads outside the workspace"
+    except OSError as error:
+        return refusal(error)
+    return None
 
 
 def missing_files(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:

@@ -100,6 +100,13 @@ def unblock_fifos(workspace: Path) -> Iterator[None]:
             os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
 
 
+WHY = {
+    "link-to-fifo": "a FIFO (named pipe), not a regular file",
+    "link-to-dev-zero": "a link that leads outside the workspace",
+    "link-outside": "a link that leads outside the workspace",
+    "sparse-2gb": "2,147,483,648 bytes, over the 16,000,000-byte read limit",
+}
+"""Why each swapped file does not read back, as the pause names it."""
 SWAPS = {
     "link-to-fifo": "mkfifo pipe && rm {path} && ln -s pipe {path}",
     "link-to-dev-zero": "rm {path} && ln -s /dev/zero {path}",
@@ -124,6 +131,8 @@ def test_a_task_whose_changed_file_is_swapped_ends_in_bounded_time_and_honestly(
     assert outcome["status"] != "completed", outcome["banner"]
     assert [e for e in outcome["evidence"] if e[0] != "command" and e[2] == 0] == [], outcome
     assert outcome["read"] < READ_SLACK, f"the task read {outcome['read']:,} bytes"
+    if path == "notes.md":  # its evidence is the read-back, which names what it refused
+        assert f'I couldn\'t read back "notes.md" ({WHY[swap]})' in outcome["banner"]
 
 
 _NOTEBOOK_CHILD = textwrap.dedent("""
