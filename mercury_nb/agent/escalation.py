@@ -16,11 +16,12 @@ from mercury_nb.contract.escalation.doom_loop import (
 from mercury_nb.contract.escalation.guard_texts import format_grounding
 from mercury_nb.contract.turns.stream_assembly import AssembledToolCall, StepReply
 from mercury_nb.tools.base import ToolResult
+from mercury_nb.workspace.dirfd import list_folder
 
 
 def list_workspace(root: Path) -> list[tuple[str, bool]]:
     """The workspace root's entries as ``(name, is_dir)``, sorted by name; no model involved."""
-    return [(entry.name, entry.is_dir()) for entry in sorted(root.iterdir(), key=lambda p: p.name)]
+    return list_folder(root, root)
 
 
 async def grounding_message(root: Path, limit: int) -> dict[str, Any]:

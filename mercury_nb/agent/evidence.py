@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -29,11 +30,14 @@ from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.task_requirements import TaskRequirements
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.turns.final_reply import answer_of
-from mercury_nb.contract.turns.router_state import Measured, TurnFacts
+from mercury_nb.contract.turns.router_state import Measured, TurnFacts, Unreadable
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.context_window import reported_tool_support
 from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
+from mercury_nb.workspace.confinement import Workspace
+from mercury_nb.workspace.errors import WorkspaceError
+from mercury_nb.workspace.reading import FileTooLarge, digest_fd, open_file, refusal
 
 if TYPE_CHECKING:
     from mercury_nb.agent.events import EventSink
@@ -123,10 +127,14 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
         await _run_changed_notebooks(loop, changes)
     root = loop.ctx.root.root
     session.read_backs = ()
+    unreadable: tuple[Unreadable, ...] = ()
     requirements = read_task(session.task, loop.config.mode)
     if not notebooks and only_non_code(paths):  # a read-back may be the evidence for prose
-        read = await asyncio.to_thread(_read_back, root, changes, requirements)
-        session.read_backs = tuple(ReadBackEntry(p, ok, session.steps_total) for p, ok in read)
+        read = await asyncio.to_thread(_read_back, root, changes, requirements,
+                                       loop.config.file_read_max_bytes)
+        session.read_backs = tuple(ReadBackEntry(p, why is None, session.steps_total)
+                                   for p, why in read)
+        unreadable = tuple(Unreadable(p, why) for p, why in read if why is not None)
     missing = await asyncio.to_thread(missing_files, root, requirements.must_exist)
     records = check_records(session)
     evidence = judge_evidence(
@@ -136,31 +144,46 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
     read_back_ok = all(entry.ok for entry in session.read_backs)
     deleted = tuple(c.path for c in changes.changes if c.kind == "deleted")
     measured = Measured(paths, changes.verified_by, changes.complete and read_back_ok, missing,
-                        deleted)
+                        deleted, unreadable)
     return replace(facts, measured=measured, evidence=evidence, run=run)
 
 
 def _read_back(
-    root: Path, report: ChangeReport, requirements: TaskRequirements
-) -> list[tuple[str, bool]]:
+    root: Path, report: ChangeReport, requirements: TaskRequirements, max_bytes: int,
+) -> list[tuple[str, str | None]]:
     """Read every created or modified file back from disk: the evidence for non-code
     changes. A file reads back when it can be read; a deleted one has nothing to read, and
-    counts only when the task asks to remove it (then: when it is gone). One that does not
-    read back makes the change summary unconfirmed, so nothing is claimed as verified."""
-    read: list[tuple[str, bool]] = []
+    counts only when the task asks to remove it (then: when it is gone). Each path comes with
+    why it did not read back (None: it did); one that did not makes the change summary
+    unconfirmed, so nothing is claimed as verified."""
+    ws = Workspace(root)
+    read: list[tuple[str, str | None]] = []
     for change in report.changes:
-        path = root / change.path
         if change.kind == "deleted":
             if requirements.removes(change.path):
-                read.append((change.path, not path.exists()))
+                gone = not os.path.lexists(ws.root / change.path)
+                read.append((change.path, None if gone else "still on disk"))
             continue
-        try:
-            path.read_bytes()
-        except OSError:
-            read.append((change.path, False))
-        else:
-            read.append((change.path, True))
+        read.append((change.path, read_back_refusal(ws, change.path, max_bytes)))
     return read
+
+
+def read_back_refusal(ws: Workspace, relative: str, max_bytes: int) -> str | None:
+    """Why the changed file ``relative`` does not read back, or None when it does: a regular
+    file inside the workspace (a link is followed only to a target inside it), read to its
+    end within ``max_bytes`` in constant memory. A FIFO, device or socket is refused before a
+    byte is read (it could block or never end), so is a file over the budget."""
+    try:
+        path = ws.resolve(relative)
+        with open_file(ws.root, path) as (fd, size):
+            if size > max_bytes:
+                raise FileTooLarge(size, max_bytes)
+            digest_fd(fd, max_bytes)
+    except WorkspaceError:
+        return "a link that leads outside the workspace"
+    except OSError as error:
+        return refusal(error)
+    return None
 
 
 def missing_files(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
@@ -193,7 +216,8 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
         loop.on_event(ToolStarted(step=session.steps_total, name="notebook_check", summary=label))
         run = await run_notebook_check(loop.ctx.root.root / change.path,
                                        loop.config.notebook_timeout_s, change.path,
-                                       loop.ctx.process_scope)
+                                       loop.ctx.process_scope, root=loop.ctx.root.root,
+                                       max_bytes=loop.config.file_read_max_bytes)
         session.log(ToolLogEntry(
             seq=session.next_seq(), step=session.steps_total, name="notebook_check", ok=run.ok,
             mutating=False, summary=f"run notebook {change.path}", result_head=run.detail,

@@ -52,12 +52,12 @@ def observe_path(ws: Workspace, written: str) -> PathFacts:
     return PathFacts(written, relative, "file", info.st_size)
 
 
-def _read(ws: Workspace, relative: str, chars: int) -> str | None:
+def _read(ws: Workspace, relative: str, chars: int, scan_bytes: int) -> str | None:
     """The file's first ``chars`` characters as read_file would show them (regular files only,
     opened through the workspace's directory fds); None when it cannot be read as text."""
     try:
         page = read_page(ws.root, ws.root / relative, relative, offset=1, limit=None,
-                         budget=chars)
+                         budget=chars, scan_bytes=scan_bytes)
     except (ToolError, OSError, WorkspaceError):
         return None
     return page.content()
@@ -73,7 +73,7 @@ def _ground(ws: Workspace, task: str, budget: int,
     secrets = known_secrets(config, os.environ)
     pages: list[tuple[str, str]] = []
     for read in plan.reads:
-        text = _read(ws, read.relative, read.chars)
+        text = _read(ws, read.relative, read.chars, config.read_file_max_scan_bytes)
         if text is not None:
             pages.append((read.relative, redact(displayable(text), secrets)))
     if not pages and not plan.skipped:

@@ -15,20 +15,23 @@ import sys
 from pathlib import Path
 
 from mercury_nb.tools import processes
-from mercury_nb.workspace.notebook_check import NotebookRun
+from mercury_nb.workspace.notebook_check import DEFAULT_MAX_BYTES, NotebookRun
 
 DIED = "the notebook check stopped without a result (exit code {code})"
 
 
 async def run_notebook_check(path: Path, timeout_s: float, display: str,
-                             scope: str | None) -> NotebookRun:
+                             scope: str | None, *, root: Path | None = None,
+                             max_bytes: int = DEFAULT_MAX_BYTES) -> NotebookRun:
     """Execute ``path`` top to bottom in a fresh kernel, in a child process under ``scope``
-    (the task id): cancelling this kills the child and its kernel before it re-raises."""
+    (the task id): cancelling this kills the child and its kernel before it re-raises.
+    The child reads the notebook within ``max_bytes``, through no link leaving ``root``."""
     tracked = processes.register(scope)
+    bounds = [str(root), str(max_bytes)] if root is not None else []
     try:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "mercury_nb.workspace.notebook_check",
-            str(path), repr(timeout_s), display,
+            str(path), repr(timeout_s), display, *bounds,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, start_new_session=True,
             env=tracked.environment(dict(os.environ)),

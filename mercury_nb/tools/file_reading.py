@@ -17,8 +17,10 @@ from typing import BinaryIO
 from mercury_nb.contract.text_cut import CUT_REACH, cut_edges, keep_head_and_tail
 from mercury_nb.tools.base import ToolError
 from mercury_nb.workspace.dirfd import NotRegularFile, PathChanged, open_regular
+from mercury_nb.workspace.reading import BINARY_SNIFF_BYTES
 
-BINARY_SNIFF_BYTES = 8000
+__all__ = ["BINARY_SNIFF_BYTES", "Page", "describe_binary", "read_page", "refuse_unreadable"]
+
 _CHUNK = 1 << 20
 _MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"\x89PNG", "PNG image"),
@@ -72,23 +74,57 @@ def describe_binary(head: bytes, size: int, shown: str) -> str:
 
 
 def read_page(root: Path, path: Path, shown: str, *, offset: int, limit: int | None,
-              budget: int, secrets: tuple[str, ...] = ()) -> Page:
+              budget: int, scan_bytes: int, secrets: tuple[str, ...] = ()) -> Page:
     """Lines ``offset``.. (1-based, at most ``limit``) of the text file ``path``, within
-    ``budget`` characters; a binary file is described instead. A line cut to its head and
-    tail is redacted (key-shaped tokens and ``secrets``) before it is cut."""
+    ``budget`` characters; a binary file is described instead. At most ``scan_bytes`` of the
+    file are read (to reach ``offset``, to cut a long line, to count the lines left). A line
+    cut to its head and tail is redacted (key-shaped tokens and ``secrets``) before it is
+    cut."""
     try:
-        with open_regular(root, path) as fd, os.fdopen(os.dup(fd), "rb") as handle:
+        with open_regular(root, path) as fd, os.fdopen(os.dup(fd), "rb") as raw:
             size = os.fstat(fd).st_size
-            head = handle.read(BINARY_SNIFF_BYTES)
+            head = raw.read(BINARY_SNIFF_BYTES)
             if b"\0" in head:
                 return Page(describe_binary(head, size, shown))
             if not head:
                 return Page(f"({shown} is empty)")
-            handle.seek(0)
+            raw.seek(0)
+            handle = _Capped(raw, scan_bytes)
             return _page(handle, shown, offset=offset, limit=limit, budget=budget,
                          secrets=secrets)
     except OSError as error:
         raise refuse_unreadable(error, shown) from error
+
+
+class _Capped:
+    """A file handle that gives at most ``limit`` bytes from the start, then acts as if the
+    file ended; ``capped`` tells whether the file goes on past that point."""
+
+    def __init__(self, handle: BinaryIO, limit: int) -> None:
+        self._handle, self._left, self.limit = handle, limit, limit
+        self._goes_on: bool | None = None
+
+    def readline(self, most: int) -> bytes:
+        return self._take(self._handle.readline(min(most, self._left)) if self._left else b"")
+
+    def read(self, most: int) -> bytes:
+        return self._take(self._handle.read(min(most, self._left)) if self._left else b"")
+
+    def _take(self, data: bytes) -> bytes:
+        self._left -= len(data)
+        return data
+
+    @property
+    def capped(self) -> bool:
+        if self._left > 0:
+            return False
+        if self._goes_on is None:  # one byte past the cap says whether the file goes on
+            self._goes_on = bool(self._handle.read(1))
+        return self._goes_on
+
+    def more_than(self, count: int) -> str:
+        """``count`` as a number, or "more than ``count``" when reading stopped at the cap."""
+        return f"more than {count:,}" if self.capped else f"{count:,}"
 
 
 def _decode(raw: bytes, shown: str, line: int) -> str:
@@ -100,7 +136,7 @@ def _decode(raw: bytes, shown: str, line: int) -> str:
         ) from exc
 
 
-def _long_line(handle: BinaryIO, first: bytes, keep: int) -> tuple[str, str, int]:
+def _long_line(handle: _Capped, first: bytes, keep: int) -> tuple[str, str, int]:
     """The rest of a line longer than the budget, read in chunks: its head, its tail and
     its length in bytes (only ``keep`` bytes of each end are held)."""
     head, tail, total = first[:keep], first[-keep:] if keep else b"", len(first)
@@ -113,7 +149,7 @@ def _long_line(handle: BinaryIO, first: bytes, keep: int) -> tuple[str, str, int
     return (head.decode("utf-8", "ignore"), tail.decode("utf-8", "ignore"), total)
 
 
-def _count_rest(handle: BinaryIO) -> int:
+def _count_rest(handle: _Capped) -> int:
     """Lines left after the current position (a last line without a newline counts)."""
     count, last = 0, b"\n"
     while chunk := handle.read(_CHUNK):
@@ -126,7 +162,7 @@ def _omitted(cut: int) -> str:
     return f"[… {cut} characters omitted …]"
 
 
-def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budget: int,
+def _page(handle: _Capped, shown: str, *, offset: int, limit: int | None, budget: int,
           secrets: tuple[str, ...] = ()) -> Page:
     first = max(1, offset)
     last = first + limit - 1 if limit is not None else None
@@ -151,8 +187,9 @@ def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budge
                 break
             head, tail, total = _long_line(handle, raw, budget // 2 + CUT_REACH)
             head, tail = cut_edges(head, tail, budget // 2, budget // 2, secrets)
-            note = (f"[line {number} is {total:,} bytes long; only its first and last "
-                    f"{budget // 2:,} characters are shown]")
+            length = handle.more_than(total)
+            note = (f"[line {number} is {length} bytes long; only its first and last "
+                    f"{budget // 2:,} characters (of the part read) are shown]")
             return Page(f"{head}\n{_omitted(total - len(head) - len(tail))}\n{tail}",
                         note + _more(shown, number, handle))
         text = _decode(raw, shown, number)
@@ -165,6 +202,10 @@ def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budge
         lines.append(text)
         used += len(text)
     body = "".join(lines)
+    if not raw and lines and handle.capped:
+        return Page(body, f"[lines {first}-{first + len(lines) - 1} shown; read_file reads no "
+                    f"further than the first {handle.limit:,} bytes of {shown}: use "
+                    "run_command to read the rest]")
     if cut_at is None and (last is None or not raw) and first == 1:
         return Page(body)  # the whole file
     shown_last = first + len(lines) - 1
@@ -174,17 +215,22 @@ def _page(handle: BinaryIO, shown: str, *, offset: int, limit: int | None, budge
         total = following + rest - 1
         reason = (f"cut to fit the {budget:,}-character budget" if cut_at is not None
                   else f"limit={limit}")
-        note = (f"[lines {first}-{shown_last} of {total:,} shown ({reason}). Read on with "
+        note = (f"[lines {first}-{shown_last} of {handle.more_than(total)} shown ({reason}). "
+                f"Read on with "
                 f"read_file(path={shown!r}, offset={following}, limit=...)]")
         return Page(body, note)
+    if not lines and handle.capped:
+        return Page(f"(offset {first} lies beyond the first {handle.limit:,} bytes of {shown}, "
+                    "which is as far as read_file reads; use run_command to read further, "
+                    f"e.g. `sed -n '{first},+100p' {shown}`)")
     if not lines:
         return Page(f"({shown} has {number} lines; offset {first} is past the end)")
     return Page(body, f"[lines {first}-{shown_last} of {number:,}: the end of the file]")
 
 
-def _more(shown: str, number: int, handle: BinaryIO) -> str:
+def _more(shown: str, number: int, handle: _Capped) -> str:
     rest = _count_rest(handle)
     if rest == 0:
         return ""
-    return (f"\n[{rest:,} more lines after line {number}. Read on with "
+    return (f"\n[{handle.more_than(rest)} more lines after line {number}. Read on with "
             f"read_file(path={shown!r}, offset={number + 1}, limit=...)]")

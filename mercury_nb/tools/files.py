@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,8 @@ from mercury_nb.tools.file_reading import (
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
 from mercury_nb.workspace.atomic import atomic_write_text
 from mercury_nb.workspace.confinement import Workspace
-from mercury_nb.workspace.dirfd import open_regular, unlink_at
+from mercury_nb.workspace.dirfd import list_folder, unlink_at
+from mercury_nb.workspace.reading import FileTooLarge, looks_binary, open_file, read_upto
 
 _PATH_HELP = "Path relative to the workspace root."
 
@@ -72,17 +72,29 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def read_text(ws: Workspace, path: Path, shown: str) -> str:
+def read_text(ws: Workspace, path: Path, shown: str, max_bytes: int) -> str:
     """The UTF-8 text of an existing regular file (opened through the workspace's directory
-    fds), refusing folders, FIFOs, devices and binary content politely."""
+    fds, never through a link), refusing folders, FIFOs, devices and binary content politely,
+    and a file over ``max_bytes`` by its size, before its content is read."""
     try:
-        with open_regular(ws.root, path) as fd, os.fdopen(os.dup(fd), "rb") as handle:
-            data = handle.read()
+        with open_file(ws.root, path) as (fd, size):
+            head = read_upto(fd, BINARY_SNIFF_BYTES)
+            if looks_binary(head):
+                raise ToolError(describe_binary(head, size, shown)
+                                + " Only text files can be edited.")
+            if size > max_bytes:
+                raise FileTooLarge(size, max_bytes)
+            data = head + read_upto(fd, max_bytes + 1 - len(head))
+            if len(data) > max_bytes:
+                raise FileTooLarge(len(data), max_bytes)
+    except FileTooLarge as error:
+        raise ToolError(
+            f"{shown} is too large to read whole: {error.strerror} (MERCURY_FILE_READ_MAX_BYTES); "
+            "nothing was read. Read parts of it with read_file (offset, limit) and change it "
+            "with run_command."
+        ) from error
     except OSError as error:
         raise refuse_unreadable(error, shown) from error
-    if b"\0" in data[:BINARY_SNIFF_BYTES]:
-        raise ToolError(describe_binary(data[:BINARY_SNIFF_BYTES], len(data), shown)
-                        + " Only text files can be edited.")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,9 +117,12 @@ def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(f"no such directory: {args.path}")
     if not folder.is_dir():
         raise ToolError(f"not a directory: {args.path} — use read_file to read a file")
-    entries = sorted(folder.iterdir(), key=lambda p: p.name)
+    try:
+        entries = list_folder(ws.root, folder)
+    except OSError as error:
+        raise refuse_unreadable(error, shown) from error
     cap = ctx.config.list_dir_max_entries
-    lines = [f"{'dir' if entry.is_dir() else 'file'}: {entry.name}" for entry in entries[:cap]]
+    lines = [f"{'dir' if is_dir else 'file'}: {name}" for name, is_dir in entries[:cap]]
     if len(entries) > cap:
         lines.append(f"[… {len(entries) - cap} more entries not shown]")
     if not lines:
@@ -119,7 +134,8 @@ def read_file(args: ReadArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
     page = read_page(ws.root, path, ws.rel(path), offset=args.offset, limit=args.limit,
-                     budget=result_budget(ctx), secrets=known_secrets(ctx.config, os.environ))
+                     budget=result_budget(ctx), scan_bytes=ctx.config.read_file_max_scan_bytes,
+                     secrets=known_secrets(ctx.config, os.environ))
     return ToolResult(ok=True, content=page.content(), read_paths=(ws.rel(path),))
 
 
@@ -164,7 +180,7 @@ def edit_file(args: EditArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     if not path.exists():
         raise ToolError(f"no such file: {args.path} — use create_file to create it")
-    text = read_text(ws, path, args.path)
+    text = read_text(ws, path, args.path, ctx.config.file_read_max_bytes)
     rel = ws.rel(path)
     if args.old_text == "":
         _write(ws, path, text + args.new_text, args.path, make_parents=False)

@@ -77,15 +77,17 @@ class InsertCellArgs(BaseModel):
     source: str = Field(description="The new cell's source.")
 
 
-def load_notebook(ws: Workspace, path: Path, shown: str) -> tuple[NotebookNode, int | None]:
+def load_notebook(ws: Workspace, path: Path, shown: str,
+                  max_bytes: int) -> tuple[NotebookNode, int | None]:
     """The notebook at ``path`` as nbformat v4 (read once), and the nbformat major version
     it is stored in when that is older than 4 (it is converted, and an edit writes it back
-    as v4), else None; or a ToolError saying why it cannot be read."""
+    as v4), else None; or a ToolError saying why it cannot be read (a notebook over
+    ``max_bytes`` is refused by its size before it is read)."""
     if path.is_dir():
         raise ToolError(f"{shown} is a directory, not a notebook")
     if not path.exists():
         raise ToolError(f"no such notebook: {shown}")
-    text = read_text(ws, path, shown)
+    text = read_text(ws, path, shown, max_bytes)
     try:
         notebook = _reads(text, as_version=4, capture_validation_error={})
     except Exception as exc:
@@ -177,7 +179,7 @@ def render_notebook(notebook: NotebookNode, shown: str) -> str:
 def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
-    notebook, _ = load_notebook(ws, path, args.path)
+    notebook, _ = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
     content = render_notebook(notebook, ws.rel(path))
     secrets = known_secrets(ctx.config, os.environ)
     return ToolResult(ok=True, content=head_tail(content, result_budget(ctx), secrets=secrets),
@@ -188,7 +190,7 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
     rel = ws.rel(path)
-    notebook, older = load_notebook(ws, path, args.path)
+    notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
     count = len(notebook.cells)
     if not 0 <= args.index < count:
         valid = f"cells 0..{count - 1}" if count else "no cells (use insert_notebook_cell)"
@@ -216,7 +218,7 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
         notebook = _new_notebook()
         older = None
     else:
-        notebook, older = load_notebook(ws, path, args.path)
+        notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
     count = len(notebook.cells)
     if not 0 <= args.index <= count:
         raise ToolError(

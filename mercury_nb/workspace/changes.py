@@ -202,13 +202,15 @@ def _measure_content(snapshot: Snapshot, root: Path) -> ChangeReport:
                 complete = False
                 continue
         seen.add(relative)
-        after = read_state(root / relative, max_file_bytes=snapshot.max_file_bytes)
+        after = read_state(root / relative, root=root, max_file_bytes=snapshot.max_file_bytes,
+                           max_hash_bytes=snapshot.max_hash_bytes)
         change = describe_change(relative, before, after)
         if change is not None:
             changes.append(change)
     for relative, before in snapshot.files.items():
         if relative not in seen:
-            after = read_state(root / relative, max_file_bytes=snapshot.max_file_bytes)
+            after = read_state(root / relative, root=root, max_file_bytes=snapshot.max_file_bytes,
+                           max_hash_bytes=snapshot.max_hash_bytes)
             change = describe_change(relative, before, after)
             if change is not None:
                 changes.append(change)
@@ -249,7 +251,9 @@ def _measure_git(snapshot: Snapshot) -> ChangeReport:
             before = None
             if blob is not None:
                 before = state_from_bytes(blob, keep_text=len(blob) <= snapshot.max_file_bytes)
-        after = read_state(repo.toplevel / path, max_file_bytes=snapshot.max_file_bytes)
+        after = read_state(repo.toplevel / path, root=repo.toplevel,
+                           max_file_bytes=snapshot.max_file_bytes,
+                           max_hash_bytes=snapshot.max_hash_bytes)
         change = describe_change(path[len(prefix) :], before, after)
         if change is not None:
             changes.append(change)

@@ -61,29 +61,29 @@ def open_dir(root: Path, folder: Path, *, create: bool = False) -> Iterator[int]
     fd = os.open(root, DIR_FLAGS & ~_NOFOLLOW)  # the root itself is trusted (resolved)
     try:
         for part in relative.parts:
-            fd = _step(fd, part, create)
+            following = _step(fd, part, create)
+            os.close(fd)
+            fd = following
         yield fd
     finally:
-        os.close(fd)
+        os.close(fd)  # the one fd held at any time (a failed step closed nothing)
 
 
 def _step(fd: int, part: str, create: bool) -> int:
+    """The fd of the folder ``part`` inside the folder ``fd`` (which stays open)."""
     try:
         try:
-            following = os.open(part, DIR_FLAGS, dir_fd=fd)
+            return os.open(part, DIR_FLAGS, dir_fd=fd)
         except FileNotFoundError:
             if not create:
                 raise
             with contextlib.suppress(FileExistsError):
                 os.mkdir(part, dir_fd=fd)
-            following = os.open(part, DIR_FLAGS, dir_fd=fd)
+            return os.open(part, DIR_FLAGS, dir_fd=fd)
     except OSError as error:
-        os.close(fd)
         if error.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
             raise PathChanged(error.errno, f"{part} is no longer a folder") from error
         raise
-    os.close(fd)
-    return following
 
 
 @contextlib.contextmanager
@@ -116,3 +116,20 @@ def unlink_at(root: Path, path: Path) -> None:
     """Remove the file (or link) ``path`` through its parent's fd."""
     with open_dir(root, path.parent) as parent:
         os.unlink(path.name, dir_fd=parent)
+
+
+def list_folder(root: Path, folder: Path) -> list[tuple[str, bool]]:
+    """The entries of ``folder`` (inside ``root``, symlink-free) as ``(name, is_dir)``, sorted
+    by name, listed from the folder's own fd (walked from ``root`` with ``O_NOFOLLOW``): a
+    folder swapped for a symlink raises :class:`PathChanged` instead of listing the link's
+    target. A symlink entry counts as a folder when it points to one; it is not entered."""
+    with open_dir(root, folder) as fd, os.scandir(fd) as entries:
+        found = [(entry.name, _is_dir(entry)) for entry in entries]
+    return sorted(found)
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False

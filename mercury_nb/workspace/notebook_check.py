@@ -5,6 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.workspace.confinement import Workspace
+from mercury_nb.workspace.errors import WorkspaceError
+from mercury_nb.workspace.reading import read_bounded, refusal
+
+DEFAULT_MAX_BYTES: int = MercuryConfig.model_fields["file_read_max_bytes"].default
+"""The most bytes of a notebook read when the caller gives no budget (the config's default)."""
+
 
 @dataclass(frozen=True)
 class NotebookRun:
@@ -15,15 +23,29 @@ class NotebookRun:
     detail: str
 
 
-def execute_notebook(path: Path, timeout_s: float, display: str) -> NotebookRun:
-    """Run ``path`` with nbclient in its own folder; the file on disk is not rewritten."""
+def execute_notebook(path: Path, timeout_s: float, display: str, *, root: Path | None = None,
+                     max_bytes: int = DEFAULT_MAX_BYTES) -> NotebookRun:
+    """Run ``path`` with nbclient in its own folder; the file on disk is not rewritten.
+
+    The notebook is read through :func:`mercury_nb.workspace.reading.read_bounded` below
+    ``root`` (default: its folder): a link is followed only to a target inside ``root``, a
+    FIFO or device is refused before a byte is read, and so is a notebook over ``max_bytes``.
+    """
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
     try:
-        nb = nbformat.read(str(path), as_version=4)
-    except Exception as error:  # unreadable or invalid notebook is a failed check
+        ws = Workspace(root if root is not None else path.parent)
+        path = ws.resolve(str(path))
+        text = read_bounded(ws.root, path, max_bytes).decode("utf-8")
+    except OSError as error:
+        return NotebookRun(display, False, f"could not read the notebook: {refusal(error)}")
+    except (WorkspaceError, UnicodeDecodeError) as error:
+        return NotebookRun(display, False, f"could not read the notebook: {error}"[:500])
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as error:  # an invalid notebook is a failed check
         return NotebookRun(display, False, f"could not read the notebook: {error}"[:500])
     client = NotebookClient(
         nb,
@@ -52,13 +74,15 @@ def _first_line(text: str) -> str:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m mercury_nb.workspace.notebook_check PATH TIMEOUT_S DISPLAY``: run it and
-    print the :class:`NotebookRun` as one JSON line (the agent runs the check in a child
-    process it can kill, kernel and all)."""
+    """``python -m mercury_nb.workspace.notebook_check PATH TIMEOUT_S DISPLAY [ROOT
+    MAX_BYTES]``: run it and print the :class:`NotebookRun` as one JSON line (the agent runs
+    the check in a child process it can kill, kernel and all)."""
     import json
 
-    path, timeout_s, display = argv
-    run = execute_notebook(Path(path), float(timeout_s), display)
+    path, timeout_s, display, *bounds = argv
+    root, max_bytes = (Path(bounds[0]), int(bounds[1])) if bounds else (None, DEFAULT_MAX_BYTES)
+    run = execute_notebook(Path(path), float(timeout_s), display, root=root,
+                           max_bytes=max_bytes)
     print(json.dumps({"ok": run.ok, "detail": run.detail}), flush=True)
 
 

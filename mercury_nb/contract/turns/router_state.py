@@ -59,6 +59,15 @@ class ProviderTrouble:
 
 
 @dataclass(frozen=True)
+class Unreadable:
+    """A changed file the read-back refused: its path and why (``a FIFO (named pipe), not a
+    regular file``, ``2,147,483,648 bytes, over the 16,000,000-byte read limit``...)."""
+
+    path: str
+    why: str
+
+
+@dataclass(frozen=True)
 class Measured:
     """The change summary measured on disk when the turn ended."""
 
@@ -69,6 +78,8 @@ class Measured:
     """The files the task asks to create or write that are not on disk (measured)."""
     deleted_paths: tuple[str, ...] = ()
     """The changed paths that were deleted."""
+    unreadable: tuple[Unreadable, ...] = ()
+    """Changed files that did not read back (then ``complete`` is False)."""
 
 
 @dataclass(frozen=True)

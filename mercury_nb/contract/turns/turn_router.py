@@ -7,6 +7,7 @@ re-exported here.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import assert_never
 
@@ -226,6 +227,11 @@ def _on_text_stop(
     state: RouterState, facts: TurnFacts, config: MercuryConfig
 ) -> tuple[RouterState, RouterDecision]:
     measured = facts.measured
+    if measured is not None and measured.unreadable:
+        first = measured.unreadable[0]
+        shown = json.dumps(first.path, ensure_ascii=False)  # quoted, controls escaped
+        reason = f"I couldn't read back {shown} ({first.why}), so I'm not calling it done"
+        return state, FinishWith(Paused(reason))
     if measured is None or not measured.complete:
         reason = "I couldn't confirm what changed in the workspace, so I'm not calling it done"
         return state, FinishWith(Paused(reason))
