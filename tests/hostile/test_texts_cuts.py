@@ -107,7 +107,7 @@ def test_a_secret_straddling_the_cut_of_a_long_line_read_is_masked(
     line = straddling(secret, budget // 2, size).replace("\n", " ")
     (tmp_path / "log.txt").write_text(line + "\n", encoding="utf-8")
     page = read_page(tmp_path, tmp_path / "log.txt", "log.txt", offset=1, limit=None,
-                     budget=budget, secrets=(ENV_SECRET,))
+                     budget=budget, scan_bytes=1 << 28, secrets=(ENV_SECRET,))
     assert len(page.content()) < size
     assert_no_piece(page.content(), value)
 
