@@ -1,13 +1,15 @@
 """Records a task's progress in the ledger: an event-sink wrapper over the writer thread.
 
 Recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn event and the latest
-checkpoint), ``TaskFinished`` (the final row), and every other event as itself, for watchers
-in other processes: its ``kind`` and its fields (:func:`~mercury_nb.agent.events.
-recorded_fields`, as JSON), whatever its class; streamed kinds (tokens) never reach SQLite.
-Progress events are batched: one transaction takes every progress event queued since the
-last one. The sink itself only takes the checkpoint (it must see the loop's state as it is
-now) and serializes it; the redaction and the SQLite writes happen on the ledger's writer
-thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds up the
+checkpoint), ``StepEnded`` (the latest checkpoint, no event row), ``TaskFinished`` (the final
+row), and every other event as itself, for watchers in other processes: its ``kind`` and its
+fields (:func:`~mercury_nb.agent.events.recorded_fields`, as JSON), whatever its class;
+streamed kinds (tokens) never reach SQLite. Progress events are batched: one transaction
+takes every progress event queued since the last one, and the checkpoint of the newest step
+that finished meanwhile (a kill -9 loses at most the step in flight, and the batch's few
+milliseconds). The sink itself only takes the checkpoint (it must see the loop's state as it
+is now); the serializing of a step's, the redaction and the SQLite writes happen on the
+ledger's writer thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds up the
 kernel's loop. A ledger failure is reported once and the task goes on without it.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ from mercury_nb.agent.events import (
     AgentEvent,
     AgentEventKind,
     EventSink,
+    StepEnded,
     TaskFinished,
     TaskStarted,
     TurnEnded,
@@ -32,7 +36,7 @@ from mercury_nb.agent.events import (
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.redaction import displayable, redact
-from mercury_nb.ledger.records import TaskHeader
+from mercury_nb.ledger.records import StepCheckpoint, TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.ledger.writer import LedgerWriter
@@ -41,6 +45,45 @@ PROGRESS_COALESCE_S = 0.1
 """How long a batch of progress events stays open before its write (watchers see events
 within this plus their own poll; a fast loop writes one transaction per interval)."""
 Progress = tuple[AgentEventKind, "str | None", "str | None"]  # kind, display text, fields (JSON)
+
+
+@dataclass
+class _Batch:
+    """Progress events queued for one write, and the newest finished step's checkpoint."""
+
+    events: list[Progress] = field(default_factory=list)
+    checkpoint: dict[str, Any] | None = None
+    """JSON-ready data the loop no longer changes (serialized at the write)."""
+    snapshot: str | None = None
+    """The newest start snapshot (JSON) not sent yet, if a step in the batch took one."""
+
+
+class _RedactionMemo:
+    """The texts the last checkpoint write redacted, for the next one, which holds the same
+    conversation and more (only those: it never outgrows one checkpoint). Used on the
+    writer thread only."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, str] = {}
+        self._now: dict[str, str] = {}
+
+    def get(self, key: str, /) -> str | None:
+        known = self._now.get(key)
+        if known is None:
+            known = self._last.get(key)
+            if known is not None:
+                self._now[key] = known
+        return known
+
+    def __setitem__(self, key: str, value: str, /) -> None:
+        self._now[key] = value
+
+    def redact(self, data: Any, secrets: tuple[str, ...]) -> Any:
+        """``data`` redacted, the texts of the previous call reused; this call's kept."""
+        try:
+            return redact_data(data, secrets, self)
+        finally:
+            self._last, self._now = self._now, {}
 
 
 class TaskRecorder:
@@ -53,6 +96,7 @@ class TaskRecorder:
         self.config = config
         self.resumed = resumed
         self.secrets = ledger_secrets(config, environ)
+        self._memo = _RedactionMemo()
         self.header = TaskHeader(
             id=task_id,
             task=self._clean(task.strip()),
@@ -63,7 +107,7 @@ class TaskRecorder:
         self.finished = False
         self._snapshot_sent: str | None = None
         self._broken = False
-        self._progress: list[Progress] | None = None
+        self._progress: _Batch | None = None
         """The open batch of progress events (its write is queued), or None."""
         self._progress_lock = threading.Lock()
         self._closed = threading.Event()
@@ -111,6 +155,15 @@ class TaskRecorder:
                 self.writer.submit(
                     lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
                 )
+            case StepEnded(changed=changed, checkpoint=take):
+                data = take(changed or self._snapshot_sent is None)
+                snapshot = data.pop("snapshot", None)
+                fresh = None if snapshot in (None, self._snapshot_sent) else snapshot
+                self._snapshot_sent = snapshot or self._snapshot_sent
+                with self._progress_lock:
+                    batch = self._open_batch()
+                    batch.checkpoint = data
+                    batch.snapshot = fresh or batch.snapshot
             case TaskFinished(outcome=outcome):
                 if self.finished:  # already recorded aborted: its process was ending
                     return
@@ -125,17 +178,21 @@ class TaskRecorder:
 
     def _queue_progress(self, kind: AgentEventKind, text: str | None, data: dict[str, Any]
                         ) -> None:
-        """Queue a progress event in the open batch; opening a batch queues its write, which
-        takes whatever the batch holds by then (a burst of events is one transaction)."""
+        """Queue a progress event in the open batch (a burst of events is one transaction)."""
         with self._progress_lock:
-            batch = self._progress
-            if batch is None:
-                batch = self._progress = []
-                closed = self._closed = threading.Event()
-                due = time.monotonic() + PROGRESS_COALESCE_S
-                self.writer.submit(
-                    lambda ledger: self._write_progress(ledger, batch, due, closed))
-            batch.append((kind, text, json.dumps(data, default=str) if data else None))
+            batch = self._open_batch()
+            batch.events.append((kind, text, json.dumps(data, default=str) if data else None))
+
+    def _open_batch(self) -> _Batch:
+        """The open batch, or a new one, whose write is queued now: it takes whatever the
+        batch holds by then. Called under the progress lock."""
+        batch = self._progress
+        if batch is None:
+            batch = self._progress = _Batch()
+            closed = self._closed = threading.Event()
+            due = time.monotonic() + PROGRESS_COALESCE_S
+            self.writer.submit(lambda ledger: self._write_progress(ledger, batch, due, closed))
+        return batch
 
     def _close_batch(self) -> None:
         """Later progress goes into a new batch, written after what is queued now."""
@@ -143,7 +200,7 @@ class TaskRecorder:
             self._progress = None
             self._closed.set()
 
-    def _write_progress(self, ledger: Ledger, batch: list[Progress], due: float,
+    def _write_progress(self, ledger: Ledger, batch: _Batch, due: float,
                         closed: threading.Event) -> None:
         wait = due - time.monotonic()
         if wait > 0 and self._progress is batch:  # still open: let the burst gather
@@ -151,15 +208,22 @@ class TaskRecorder:
         with self._progress_lock:
             if self._progress is batch:
                 self._progress = None
-            events = list(batch)
+            events, data, snapshot = list(batch.events), batch.checkpoint, batch.snapshot
+        step = None
+        if data is not None:
+            clean_snapshot = None
+            if snapshot is not None:
+                clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
+            step = StepCheckpoint(json.dumps(self._memo.redact(data, self.secrets)),
+                                  clean_snapshot, int(data.get("steps_total", 0)))
         ledger.add_events(self.header, [
             (kind, self._clean(text) if text else None, self._clean(data) if data else None)
             for kind, text, data in events
-        ])
+        ], step)
 
     def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str, raw: str,
                    snapshot: str | None, steps: int) -> None:
-        data = redact_data(json.loads(raw), self.secrets)
+        data = self._memo.redact(json.loads(raw), self.secrets)
         clean_snapshot = None
         if snapshot is not None:
             clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
