@@ -5,12 +5,13 @@ checkpoint), ``StepEnded`` (the latest checkpoint, no event row), ``TaskFinished
 row), and every other event as itself, for watchers in other processes: its ``kind`` and its
 fields (:func:`~mercury_nb.agent.events.recorded_fields`, as JSON), whatever its class;
 streamed kinds (tokens) never reach SQLite. Progress events are batched: one transaction
-takes every progress event queued since the last one, and the checkpoint of the newest step
-that finished meanwhile (a kill -9 loses at most the step in flight, and the batch's few
-milliseconds). The sink itself only takes the checkpoint (it must see the loop's state as it
-is now); the serializing of a step's, the redaction and the SQLite writes happen on the
-ledger's writer thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds up the
-kernel's loop. A ledger failure is reported once and the task goes on without it.
+takes every progress event queued since the last one and the checkpoint of the newest step
+that finished meanwhile, within ``PROGRESS_COALESCE_S`` of it (a kill -9 loses the step in
+flight, and a step that finished less than that before the kill). The sink itself only takes
+the checkpoint (it must see the loop's state as it is now); serializing and redacting it
+(:mod:`~mercury_nb.ledger.checkpoint_json`) and the SQLite writes happen on the ledger's
+writer thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds
+up the kernel's loop. A ledger failure is reported once and the task goes on without it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from mercury_nb.agent.events import (
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.redaction import displayable, redact
+from mercury_nb.ledger.checkpoint_json import CheckpointJson
 from mercury_nb.ledger.records import StepCheckpoint, TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
@@ -58,34 +60,6 @@ class _Batch:
     """The newest start snapshot (JSON) not sent yet, if a step in the batch took one."""
 
 
-class _RedactionMemo:
-    """The texts the last checkpoint write redacted, for the next one, which holds the same
-    conversation and more (only those: it never outgrows one checkpoint). Used on the
-    writer thread only."""
-
-    def __init__(self) -> None:
-        self._last: dict[str, str] = {}
-        self._now: dict[str, str] = {}
-
-    def get(self, key: str, /) -> str | None:
-        known = self._now.get(key)
-        if known is None:
-            known = self._last.get(key)
-            if known is not None:
-                self._now[key] = known
-        return known
-
-    def __setitem__(self, key: str, value: str, /) -> None:
-        self._now[key] = value
-
-    def redact(self, data: Any, secrets: tuple[str, ...]) -> Any:
-        """``data`` redacted, the texts of the previous call reused; this call's kept."""
-        try:
-            return redact_data(data, secrets, self)
-        finally:
-            self._last, self._now = self._now, {}
-
-
 class TaskRecorder:
     """Records one task (new or resumed) through ``writer``; :meth:`wrap` makes the sink."""
 
@@ -96,7 +70,7 @@ class TaskRecorder:
         self.config = config
         self.resumed = resumed
         self.secrets = ledger_secrets(config, environ)
-        self._memo = _RedactionMemo()
+        self._checkpoints = CheckpointJson(self.secrets)
         self.header = TaskHeader(
             id=task_id,
             task=self._clean(task.strip()),
@@ -145,16 +119,13 @@ class TaskRecorder:
                 resumed = self.resumed
                 self.writer.submit(lambda ledger: ledger.start_task(header, resumed=resumed))
             case TurnEnded(verdict=verdict, decision=decision, checkpoint=take):
-                data = take()
+                data = take()  # taken now, as data the loop no longer changes
                 snapshot = data.pop("snapshot", None)
-                raw = json.dumps(data)  # taken now: the loop goes on changing its state
                 # sent again only when it changed (a file changed: its "before" text joins)
                 fresh = None if snapshot == self._snapshot_sent else snapshot
                 self._snapshot_sent = snapshot
-                steps = int(data.get("steps_total", 0))
                 self.writer.submit(
-                    lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
-                )
+                    lambda ledger: self._save_turn(ledger, verdict, decision, data, fresh))
             case StepEnded(changed=changed, checkpoint=take):
                 data = take(changed or self._snapshot_sent is None)
                 snapshot = data.pop("snapshot", None)
@@ -214,23 +185,22 @@ class TaskRecorder:
             clean_snapshot = None
             if snapshot is not None:
                 clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
-            step = StepCheckpoint(json.dumps(self._memo.redact(data, self.secrets)),
-                                  clean_snapshot, int(data.get("steps_total", 0)))
+            step = StepCheckpoint(self._checkpoints.dumps(data), clean_snapshot,
+                                  int(data.get("steps_total", 0)))
         ledger.add_events(self.header, [
             (kind, self._clean(text) if text else None, self._clean(data) if data else None)
             for kind, text, data in events
         ], step)
 
-    def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str, raw: str,
-                   snapshot: str | None, steps: int) -> None:
-        data = self._memo.redact(json.loads(raw), self.secrets)
+    def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str,
+                   data: dict[str, Any], snapshot: str | None) -> None:
         clean_snapshot = None
         if snapshot is not None:
             clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
         # ASCII JSON: text that is not valid UTF-8 (a file name) never breaks the write
         ledger.save_turn(self.header, verdict=verdict, decision=decision,
-                         checkpoint=json.dumps(data),
-                         snapshot=clean_snapshot, steps=steps)
+                         checkpoint=self._checkpoints.dumps(data), snapshot=clean_snapshot,
+                         steps=int(data.get("steps_total", 0)))
 
     def _finish(self, ledger: Ledger, outcome: TaskOutcome) -> None:
         def listed(items: list[Any]) -> str:

@@ -233,7 +233,8 @@ class EventsSocket(ExtensionHandlerMixin, WebSocketMixin, websocket.WebSocketHan
         except BadRequest as error:
             self.set_status(error.status)
             self.set_header("Content-Type", "application/json")
-            return self.finish(json.dumps({"error": error.message}))
+            self.finish(json.dumps({"error": error.message}))
+            return
         await super().get(*args, **kwargs)
 
     async def _read_query(self) -> tuple[str | None, int, float | None]:

@@ -39,8 +39,9 @@ class LoopbackServer:
     ``model`` field (``"openai/a"`` through litellm arrives as ``"a"``). Every request body is
     kept in :attr:`requests`, with its arrival time (``time.monotonic()``) in
     :attr:`request_times`; every POST's path and headers (any route: what a client sent
-    where, its credentials included) in :attr:`posts`. ``routes`` answers GET requests with fixed JSON (a server's
-    ``/props`` or ``/v1/models``); their paths are kept in :attr:`get_requests`.
+    where, its credentials included) in :attr:`posts`. ``routes`` answers GET requests with
+    fixed JSON (a server's ``/props`` or ``/v1/models``); their paths are kept in
+    :attr:`get_requests`.
     ``on_exhausted="repeat_last"`` answers requests beyond a model's script with its last
     turn (kept in :attr:`repeated`) instead of refusing them.
     Use as a context manager, or :meth:`start` / :meth:`stop`.

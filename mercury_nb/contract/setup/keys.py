@@ -147,10 +147,8 @@ def key_variables(route: Route) -> tuple[str, ...]:
             return () if base is None else _at_base(base)
         case OpenAIRoute(provider=provider):
             return KEY_VARIABLES[provider]
-        case LiteLLMRoute(provider=provider, base_url=None):
-            return KEY_VARIABLES.get(provider or "", ())
-        case LiteLLMRoute(base_url=str(base)):
-            return _at_base(base)
+        case LiteLLMRoute(provider=provider, base_url=base):
+            return KEY_VARIABLES.get(provider or "", ()) if base is None else _at_base(base)
 
 
 def provider_reads_own_key(route: Route) -> bool:
