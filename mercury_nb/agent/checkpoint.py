@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import replace
 from typing import Any, Protocol
 
+from mercury_nb.agent.events import StepEnded
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
@@ -31,6 +31,24 @@ def checkpoint_of(loop: CheckpointedLoop) -> dict[str, Any]:
             "snapshot": loop.snapshot.stored().to_json()}
 
 
+def step_ended(loop: CheckpointedLoop, calls_before: int) -> StepEnded:
+    """The event for the step that just finished (its tool calls are those of the tool log
+    from ``calls_before`` on). Its checkpoint is data the loop no longer changes: fresh
+    lists, and messages, which are never changed once in the conversation (compaction
+    replaces them), so the ledger serializes only the newest of a batch, off the loop."""
+    session, state = loop.session, loop.state
+    changed = any(entry.mutating or entry.command is not None or entry.changed_paths
+                  for entry in session.tool_log[calls_before:])
+
+    def take(with_snapshot: bool) -> dict[str, Any]:
+        data = session_checkpoint(session, state)
+        if with_snapshot:
+            data["snapshot"] = loop.snapshot.stored().to_json()
+        return data
+
+    return StepEnded(session.task_id, session.steps_total, changed, take)
+
+
 def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[str, Any]:
     """The checkpoint without its start snapshot: the conversation, counters and tool log
     (what a resume in the same process needs; it keeps the snapshot it has)."""
@@ -40,7 +58,9 @@ def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[
         "task": session.task,
         "config": session.config.model_dump(mode="json", exclude={"api_key"}),
         "messages": list(session.messages),
-        "tool_log": [dataclasses.asdict(e) for e in session.tool_log],
+        # a shallow copy of each (frozen, flat) entry: asdict's deep copy per step made a
+        # long turn's checkpoints quadratic
+        "tool_log": [dict(vars(e)) for e in session.tool_log],
         "steps_total": session.steps_total,
         "seq": session.seq,
         "provider_index": session.provider_index,

@@ -27,6 +27,7 @@ AgentEventKind = Literal[
     "tool-finished",
     "pulse",
     "memory-pressure-pause",
+    "step-ended",
     "turn-ended",
     "task-finished",
     NoticeKind,
@@ -128,6 +129,23 @@ class MemoryPressurePause:
 
 
 @dataclass(frozen=True)
+class StepEnded:
+    """A step (one model response and every one of its tool calls) finished: the
+    conversation holds it whole, never a tool call without its result. ``checkpoint(with
+    snapshot)`` returns the resumable state as JSON-ready data that the loop no longer
+    changes (the start snapshot only when asked: reading it stats the workspace);
+    ``changed``: a call of this step may have changed files (the snapshot's "before" texts
+    grow). The ledger keeps the newest one per batch of progress, so a killed process
+    loses at most the step in flight."""
+
+    kind: ClassVar[AgentEventKind] = "step-ended"
+    task_id: str
+    step: int
+    changed: bool
+    checkpoint: Callable[[bool], dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """A turn ended and the pure core decided what follows; ``checkpoint()`` returns the
     resumable state as JSON-ready data (computed only when a listener asks)."""
@@ -156,6 +174,7 @@ AgentEvent = (
     | Notice
     | Pulse
     | MemoryPressurePause
+    | StepEnded
     | TurnEnded
     | TaskFinished
 )

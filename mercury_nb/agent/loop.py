@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import assert_never
 
-from mercury_nb.agent.checkpoint import checkpoint_of
+from mercury_nb.agent.checkpoint import checkpoint_of, step_ended
 from mercury_nb.agent.escalation import grounding_message, step_observation
 from mercury_nb.agent.events import (
     EventSink,
@@ -246,6 +246,7 @@ class AgentLoop:
                 # the output limit cut it: the text stays as context for the resume round
                 self.session.messages.append(assistant_message(reply, with_tool_calls=False))
             # an interrupted reply is dropped whole: its text is never context nor an answer
+            self.on_event(step_ended(self, calls_before))  # whole: each call has its result
             verdict = classify_turn_end(
                 TurnObservation(
                     steps_used=self.session.steps_in_budget,

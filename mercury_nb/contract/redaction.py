@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.untrusted import clean
@@ -62,22 +62,43 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return text
 
 
-def redact_data(value: Any, secrets: Iterable[str] = ()) -> Any:
+class TextMemo(Protocol):
+    """Redacted texts by their original (a ``dict[str, str]`` will do)."""
+
+    def get(self, key: str, /) -> str | None: ...
+
+    def __setitem__(self, key: str, value: str, /) -> None: ...
+
+
+def redact_data(value: Any, secrets: Iterable[str] = (), memo: TextMemo | None = None) -> Any:
     """``value`` (JSON-ready data) with every string redacted, dict keys included
-    (a file named after a key is a key of the start snapshot); numbers are kept."""
-    return _walk(value, tuple(secrets))
+    (a file named after a key is a key of the start snapshot); numbers are kept.
+    ``memo`` (for the same secrets) answers texts already redacted and keeps new ones: a
+    conversation redacted again and again costs only its new messages."""
+    return _walk(value, tuple(secrets), memo)
 
 
-def _walk(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
+def _text(value: str, secrets: tuple[str, ...], memo: TextMemo | None) -> str:
+    if memo is None:
         return redact(value, secrets)
+    known = memo.get(value)
+    if known is None:
+        known = redact(value, secrets)
+        memo[value] = known
+    return known
+
+
+def _walk(value: Any, secrets: tuple[str, ...], memo: TextMemo | None) -> Any:
+    if isinstance(value, str):
+        return _text(value, secrets, memo)
     if isinstance(value, dict):
         return {
-            (redact(key, secrets) if isinstance(key, str) else key): _walk(item, secrets)
+            (_text(key, secrets, memo) if isinstance(key, str) else key):
+                _walk(item, secrets, memo)
             for key, item in value.items()
         }
     if isinstance(value, list | tuple):
-        return [_walk(item, secrets) for item in value]
+        return [_walk(item, secrets, memo) for item in value]
     return value
 
 

@@ -1,14 +1,17 @@
 """Records a task's progress in the ledger: an event-sink wrapper over the writer thread.
 
 Recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn event and the latest
-checkpoint), ``TaskFinished`` (the final row), and every other event as itself, for watchers
-in other processes: its ``kind`` and its fields (:func:`~mercury_nb.agent.events.
-recorded_fields`, as JSON), whatever its class; streamed kinds (tokens) never reach SQLite.
-Progress events are batched: one transaction takes every progress event queued since the
-last one. The sink itself only takes the checkpoint (it must see the loop's state as it is
-now) and serializes it; the redaction and the SQLite writes happen on the ledger's writer
-thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds up the
-kernel's loop. A ledger failure is reported once and the task goes on without it.
+checkpoint), ``StepEnded`` (the latest checkpoint, no event row), ``TaskFinished`` (the final
+row), and every other event as itself, for watchers in other processes: its ``kind`` and its
+fields (:func:`~mercury_nb.agent.events.recorded_fields`, as JSON), whatever its class;
+streamed kinds (tokens) never reach SQLite. Progress events are batched: one transaction
+takes every progress event queued since the last one and the checkpoint of the newest step
+that finished meanwhile, within ``PROGRESS_COALESCE_S`` of it (a kill -9 loses the step in
+flight, and a step that finished less than that before the kill). The sink itself only takes
+the checkpoint (it must see the loop's state as it is now); serializing and redacting it
+(:mod:`~mercury_nb.ledger.checkpoint_json`) and the SQLite writes happen on the ledger's
+writer thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds
+up the kernel's loop. A ledger failure is reported once and the task goes on without it.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +28,7 @@ from mercury_nb.agent.events import (
     AgentEvent,
     AgentEventKind,
     EventSink,
+    StepEnded,
     TaskFinished,
     TaskStarted,
     TurnEnded,
@@ -32,7 +37,8 @@ from mercury_nb.agent.events import (
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.redaction import displayable, redact
-from mercury_nb.ledger.records import TaskHeader
+from mercury_nb.ledger.checkpoint_json import CheckpointJson
+from mercury_nb.ledger.records import StepCheckpoint, TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.ledger.writer import LedgerWriter
@@ -57,6 +63,17 @@ def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str |
                       models=tuple(clean(name) for name in config.model_chain), parent=parent)
 
 
+@dataclass
+class _Batch:
+    """Progress events queued for one write, and the newest finished step's checkpoint."""
+
+    events: list[Progress] = field(default_factory=list)
+    checkpoint: dict[str, Any] | None = None
+    """JSON-ready data the loop no longer changes (serialized at the write)."""
+    snapshot: str | None = None
+    """The newest start snapshot (JSON) not sent yet, if a step in the batch took one."""
+
+
 class TaskRecorder:
     """Records one task (new or resumed) through ``writer``; :meth:`wrap` makes the sink."""
 
@@ -67,11 +84,12 @@ class TaskRecorder:
         self.config = config
         self.resumed = resumed
         self.secrets = ledger_secrets(config, environ)
+        self._checkpoints = CheckpointJson(self.secrets)
         self.header = task_header(task_id, task, config, parent=parent, secrets=self.secrets)
         self.finished = False
         self._snapshot_sent: str | None = None
         self._broken = False
-        self._progress: list[Progress] | None = None
+        self._progress: _Batch | None = None
         """The open batch of progress events (its write is queued), or None."""
         self._progress_lock = threading.Lock()
         self._closed = threading.Event()
@@ -109,16 +127,22 @@ class TaskRecorder:
                 resumed = self.resumed
                 self.writer.submit(lambda ledger: ledger.start_task(header, resumed=resumed))
             case TurnEnded(verdict=verdict, decision=decision, checkpoint=take):
-                data = take()
+                data = take()  # taken now, as data the loop no longer changes
                 snapshot = data.pop("snapshot", None)
-                raw = json.dumps(data)  # taken now: the loop goes on changing its state
                 # sent again only when it changed (a file changed: its "before" text joins)
                 fresh = None if snapshot == self._snapshot_sent else snapshot
                 self._snapshot_sent = snapshot
-                steps = int(data.get("steps_total", 0))
                 self.writer.submit(
-                    lambda ledger: self._save_turn(ledger, verdict, decision, raw, fresh, steps)
-                )
+                    lambda ledger: self._save_turn(ledger, verdict, decision, data, fresh))
+            case StepEnded(changed=changed, checkpoint=take):
+                data = take(changed or self._snapshot_sent is None)
+                snapshot = data.pop("snapshot", None)
+                fresh = None if snapshot in (None, self._snapshot_sent) else snapshot
+                self._snapshot_sent = snapshot or self._snapshot_sent
+                with self._progress_lock:
+                    batch = self._open_batch()
+                    batch.checkpoint = data
+                    batch.snapshot = fresh or batch.snapshot
             case TaskFinished(outcome=outcome):
                 if self.finished:  # already recorded aborted: its process was ending
                     return
@@ -133,17 +157,21 @@ class TaskRecorder:
 
     def _queue_progress(self, kind: AgentEventKind, text: str | None, data: dict[str, Any]
                         ) -> None:
-        """Queue a progress event in the open batch; opening a batch queues its write, which
-        takes whatever the batch holds by then (a burst of events is one transaction)."""
+        """Queue a progress event in the open batch (a burst of events is one transaction)."""
         with self._progress_lock:
-            batch = self._progress
-            if batch is None:
-                batch = self._progress = []
-                closed = self._closed = threading.Event()
-                due = time.monotonic() + PROGRESS_COALESCE_S
-                self.writer.submit(
-                    lambda ledger: self._write_progress(ledger, batch, due, closed))
-            batch.append((kind, text, json.dumps(data, default=str) if data else None))
+            batch = self._open_batch()
+            batch.events.append((kind, text, json.dumps(data, default=str) if data else None))
+
+    def _open_batch(self) -> _Batch:
+        """The open batch, or a new one, whose write is queued now: it takes whatever the
+        batch holds by then. Called under the progress lock."""
+        batch = self._progress
+        if batch is None:
+            batch = self._progress = _Batch()
+            closed = self._closed = threading.Event()
+            due = time.monotonic() + PROGRESS_COALESCE_S
+            self.writer.submit(lambda ledger: self._write_progress(ledger, batch, due, closed))
+        return batch
 
     def _close_batch(self) -> None:
         """Later progress goes into a new batch, written after what is queued now."""
@@ -151,7 +179,7 @@ class TaskRecorder:
             self._progress = None
             self._closed.set()
 
-    def _write_progress(self, ledger: Ledger, batch: list[Progress], due: float,
+    def _write_progress(self, ledger: Ledger, batch: _Batch, due: float,
                         closed: threading.Event) -> None:
         wait = due - time.monotonic()
         if wait > 0 and self._progress is batch:  # still open: let the burst gather
@@ -159,22 +187,28 @@ class TaskRecorder:
         with self._progress_lock:
             if self._progress is batch:
                 self._progress = None
-            events = list(batch)
+            events, data, snapshot = list(batch.events), batch.checkpoint, batch.snapshot
+        step = None
+        if data is not None:
+            clean_snapshot = None
+            if snapshot is not None:
+                clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
+            step = StepCheckpoint(self._checkpoints.dumps(data), clean_snapshot,
+                                  int(data.get("steps_total", 0)))
         ledger.add_events(self.header, [
             (kind, self._clean(text) if text else None, self._clean(data) if data else None)
             for kind, text, data in events
-        ])
+        ], step)
 
-    def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str, raw: str,
-                   snapshot: str | None, steps: int) -> None:
-        data = redact_data(json.loads(raw), self.secrets)
+    def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str,
+                   data: dict[str, Any], snapshot: str | None) -> None:
         clean_snapshot = None
         if snapshot is not None:
             clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
         # ASCII JSON: text that is not valid UTF-8 (a file name) never breaks the write
         ledger.save_turn(self.header, verdict=verdict, decision=decision,
-                         checkpoint=json.dumps(data),
-                         snapshot=clean_snapshot, steps=steps)
+                         checkpoint=self._checkpoints.dumps(data), snapshot=clean_snapshot,
+                         steps=int(data.get("steps_total", 0)))
 
     def _finish(self, ledger: Ledger, outcome: TaskOutcome) -> None:
         def listed(items: list[Any]) -> str:

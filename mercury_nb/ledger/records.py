@@ -117,3 +117,13 @@ class AmbiguousTaskId(LookupError):
     def __init__(self, prefix: str, matches: Sequence[str]) -> None:
         super().__init__(f"{prefix!r} matches several tasks: {', '.join(matches)}")
         self.matches = tuple(matches)
+
+
+@dataclass(frozen=True)
+class StepCheckpoint:
+    """A task's latest checkpoint (JSON without the start snapshot), its start snapshot
+    (JSON; None keeps the stored one) and its step count."""
+
+    data: str
+    snapshot: str | None
+    steps: int

@@ -21,6 +21,7 @@ from mercury_nb.ledger.occupancy import LedgerOccupancy
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
 from mercury_nb.ledger.records import (
     RecordedKind,
+    StepCheckpoint,
     TaskHeader,
 )
 from mercury_nb.ledger.schema import FINISHED
@@ -133,14 +134,18 @@ class Ledger(LedgerReads, LedgerOccupancy):
         self.add_events(header, [(kind, text, data)])
 
     def add_events(self, header: TaskHeader,
-                   events: Sequence[tuple[RecordedKind, str | None, str | None]]) -> None:
-        """Several ``(kind, text, data)`` events in one transaction (a batch of progress)."""
+                   events: Sequence[tuple[RecordedKind, str | None, str | None]],
+                   step: StepCheckpoint | None = None) -> None:
+        """Several ``(kind, text, data)`` events in one transaction (a batch of progress),
+        with the newest finished step's checkpoint when given."""
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
             self._ensure(conn, header, current_owner(), now)
             for kind, text, data in events:
                 self._event(conn, header.id, now, kind, text=text, data=data)
+            if step is not None:
+                _keep_checkpoint(conn, header.id, now, step)
             conn.execute("UPDATE tasks SET updated_at = ? WHERE id = ?", (now, header.id))
 
         self._write(write)
@@ -173,17 +178,9 @@ class Ledger(LedgerReads, LedgerOccupancy):
             self._ensure(conn, header, current_owner(), now)
             self._event(conn, header.id, now, "turn-ended", verdict, decision,
                         data={"verdict": verdict, "decision": decision})
-            conn.execute(
-                "INSERT INTO checkpoints (task_id, at, data, snapshot) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (task_id) DO UPDATE SET at = excluded.at, data = excluded.data, "
-                "snapshot = COALESCE(excluded.snapshot, checkpoints.snapshot)",
-                (header.id, now, checkpoint, snapshot),
-            )
-            conn.execute(
-                "UPDATE tasks SET verdict = COALESCE(?, verdict), steps = ?, updated_at = ? "
-                "WHERE id = ?",
-                (verdict, steps, now, header.id),
-            )
+            _keep_checkpoint(conn, header.id, now, StepCheckpoint(checkpoint, snapshot, steps))
+            conn.execute("UPDATE tasks SET verdict = COALESCE(?, verdict) WHERE id = ?",
+                         (verdict, header.id))
 
         self._write(write)
 
@@ -268,3 +265,15 @@ class Ledger(LedgerReads, LedgerOccupancy):
             return len(ids)
 
         return self._write(write)
+
+
+def _keep_checkpoint(conn: sqlite3.Connection, task_id: str, now: float,
+                     step: StepCheckpoint) -> None:
+    conn.execute(
+        "INSERT INTO checkpoints (task_id, at, data, snapshot) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (task_id) DO UPDATE SET at = excluded.at, data = excluded.data, "
+        "snapshot = COALESCE(excluded.snapshot, checkpoints.snapshot)",
+        (task_id, now, step.data, step.snapshot),
+    )
+    conn.execute("UPDATE tasks SET steps = ?, updated_at = ? WHERE id = ?",
+                 (step.steps, now, task_id))

@@ -27,11 +27,12 @@ class LedgerReads:
 
     # --- reads ----------------------------------------------------------------------
 
-    def _records(self, where: str, params: Sequence[Any], limit: int | None = None
-                 ) -> list[TaskRecord]:
+    def _records(self, where: str, params: Sequence[Any], limit: int | None = None,
+                 offset: int = 0) -> list[TaskRecord]:
         sql = f"SELECT {_TASK_COLUMNS} FROM tasks {where} ORDER BY updated_at DESC, id"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
+        if limit is not None:  # SQLite's integers (a larger number is the caller's error)
+            sql += " LIMIT ? OFFSET ?"
+            params = (*params, int(limit), int(offset))
         rows = self._guarded(lambda conn: conn.execute(sql, tuple(params)).fetchall())
         return [TaskRecord.from_row(row) for row in rows]
 
@@ -52,9 +53,8 @@ class LedgerReads:
         terms = [(column, value) for column, value in
                  (("workspace", workspace), ("status", status)) if value is not None]
         where = " AND ".join(f"{column} = ?" for column, _ in terms)
-        found = self._records(f"WHERE {where}" if where else "", [v for _, v in terms],
-                              int(limit) + int(offset))
-        return found[int(offset):]
+        return self._records(f"WHERE {where}" if where else "", [v for _, v in terms],
+                             limit, offset)
 
     def list_tasks(self, limit: int | None = None) -> list[TaskRecord]:
         """Every task, the most recently updated first."""

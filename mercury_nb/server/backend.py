@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb import runs
+from mercury_nb.server.inputs import bad_text
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
 
@@ -21,13 +22,23 @@ class WorkdirError(ValueError):
 
 
 def resolve_workdir(root: Path, requested: str) -> Path:
-    """``requested`` (relative to ``root``, or absolute) as a resolved folder inside ``root``."""
-    base = root.resolve()
-    target = (base / requested).resolve() if requested else base
-    if target != base and base not in target.parents:
-        raise WorkdirError(f"workdir {requested!r} is outside the server root")
-    if not target.is_dir():
-        raise WorkdirError(f"workdir {requested!r} is not a folder")
+    """``requested`` (relative to ``root``, or absolute) as a resolved folder inside ``root``;
+    a name no folder can have (a NUL, a lone surrogate, too long) is a :class:`WorkdirError`."""
+    why = bad_text(requested)
+    if why is not None:
+        raise WorkdirError(f"workdir {requested!r} {why}")
+    try:
+        base = root.resolve()
+        target = (base / requested).resolve() if requested else base
+        if target != base and base not in target.parents:
+            raise WorkdirError(f"workdir {requested!r} is outside the server root")
+        if not target.is_dir():
+            raise WorkdirError(f"workdir {requested!r} is not a folder")
+    except (OSError, ValueError) as error:  # ENAMETOOLONG, a symlink loop
+        if isinstance(error, WorkdirError):
+            raise
+        detail = getattr(error, "strerror", None) or error
+        raise WorkdirError(f"workdir {requested!r} is not a folder ({detail})") from None
     return target
 
 

@@ -3,14 +3,16 @@
 Every handler is authenticated (``tornado.web.authenticated``) and authorized for the
 ``mercury`` resource (jupyter_server's ``authorized``: GET is "read", POST "write").
 Mutating requests go through jupyter_server's XSRF check; the WebSocket through its origin
-check. Errors are JSON ``{"error": ...}``: 400 bad body or workdir, 404 unknown task,
-409 refused by the runs layer, 413 oversized body.
+check. Errors are JSON ``{"error": ...}``: 400 any malformed input (body, query, workdir:
+:mod:`~mercury_nb.server.inputs`), 404 unknown task, 409 refused by the runs layer, 413
+oversized body; tornado's own errors (a query that is not UTF-8) are JSON of that shape too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from jupyter_server.auth.decorator import authorized, ws_authenticated
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from jupyter_server.base.websocket import WebSocketMixin
 from jupyter_server.extension.handler import ExtensionHandlerMixin
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from tornado import web, websocket
 
 from mercury_nb.contract.task_status import TASK_STATUSES
@@ -33,14 +35,8 @@ from mercury_nb.server.backend import (
     runs,
     summary,
 )
-from mercury_nb.server.models import (
-    DEFAULT_PAGE,
-    MAX_BODY_BYTES,
-    MAX_PAGE,
-    ContinueBody,
-    StartBody,
-    TaskList,
-)
+from mercury_nb.server.inputs import MAX_OFFSET, BadRequest, parse_body, query_int
+from mercury_nb.server.models import DEFAULT_PAGE, MAX_PAGE, ContinueBody, StartBody, TaskList
 
 AUTH_RESOURCE = "mercury"
 PAGE_SIZE_SETTING = "mercury_page_size"
@@ -48,13 +44,6 @@ PAGE_SIZE_SETTING = "mercury_page_size"
 LATEST_SLACK_S = 2.0
 """``?after=latest`` still sends events recorded this long before the socket opened."""
 TASK_ID = r"(?P<task_id>[0-9a-fA-F][0-9a-fA-F.]{0,63})"
-
-
-class BadRequest(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class MercuryHandler(ExtensionHandlerMixin, APIHandler):
@@ -66,24 +55,19 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
         self.set_status(status)
         self.finish(json.dumps({"error": message, **extra}))
 
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Tornado's errors (a query argument that is not UTF-8, a missing XSRF token) as
+        the API's JSON ``{"error": ...}``; an unexpected exception says no more than that."""
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(error, web.HTTPError):
+            message = error.log_message or error.reason or self._reason
+        else:
+            message = self._reason
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"error": message}))
+
     def body_as(self, model: type[BaseModel], *, optional: bool = False) -> Any:
-        raw = self.request.body or b""
-        if len(raw) > MAX_BODY_BYTES:
-            raise BadRequest(413, f"request body over {MAX_BODY_BYTES} bytes")
-        if optional and not raw.strip():
-            raw = b"{}"
-        try:
-            data = json.loads(raw)
-        except (UnicodeDecodeError, ValueError):
-            raise BadRequest(400, "request body is not valid JSON") from None
-        try:
-            return model.model_validate(data)
-        except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
-                for e in error.errors()
-            )
-            raise BadRequest(400, f"invalid request: {problems}") from None
+        return parse_body(self.request.body or b"", model, optional=optional)
 
     @property
     def root(self) -> Path:
@@ -111,12 +95,10 @@ class TasksHandler(MercuryHandler):
     async def get(self) -> None:
         default = int(self.settings.get(PAGE_SIZE_SETTING, DEFAULT_PAGE))
         try:
-            limit = int(self.get_argument("limit", str(default)))
-            offset = int(self.get_argument("offset", "0"))
-        except ValueError:
-            return self.fail(400, "limit and offset must be integers")
-        if not (1 <= limit <= MAX_PAGE) or offset < 0:
-            return self.fail(400, f"limit must be 1..{MAX_PAGE} and offset >= 0")
+            limit = query_int(self.get_argument("limit", str(default)), "limit", 1, MAX_PAGE)
+            offset = query_int(self.get_argument("offset", "0"), "offset", 0, MAX_OFFSET)
+        except BadRequest as error:
+            return self.fail(error.status, error.message)
         status = self.get_argument("status", None) or None
         if status is not None and status not in TASK_STATUSES:
             return self.fail(400, f"status must be one of {', '.join(TASK_STATUSES)}")
@@ -234,6 +216,7 @@ class EventsSocket(ExtensionHandlerMixin, WebSocketMixin, websocket.WebSocketHan
 
     auth_resource = AUTH_RESOURCE
     _pump: asyncio.Task[None] | None = None
+    _query: tuple[str | None, int, float | None] = (None, 0, None)
 
     def set_default_headers(self) -> None:
         """No JupyterHandler default headers on a WebSocket upgrade."""
@@ -244,18 +227,33 @@ class EventsSocket(ExtensionHandlerMixin, WebSocketMixin, websocket.WebSocketHan
         if not await ensure_async(self.authorizer.is_authorized(self, user, "read",
                                                                 AUTH_RESOURCE)):
             raise web.HTTPError(403)
+        try:  # before the upgrade: a malformed query is a JSON 400, not a silent socket
+            self._query = await self._read_query()
+        except BadRequest as error:
+            self.set_status(error.status)
+            self.set_header("Content-Type", "application/json")
+            self.finish(json.dumps({"error": error.message}))
+            return
         await super().get(*args, **kwargs)
+
+    async def _read_query(self) -> tuple[str | None, int, float | None]:
+        """``task_id`` (an id or a unique prefix), ``after`` (an event id or ``latest``)."""
+        task_id = self.get_argument("task_id", None) or None
+        if task_id is not None:
+            if re.fullmatch(TASK_ID, task_id) is None:
+                raise BadRequest(400, "task_id must be a task id or a prefix of one")
+            try:
+                await asyncio.to_thread(detail, task_id)
+            except LookupError as error:  # an ambiguous prefix
+                raise BadRequest(400, str(error)) from None
+        raw = self.get_argument("after", "0")
+        if raw == "latest":
+            return task_id, 0, time.time() - LATEST_SLACK_S
+        return task_id, query_int(raw, "after", 0, MAX_OFFSET), None
 
     def open(self, *args: Any, **kwargs: Any) -> None:
         super().open(*args, **kwargs)  # starts the ping loop
-        task_id = self.get_argument("task_id", None) or None
-        raw = self.get_argument("after", "0")
-        since = time.time() - LATEST_SLACK_S if raw == "latest" else None
-        try:
-            after = 0 if raw == "latest" else max(0, int(raw))
-        except ValueError:
-            after = 0
-        self._pump = asyncio.ensure_future(self._forward(task_id, after, since))
+        self._pump = asyncio.ensure_future(self._forward(*self._query))
 
     async def _forward(self, task_id: str | None, after: int, since: float | None) -> None:
         """Send each event as JSON with its task's live state folded so far (``live``: the

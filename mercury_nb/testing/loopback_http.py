@@ -43,6 +43,9 @@ class ScriptHost(Protocol):
     def record_get(self, path: str) -> None:
         ...
 
+    def record_post(self, path: str, headers: dict[str, str]) -> None:
+        ...
+
     def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
         ...
 
@@ -87,6 +90,7 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
         arrived = time.monotonic()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
+        self.server.loopback.record_post(self.path, dict(self.headers.items()))
         if self.path.split("?")[0] not in CHAT_PATHS:
             self._json(404, error_body(404, f"no route for POST {self.path}"))
             return

@@ -38,8 +38,10 @@ class LoopbackServer:
     ``script`` is a list of turns for every model, or a dict of lists keyed by the request's
     ``model`` field (``"openai/a"`` through litellm arrives as ``"a"``). Every request body is
     kept in :attr:`requests`, with its arrival time (``time.monotonic()``) in
-    :attr:`request_times`. ``routes`` answers GET requests with fixed JSON (a server's
-    ``/props`` or ``/v1/models``); their paths are kept in :attr:`get_requests`.
+    :attr:`request_times`; every POST's path and headers (any route: what a client sent
+    where, its credentials included) in :attr:`posts`. ``routes`` answers GET requests with
+    fixed JSON (a server's ``/props`` or ``/v1/models``); their paths are kept in
+    :attr:`get_requests`.
     ``on_exhausted="repeat_last"`` answers requests beyond a model's script with its last
     turn (kept in :attr:`repeated`) instead of refusing them.
     Use as a context manager, or :meth:`start` / :meth:`stop`.
@@ -61,6 +63,7 @@ class LoopbackServer:
         self.get_requests: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.request_times: list[float] = []
+        self.posts: list[tuple[str, dict[str, str]]] = []
         self.overruns: list[dict[str, Any]] = []
         self.on_exhausted: OnExhausted = on_exhausted
         self.repeated: list[dict[str, Any]] = []
@@ -130,6 +133,11 @@ class LoopbackServer:
         """Keep the path of a GET request in :attr:`get_requests`."""
         with self._lock:
             self.get_requests.append(path)
+
+    def record_post(self, path: str, headers: dict[str, str]) -> None:
+        """Keep a POST's path and headers in :attr:`posts`."""
+        with self._lock:
+            self.posts.append((path, headers))
 
     def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
         """Record a request and hand out its model's next turn (and its number), or None."""

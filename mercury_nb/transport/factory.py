@@ -7,7 +7,12 @@ import os
 from collections.abc import Mapping
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.setup.keys import key_variables, missing_keys, missing_keys_text
+from mercury_nb.contract.setup.keys import (
+    key_for,
+    missing_keys,
+    missing_keys_text,
+    provider_reads_own_key,
+)
 from mercury_nb.contract.setup.routing import (
     LiteLLMRoute,
     OpenAIRoute,
@@ -58,24 +63,39 @@ def resolve_model(name: str, config: MercuryConfig) -> ChatModel:
         case LiteLLMRoute():
             from mercury_nb.transport.litellm_model import LiteLLMModel
 
-            return LiteLLMModel(name, config.api_base, config.api_key, config.request_timeout_s)
+            return LiteLLMModel(name, config.api_base, litellm_key(route, config),
+                                config.request_timeout_s)
+
+
+def _configured(config: MercuryConfig) -> str | None:
+    return config.api_key.get_secret_value() if config.api_key else None
+
+
+def litellm_key(route: LiteLLMRoute, config: MercuryConfig,
+                environ: Mapping[str, str] | None = None) -> str | None:
+    """The key handed to litellm: mercury's own, else none where litellm calls the
+    provider's own URL (it reads the provider's variables itself), else the key of the
+    ``api_base``'s own provider, or a placeholder: litellm would otherwise send the
+    provider's key from the environment to that base."""
+    if provider_reads_own_key(route):
+        return _configured(config)
+    from mercury_nb.transport.openai_model import NO_KEY_NEEDED
+
+    env = os.environ if environ is None else environ
+    return key_for(route, _configured(config), env) or NO_KEY_NEEDED
 
 
 def openai_model(
     route: OpenAIRoute, config: MercuryConfig, environ: Mapping[str, str] | None = None
 ) -> ChatModel:
-    """The openai-SDK model for ``route``. Its key: mercury's own, else the first of the
-    provider's variables that is set, else ``OPENAI_API_KEY`` (the SDK's convention for
-    custom endpoints), else none (local servers)."""
+    """The openai-SDK model for ``route``. Its key: mercury's own, else the variable of the
+    provider whose own host it calls (``OPENAI_API_KEY`` for OpenAI, ``OPENROUTER_API_KEY``
+    for OpenRouter, the host's provider for an ``--api-base``), else none: a local server or
+    another endpoint never gets a provider's key."""
     from mercury_nb.transport.openai_model import OpenAIModel
 
     env = os.environ if environ is None else environ
-    key: str | None = config.api_key.get_secret_value() if config.api_key else None
-    fallback = ("OPENAI_API_KEY",) if route.provider == "endpoint" else ()
-    for variable in (*key_variables(route), *fallback):
-        if key:
-            break
-        key = env.get(variable) or None
+    key = key_for(route, _configured(config), env)
     field = "max_completion_tokens" if route.provider == "openai" else "max_tokens"
     catalog: tuple[str, ...] = ()
     if route.provider != "endpoint":

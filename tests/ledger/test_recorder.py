@@ -326,7 +326,8 @@ class EventsLedger:
     def __init__(self) -> None:
         self.added: list[list[tuple[str, Any, Any]]] = []
 
-    def add_events(self, header: Any, events: list[tuple[str, Any, Any]]) -> None:
+    def add_events(self, header: Any, events: list[tuple[str, Any, Any]],
+                   step: Any = None) -> None:
         self.added.append(events)
 
 

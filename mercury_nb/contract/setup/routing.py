@@ -75,10 +75,12 @@ class OpenAIRoute:
 @dataclass(frozen=True)
 class LiteLLMRoute:
     """Served by litellm. ``provider`` is the prefix (or the one a bare name implies, when
-    known here), None when only litellm can tell."""
+    known here), None when only litellm can tell; ``base_url`` the ``api_base`` litellm is
+    given (None: the provider's own URL)."""
 
     name: str
     provider: str | None
+    base_url: str | None = None
 
 
 Route = ScriptedRoute | OpenAIRoute | LiteLLMRoute
@@ -104,7 +106,7 @@ def route_model(name: str, api_base: str | None) -> Route:
             return LiteLLMRoute(name, prefix)
         return OpenAIRoute(name, rest, None, "openai")
     if prefix in LITELLM_PROVIDERS:
-        return LiteLLMRoute(name, prefix)
+        return LiteLLMRoute(name, prefix, base)
     if base is not None:
         return OpenAIRoute(name, name, base, "endpoint")
     if prefix is None and _OPENAI_BARE.match(name) and not _NOT_CHAT.search(name):

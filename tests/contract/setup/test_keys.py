@@ -55,7 +55,7 @@ def test_is_local_url(url: str, local: bool) -> None:
         pytest.param("openai/gpt-4o", "https://api.openai.com/v1", ("OPENAI_API_KEY",),
                      id="openai-through-base"),
         pytest.param("anthropic/claude-3.5", "https://openrouter.ai/api/v1",
-                     ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), id="anthropic-prefix-wins"),
+                     ("OPENROUTER_API_KEY",), id="anthropic-at-openrouter-takes-the-host's-key"),
         pytest.param("meta/llama", "https://openrouter.ai/api/v1", ("OPENROUTER_API_KEY",),
                      id="openrouter-by-host"),
         pytest.param("m", "https://vllm.example.com/v1", (), id="other-remote-optional"),

@@ -53,7 +53,7 @@ LOCAL = "http://127.0.0.1:8000/v1"
         pytest.param("anthropic/claude-sonnet-4", None,
                      LiteLLMRoute("anthropic/claude-sonnet-4", "anthropic"), id="anthropic"),
         pytest.param("anthropic/claude-sonnet-4", LOCAL,
-                     LiteLLMRoute("anthropic/claude-sonnet-4", "anthropic"),
+                     LiteLLMRoute("anthropic/claude-sonnet-4", "anthropic", LOCAL),
                      id="anthropic-keeps-litellm-with-base"),
         pytest.param("gemini/gemini-2.0-flash", None,
                      LiteLLMRoute("gemini/gemini-2.0-flash", "gemini"), id="gemini"),
