@@ -14,6 +14,7 @@ from mercury_nb.contract.setup.routing import (
     ScriptedRoute,
     route_model,
 )
+from mercury_nb.contract.turns.stream_bounds import ReplyLimits
 from mercury_nb.transport.model_registry import lookup_scripted
 from mercury_nb.transport.protocol import ChatModel
 
@@ -58,7 +59,8 @@ def resolve_model(name: str, config: MercuryConfig) -> ChatModel:
         case LiteLLMRoute():
             from mercury_nb.transport.litellm_model import LiteLLMModel
 
-            return LiteLLMModel(name, config.api_base, config.api_key, config.request_timeout_s)
+            return LiteLLMModel(name, config.api_base, config.api_key, config.request_timeout_s,
+                                ReplyLimits.of(config))
 
 
 def openai_model(
@@ -81,4 +83,5 @@ def openai_model(
     if route.provider != "endpoint":
         catalog = (f"{route.provider}/{route.model}", route.model)
     return OpenAIModel(route.name, route.model, route.base_url, key, config.request_timeout_s,
-                       max_tokens_field=field, catalog_names=catalog)
+                       max_tokens_field=field, catalog_names=catalog,
+                       limits=ReplyLimits.of(config))
