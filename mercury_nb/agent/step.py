@@ -85,7 +85,8 @@ async def stream_step(
     except ProviderError as error:
         if assembly.chunks == 0:
             raise StepFailedBeforeOutput(error) from error
-        return _usable(assembly.reply(error=error, step=step), model.name)
+        # its own words (a cut names its bound), not "ProviderError: provider: kind: ..."
+        return _usable(assembly.reply(error=error.message or str(error), step=step), model.name)
     except Exception as error:  # any mid-stream failure is an interruption, never success
         if assembly.chunks == 0:
             raise StepFailedBeforeOutput(

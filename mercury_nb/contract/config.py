@@ -12,6 +12,8 @@ from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validat
 from mercury_nb.contract.config_limits import ContextLimits
 
 ENV_PREFIX = "MERCURY_"
+REQUEST_DEADLINE_TIMEOUTS = 3
+"""Per-read timeouts in the default total deadline of one request."""
 _NO_EMPTY = frozenset({"home", "workdir"})
 """Fields whose empty variable is an error, not "unset": ``MERCURY_HOME=""`` must not
 silently mean ``~/.mercury``."""
@@ -62,6 +64,10 @@ class MercuryConfig(ContextLimits):
 
     request_timeout_s: float = Field(default=600.0, gt=0)
     """Timeout of one model request (the openai SDK's or litellm's)."""
+
+    request_deadline_s: float | None = Field(default=None, gt=0)
+    """Total time one model request may take, from sending it to its last byte, however
+    steadily bytes trickle in; then it is cut as interrupted. Default: 3 × the timeout."""
 
     command_timeout_s: float = Field(default=120.0, gt=0)
     """Default timeout of ``run_command`` when the model does not give one."""
@@ -245,6 +251,13 @@ class MercuryConfig(ContextLimits):
         if self.stall_hard_ms is not None:
             return self.stall_hard_ms
         return self.stall_soft_ms + 300_000
+
+    @property
+    def effective_request_deadline_s(self) -> float:
+        """The total deadline of one request; unset, 3 × ``request_timeout_s``."""
+        if self.request_deadline_s is not None:
+            return self.request_deadline_s
+        return self.request_timeout_s * REQUEST_DEADLINE_TIMEOUTS
 
     @property
     def model_chain(self) -> tuple[str, ...]:

@@ -31,6 +31,11 @@ class ContextLimits(BaseModel):
     """``max_tokens`` of one reply when the window is unknown or at most ``reply_cap_window``
     (a local server's), so one rambling reply ends in bounded time."""
 
+    reply_chars_per_token: int = Field(default=16, ge=1)
+    """Client-side cap of one streamed reply: more than ``max_tokens`` × this many characters
+    (text, tool names and arguments) is cut as interrupted, so a server that ignores
+    ``max_tokens`` cannot stream forever (a token is about 4 characters)."""
+
     reply_cap_window: int = Field(default=32768, ge=1024)
     """Larger windows (cloud models) keep ``max_output_tokens``, cut only by the fraction."""
 

@@ -13,6 +13,7 @@ from mercury_nb.testing.replay import (
 from mercury_nb.testing.script import (
     AUTO,
     DropMidStream,
+    Endless,
     Fault,
     HttpError,
     MalformedChunk,
@@ -20,6 +21,7 @@ from mercury_nb.testing.script import (
     NoFinish,
     Stall,
     ToolCallSpec,
+    Trickle,
     Turn,
     call,
 )
@@ -36,6 +38,7 @@ __all__ = [
     "AUTO",
     "CollectedStream",
     "DropMidStream",
+    "Endless",
     "Fault",
     "HttpError",
     "LoopbackServer",
@@ -49,6 +52,7 @@ __all__ = [
     "ScriptedModel",
     "Stall",
     "ToolCallSpec",
+    "Trickle",
     "Turn",
     "call",
     "collect_stream",

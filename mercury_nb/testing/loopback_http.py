@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import socket
 import sys
@@ -14,11 +15,13 @@ from typing import Any, Protocol
 
 from mercury_nb.testing.script import (
     DropMidStream,
+    Endless,
     HttpError,
     MalformedChunk,
     NoFinish,
     ScriptStep,
     Stall,
+    Trickle,
     Turn,
     content_chunks,
     fault_position,
@@ -72,6 +75,8 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: LoopbackHTTPServer
     timeout = 30
+    trickle_s: float | None = None
+    """Set (by a :class:`Trickle` fault): every byte from now on waits this long."""
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: nothing the server logs may land in a test's or a notebook's output."""
@@ -170,6 +175,8 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
             self._http_error(turn.fault)
             return
         model = str(body.get("model"))
+        if isinstance(turn.fault, Trickle) and turn.fault.headers:
+            self.trickle_s = turn.fault.byte_every_s
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -182,7 +189,7 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
         strike = fault_position(turn, len(chunks))
         for position in range(len(chunks) + 1):
             if position == strike:
-                self._strike(turn)
+                self._strike(turn, number, model)
             if position < len(chunks):
                 self._event(sse_chunk(number, model, chunks[position]))
         reason = turn.resolved_finish_reason
@@ -195,7 +202,7 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
             self._event("[DONE]")
         self._write_piece(b"")  # the zero-length chunk: a clean end of the body
 
-    def _strike(self, turn: Turn) -> None:
+    def _strike(self, turn: Turn, number: int, model: str) -> None:
         match turn.fault:
             case DropMidStream():
                 raise _Dropped
@@ -203,6 +210,12 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
                 self._event('{"id": "chatcmpl-broken", "choices": [{"delta": {"content": "')
             case Stall(seconds=seconds):
                 self._pause(seconds)
+            case Trickle(byte_every_s=seconds):
+                self.trickle_s = seconds
+            case Endless(piece=piece, every_s=seconds):
+                for n in itertools.count(1):  # until the client hangs up or the server stops
+                    self._event(sse_chunk(number, model, {"content": f"{piece}{n} "}))
+                    self._pause(seconds)
             case _:
                 pass
 
@@ -214,8 +227,25 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
         self._write_piece(f"data: {data}\n\n".encode())
 
     def _write_piece(self, data: bytes) -> None:
-        self.wfile.write(f"{len(data):X}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
+        self._send(f"{len(data):X}\r\n".encode() + data + b"\r\n")
+
+    def flush_headers(self) -> None:
+        """The status line and headers, through :meth:`_send` (so they can trickle)."""
+        buffered: list[bytes] = getattr(self, "_headers_buffer", [])
+        if buffered:
+            self._send(b"".join(buffered))
+            buffered.clear()
+
+    def _send(self, data: bytes) -> None:
+        """Write and flush, one byte per :attr:`trickle_s` once a trickle began."""
+        if self.trickle_s is None:
+            self.wfile.write(data)
+            self.wfile.flush()
+            return
+        for position in range(len(data)):
+            self.wfile.write(data[position : position + 1])
+            self.wfile.flush()
+            self._pause(self.trickle_s)
 
     def _drop(self) -> None:
         """Cut the connection abruptly: no terminating chunk, no more bytes."""

@@ -96,7 +96,33 @@ class MalformedChunk:
     after_chunks: int = 0
 
 
-Fault: TypeAlias = DropMidStream | NoFinish | Stall | HttpError | MalformedChunk
+@dataclass(frozen=True)
+class Trickle:
+    """After ``after_chunks`` content chunks the rest of the response comes one byte every
+    ``byte_every_s`` seconds: every read gets a byte in time, so no per-read timeout ends
+    it, only a total deadline. ``headers``: the status line and headers trickle too (the
+    response never even begins in time). Scripted model: waits ``byte_every_s`` before each
+    remaining chunk. Server: interrupted when the server stops."""
+
+    byte_every_s: float
+    after_chunks: int = 0
+    headers: bool = False
+
+
+@dataclass(frozen=True)
+class Endless:
+    """After the turn's content, text chunks keep coming without end and with no finish
+    reason, whatever ``max_tokens`` asked: ``piece`` and a running number (``"and again, 7 "``;
+    never twice the same chunk, as a repetition detector would catch), a new chunk every
+    ``every_s``, until the client hangs up or the server stops. Scripted model: forever."""
+
+    piece: str = "and again, "
+    every_s: float = 0.0
+
+
+Fault: TypeAlias = (
+    DropMidStream | NoFinish | Stall | HttpError | MalformedChunk | Trickle | Endless
+)
 
 
 class MalformedChunkError(ValueError):
@@ -132,8 +158,9 @@ class Turn:
 
     @property
     def resolved_finish_reason(self) -> str | None:
-        """The finish reason to send, or ``None`` for none (also under :class:`NoFinish`)."""
-        if isinstance(self.fault, NoFinish):
+        """The finish reason to send, or ``None`` for none (also under :class:`NoFinish` and
+        :class:`Endless`)."""
+        if isinstance(self.fault, NoFinish | Endless):
             return None
         if isinstance(self.finish_reason, _Auto):
             return "tool_calls" if self.tool_calls else "stop"
@@ -190,8 +217,11 @@ def content_chunks(turn: Turn, turn_number: int = 0) -> tuple[ContentChunk, ...]
 def fault_position(turn: Turn, total: int) -> int | None:
     """After how many content chunks the turn's mid-stream fault strikes (clamped to total)."""
     match turn.fault:
-        case DropMidStream(after_chunks=n) | MalformedChunk(after_chunks=n) | Stall(after_chunks=n):
+        case (DropMidStream(after_chunks=n) | MalformedChunk(after_chunks=n)
+              | Stall(after_chunks=n) | Trickle(after_chunks=n)):
             return min(max(n, 0), total)
+        case Endless():
+            return total
         case _:
             return None
 

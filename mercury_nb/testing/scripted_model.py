@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 
 from mercury_nb.testing.script import (
     DropMidStream,
+    Endless,
     HttpError,
     MalformedChunk,
     MalformedChunkError,
     OnExhausted,
     ScriptStep,
     Stall,
+    Trickle,
     Turn,
     content_chunks,
     describe_request,
@@ -32,6 +35,7 @@ from mercury_nb.transport.protocol import (
     ModelRequest,
     ProviderError,
     StreamChunk,
+    TextChunk,
     UsageChunk,
 )
 from mercury_nb.transport.provider_errors import kind_for_status
@@ -101,9 +105,15 @@ class ScriptedModel:
         for position, chunk in enumerate(chunks):
             if position == strike:
                 await self._strike(turn, position)
+            if isinstance(turn.fault, Trickle) and strike is not None and position >= strike:
+                await asyncio.sleep(turn.fault.byte_every_s)
             yield chunk
         if strike == len(chunks):
             await self._strike(turn, strike)
+        if isinstance(turn.fault, Endless):
+            for n in itertools.count(1):  # ignoring max_tokens: until the consumer stops
+                await asyncio.sleep(turn.fault.every_s)
+                yield TextChunk(f"{turn.fault.piece}{n} ")
         reason = turn.resolved_finish_reason
         if reason is not None:
             yield FinishChunk(reason)

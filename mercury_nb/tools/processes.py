@@ -10,9 +10,11 @@ command is tracked three ways, through ``psutil``:
 * a marker in the environment (``MERCURY_COMMAND_ID``) that every descendant inherits, found
   by scanning ``/proc`` — a ``setsid`` grandchild whose parent is long gone still carries it.
 
-:func:`kill_tree` freezes everything found (SIGSTOP, so nothing forks while it is being
-collected), collects again until nothing new appears, SIGKILLs it all and waits (bounded)
-until each process is gone, reporting truthfully what was killed and what survived.
+:func:`kill_tree` reads the process table once per scan (parents, start times, markers in
+one pass) and finds the tree in it; it freezes everything found (SIGSTOP, so nothing forks
+while it is being collected), scans again a bounded number of times for what forked before
+being stopped, SIGKILLs it all and waits (bounded) over the known victims only — no table
+scan per round — until each is gone, reporting truthfully what was killed and what survived.
 Commands are registered under a *scope* (the task id): :func:`kill_scope` runs when a task
 ends, :func:`kill_all` when the process exits (atexit, SIGTERM, SIGHUP; see
 :func:`install_exit_hooks`). What escapes: a descendant that both leaves the tree before it
@@ -35,15 +37,17 @@ from typing import Any
 
 import psutil
 
-MARKER_ENV = "MERCURY_COMMAND_ID"
-"""Environment variable carrying the ids of the commands a process descends from
-(``:``-separated, so a command run by a command is found under both)."""
+from mercury_nb.tools import process_table
+from mercury_nb.tools.process_table import MARKER_ENV as MARKER_ENV
 
 KILL_GRACE_S = 1.5
 """How long :func:`kill_tree` waits for killed processes to disappear before it reports
 them as survivors."""
-_POLL_S = 0.02
-_FREEZE_ROUNDS = 20
+_FREEZE_SCANS = 3
+"""Table scans that look for the tree while freezing it (each finds what forked before its
+parent was stopped; a tree still growing after the last is killed by the final scan)."""
+_LATE_GRACE_S = 0.2
+"""Wait for processes the final scan found (forked at the last moment)."""
 
 _GONE = (psutil.NoSuchProcess, psutil.ZombieProcess)
 _lock = threading.RLock()
@@ -132,46 +136,21 @@ def live_commands(scope: str | None = None) -> list[CommandProcesses]:
         return [c for c in _live.values() if scope is None or c.scope == scope]
 
 
-def _alive(proc: psutil.Process) -> bool:
-    try:
-        return proc.is_running() and proc.status() != psutil.STATUS_ZOMBIE
-    except _GONE:
-        return False
-    except psutil.AccessDenied:
-        return True
-
-
-def _has_marker(proc: psutil.Process, ids: frozenset[str]) -> bool:
-    try:
-        value = proc.environ().get(MARKER_ENV)
-    except (*_GONE, psutil.AccessDenied, OSError):
-        return False
-    return bool(value) and not ids.isdisjoint(value.split(":"))
-
-
 def members(commands: Iterable[CommandProcesses]) -> dict[int, psutil.Process]:
     """Every live process of ``commands``: shells, seen descendants, marked processes and the
-    trees under all of them. Never this process."""
+    trees under all of them, from one scan of the process table. Never this process."""
     commands = list(commands)
     if not commands:
         return {}
-    ids = frozenset(c.command_id for c in commands)
-    roots: list[psutil.Process] = []
-    for command in commands:
-        for pid, started in list(command.seen.items()):
-            with contextlib.suppress(*_GONE, psutil.AccessDenied):
-                proc = psutil.Process(pid)
-                if abs(proc.create_time() - started) > 0.01:
-                    continue  # the pid was reused by a stranger
-                roots.append(proc)
-    roots.extend(p for p in psutil.process_iter() if _has_marker(p, ids))
-    found: dict[int, psutil.Process] = {}
-    for root in roots:
-        with contextlib.suppress(*_GONE, psutil.AccessDenied):
-            for proc in (root, *root.children(recursive=True)):
-                found.setdefault(proc.pid, proc)
+    seen = [(pid, started) for c in commands for pid, started in list(c.seen.items())]
+    found = process_table.tree(process_table.scan(), marker_of(commands), seen)
     found.pop(os.getpid(), None)
-    return {pid: proc for pid, proc in found.items() if _alive(proc)}
+    return found
+
+
+def marker_of(commands: Iterable[CommandProcesses]) -> frozenset[str]:
+    """The marker ids of ``commands`` (a process carrying any of them is theirs)."""
+    return frozenset(c.command_id for c in commands)
 
 
 def _signal(proc: psutil.Process, sig: int) -> None:
@@ -180,11 +159,11 @@ def _signal(proc: psutil.Process, sig: int) -> None:
 
 
 def _freeze(commands: list[CommandProcesses]) -> dict[int, psutil.Process]:
-    """SIGSTOP everything found, again and again until no new process appears."""
+    """SIGSTOP everything found; scan again (at most :data:`_FREEZE_SCANS` scans in all)
+    while a scan still finds a process forked before its parent was stopped."""
     frozen: dict[int, psutil.Process] = {}
-    for _ in range(_FREEZE_ROUNDS):
-        found = members(commands)
-        fresh = {pid: p for pid, p in found.items() if pid not in frozen}
+    for _ in range(_FREEZE_SCANS):
+        fresh = {pid: p for pid, p in members(commands).items() if pid not in frozen}
         if not fresh:
             break
         for proc in fresh.values():
@@ -198,10 +177,16 @@ def kill_commands(
 ) -> KillReport:
     """Freeze, collect and SIGKILL every process of ``commands``; wait until they are gone
     (at most ``grace_s``) and say what was killed and what survived. Also kills each
-    command's process group. The commands stop being tracked when nothing survived."""
+    command's process group. The commands stop being tracked when nothing survived.
+
+    The tree is found by a bounded number of table scans (:func:`_freeze`, then one last
+    scan for anything forked between a scan and its parent's stop), never one per round of
+    the wait, so killing a tree is linear in its size and ends in bounded time; what did
+    not die by then is reported as surviving, not waited for."""
     commands = list(commands)
     if not commands:
         return KillReport()
+    deadline = time.monotonic() + grace_s
     victims = _freeze(commands)
     for command in commands:
         if command.shell_pid is not None and hasattr(os, "killpg"):
@@ -209,18 +194,15 @@ def kill_commands(
                 os.killpg(command.shell_pid, signal.SIGKILL)
     for proc in victims.values():
         _signal(proc, signal.SIGKILL)
-    deadline = time.monotonic() + grace_s
-    while True:
-        late = members(commands)  # anything forked between the last freeze and the kill
-        for pid, proc in late.items():
-            if pid not in victims:
-                victims[pid] = proc
-            _signal(proc, signal.SIGKILL)
-        if not late or time.monotonic() > deadline:
-            break
-        time.sleep(_POLL_S)
-    survived = tuple(sorted(late))
-    killed = tuple(sorted(pid for pid in victims if pid not in late))
+    left = process_table.wait_gone(victims, deadline)
+    late = {pid: p for pid, p in members(commands).items() if pid not in victims}
+    for proc in late.values():
+        _signal(proc, signal.SIGKILL)
+    victims.update(late)
+    late_deadline = max(deadline, time.monotonic() + _LATE_GRACE_S)
+    left.update(process_table.wait_gone(late, late_deadline))
+    survived = tuple(sorted(left))
+    killed = tuple(sorted(pid for pid in victims if pid not in left))
     if not survived:
         for command in commands:
             forget(command)

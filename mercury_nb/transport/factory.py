@@ -19,6 +19,7 @@ from mercury_nb.contract.setup.routing import (
     ScriptedRoute,
     route_model,
 )
+from mercury_nb.contract.turns.stream_bounds import ReplyLimits
 from mercury_nb.transport.model_registry import lookup_scripted
 from mercury_nb.transport.protocol import ChatModel
 
@@ -64,7 +65,7 @@ def resolve_model(name: str, config: MercuryConfig) -> ChatModel:
             from mercury_nb.transport.litellm_model import LiteLLMModel
 
             return LiteLLMModel(name, config.api_base, litellm_key(route, config),
-                                config.request_timeout_s)
+                                config.request_timeout_s, ReplyLimits.of(config))
 
 
 def _configured(config: MercuryConfig) -> str | None:
@@ -101,4 +102,5 @@ def openai_model(
     if route.provider != "endpoint":
         catalog = (f"{route.provider}/{route.model}", route.model)
     return OpenAIModel(route.name, route.model, route.base_url, key, config.request_timeout_s,
-                       max_tokens_field=field, catalog_names=catalog)
+                       max_tokens_field=field, catalog_names=catalog,
+                       limits=ReplyLimits.of(config))

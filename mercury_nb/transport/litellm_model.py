@@ -15,6 +15,7 @@ from mercury_nb.contract.turns.honest_finish import (
     ProviderReason,
     honest_finish_reason,
 )
+from mercury_nb.contract.turns.stream_bounds import ReplyLimits
 from mercury_nb.transport.chunks import openai_shaped_chunks
 from mercury_nb.transport.litellm_loader import load_litellm
 from mercury_nb.transport.protocol import (
@@ -46,7 +47,8 @@ class LiteLLMModel:
     the event loop. The stream runs through the shared
     :func:`~mercury_nb.transport.stream_pump.pump`: a failure before the first content chunk
     raises :class:`ProviderError`; one after it propagates as raised, and the stream counts
-    as interrupted. The finish reason passed on is :func:`honest_finish_reason`'s.
+    as interrupted. The finish reason passed on is :func:`honest_finish_reason`'s. Every
+    stream is bounded by ``limits``: a total deadline and a length cap (cut as interrupted).
     """
 
     def __init__(
@@ -55,11 +57,14 @@ class LiteLLMModel:
         api_base: str | None = None,
         api_key: SecretStr | str | None = None,
         timeout_s: float = 600.0,
+        limits: ReplyLimits | None = None,
     ) -> None:
         self.name = name
         self.api_base = api_base
         self._api_key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
         self.timeout_s = timeout_s
+        self.limits = limits or ReplyLimits.default(timeout_s)
+        """The total deadline and length cap of every stream (the pump enforces them)."""
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
@@ -97,7 +102,8 @@ class LiteLLMModel:
         async def open_stream() -> Any:
             return await litellm.acompletion(**kwargs)
 
-        chunks = pump(self.name, open_stream, _chunks_of, self.provider_error)
+        chunks = pump(self.name, open_stream, _chunks_of, self.provider_error,
+                      self.limits.bounds(request.max_tokens))
         async with contextlib.aclosing(chunks):  # stopping early closes litellm's stream too
             async for chunk in chunks:
                 yield chunk

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -10,6 +11,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from mercury_nb.contract.turns.stream_bounds import ReplyLimits
 from mercury_nb.transport.chunks import openai_shaped_chunks
 from mercury_nb.transport.protocol import (
     ModelRequest,
@@ -44,7 +46,8 @@ class OpenAIModel:
     and fallbacks belong to the agent. The finish reason is passed on exactly as received,
     and a stream that ends without one yields no :class:`FinishChunk` (interrupted), however
     quietly the SDK accepted the cut. A failure before the first chunk raises
-    :class:`ProviderError`; one after it propagates as raised."""
+    :class:`ProviderError`; one after it propagates as raised. Every stream is bounded by
+    ``limits``: a total deadline and a length cap (cut as interrupted)."""
 
     def __init__(
         self,
@@ -56,12 +59,15 @@ class OpenAIModel:
         *,
         max_tokens_field: str = "max_tokens",
         catalog_names: tuple[str, ...] = (),
+        limits: ReplyLimits | None = None,
     ) -> None:
         self.name = name
         self.model = model or name
         self.base_url = base_url
         self._api_key = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
         self.timeout_s = timeout_s
+        self.limits = limits or ReplyLimits.default(timeout_s)
+        """The total deadline and length cap of every stream (the pump enforces them)."""
         self.max_tokens_field = max_tokens_field
         self.catalog_names = catalog_names
         """Names to look the context window up under in litellm's bundled table (none for a
@@ -102,10 +108,19 @@ class OpenAIModel:
         return client
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
-        async def open_stream() -> Any:
-            return await self._client().chat.completions.create(**self.create_kwargs(request))
+        return self._stream(request)
 
-        return pump(self.name, open_stream, stream_chunks, self.provider_error)
+    async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
+        client = self._client()  # the SDK's import is no part of the request's deadline
+
+        async def open_stream() -> Any:
+            return await client.chat.completions.create(**self.create_kwargs(request))
+
+        chunks = pump(self.name, open_stream, stream_chunks, self.provider_error,
+                      self.limits.bounds(request.max_tokens))
+        async with contextlib.aclosing(chunks):  # stopping early closes the SDK's stream too
+            async for chunk in chunks:
+                yield chunk
 
     def provider_error(self, error: BaseException) -> ProviderError:
         """A :class:`ProviderError` for a failure before any output, with the key redacted

@@ -257,9 +257,16 @@ def _retry_directive(
     return _same_first_step(state, trouble, index)
 
 
+_NOT_A_REJECTION = frozenset({"interrupted", "timeout"})
+
+
 def _lowered_cap(state: RouterState, trouble: ProviderTrouble, config: MercuryConfig) -> int | None:
-    """Halve ``max_tokens`` for a provider that rejected it before any output."""
+    """Halve ``max_tokens`` for a provider that rejected it before any output. A stream that
+    broke or was cut (``interrupted``, ``timeout``: a reply longer than ``max_tokens`` allows
+    names it too) rejected nothing: it takes the retry path."""
     if trouble.streamed_output or trouble.status not in (None, 400, 413, 422):
+        return None
+    if trouble.kind in _NOT_A_REJECTION:
         return None
     current = state.output_cap(state.providers.current, config.max_output_tokens)
     return next_max_tokens(current, trouble.message, config.min_output_tokens)

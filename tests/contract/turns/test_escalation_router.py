@@ -35,6 +35,7 @@ from mercury_nb.contract.turns.router_state import (
     RouterState,
     TurnFacts,
 )
+from mercury_nb.contract.turns.stream_bounds import ReplyTooLong, cut_message
 from mercury_nb.contract.turns.turn_router import step_router
 from mercury_nb.contract.vocabulary import TurnVerdict
 
@@ -233,3 +234,29 @@ def test_a_failed_requested_run_pauses_naming_it_after_one_gate_round() -> None:
     _, second = step_router(state, facts, config)
     assert isinstance(second, FinishWith)
     assert second.ending == VerificationFailedPause(failed, False, "`false`")
+
+
+TOO_LONG = cut_message(ReplyTooLong(8192, 2048))
+
+
+@pytest.mark.parametrize(
+    ("trouble", "halved"),
+    [
+        pytest.param(ProviderTrouble("openai/smollm2", "max_tokens is too large: 32768",
+                                     status=400), True, id="a-400-rejecting-max-tokens-halves"),
+        pytest.param(ProviderTrouble("openai/smollm2", TOO_LONG, kind="interrupted"), False,
+                     id="a-reply-cut-at-the-length-cap-is-retried"),
+        pytest.param(ProviderTrouble("openai/smollm2", TOO_LONG, kind="timeout"), False,
+                     id="a-timeout-naming-max-tokens-is-retried"),
+    ],
+)  # fmt: skip
+def test_only_a_rejection_lowers_max_tokens_a_cut_stream_is_retried(
+    trouble: ProviderTrouble, halved: bool
+) -> None:
+    state, config = start(retry_attempts=2)
+    after, decision = step_router(state, TurnFacts(verdict=TurnVerdict.INTERRUPTED,
+                                                   trouble=trouble), config)
+    assert isinstance(decision, RetryStep)
+    assert (decision.output_cap is not None) is halved
+    # a halving is no retry of the same request; a cut stream uses one of the retries
+    assert after.providers.retries == (0 if halved else 1)
