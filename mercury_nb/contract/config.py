@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
-from mercury_nb.contract.config_limits import ContextLimits
+from mercury_nb.contract.config_limits import ContextLimits, ReadLimits
 
 ENV_PREFIX = "MERCURY_"
 REQUEST_DEADLINE_TIMEOUTS = 3
@@ -19,7 +19,7 @@ _NO_EMPTY = frozenset({"home", "workdir"})
 silently mean ``~/.mercury``."""
 
 
-class MercuryConfig(ContextLimits):
+class MercuryConfig(ContextLimits, ReadLimits):
     """Every knob and threshold of mercury-nb in one place.
 
     Each field can be overridden by an environment variable named ``MERCURY_`` plus the
@@ -92,16 +92,8 @@ class MercuryConfig(ContextLimits):
     read_file_max_chars: int = Field(default=200_000, ge=1000)
     """Largest file content ``read_file`` returns whole; larger files come head + tail."""
 
-    read_file_max_scan_bytes: int = Field(default=256_000_000, ge=1024)
-    """Most bytes of one file ``read_file`` reads through (to reach an offset, to count the
-    lines left); beyond them it says so instead of reading on."""
-
     list_dir_max_entries: int = Field(default=500, ge=10)
     """Most entries ``list_dir`` returns."""
-
-    file_read_max_bytes: int = Field(default=16_000_000, ge=1024)
-    """Largest file read whole (``edit_file``, the notebook tools, the read-back of changed
-    files); a larger one is refused by its size before a byte of it is read."""
 
     ui_max_updates_per_s: float = Field(default=10.0, gt=0)
     """Ceiling on live widget updates per second, however fast the stream runs."""
@@ -111,10 +103,6 @@ class MercuryConfig(ContextLimits):
 
     snapshot_max_files: int = Field(default=20_000, ge=10)
     """Most files a content snapshot records."""
-
-    snapshot_max_hash_bytes: int = Field(default=256_000_000, ge=1024)
-    """Files larger than this are not read at all by change summaries: compared by size and
-    modification time only."""
 
     # --- completion contract -------------------------------------------------------
     max_auto_continuations: int = Field(default=6, ge=0)

@@ -1,4 +1,5 @@
-"""The context window's part of the one config model: windows, reply caps, tool sets, compaction."""
+"""Parts of the one config model: the context window (windows, reply caps, tool sets,
+compaction) and the read budgets (how much of a file is ever read)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,22 @@ class ContextLimits(BaseModel):
 
     compaction_tail_chars: int = Field(default=4096, ge=64)
     """Characters kept from the end of a compacted message."""
+
+
+class ReadLimits(BaseModel):
+    """The fields of :class:`~mercury_nb.contract.config.MercuryConfig` that bound how much of
+    a file the product reads, set before a byte is read (``MERCURY_<FIELD>``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    read_file_max_scan_bytes: int = Field(default=256_000_000, ge=1024)
+    """Most bytes of one file ``read_file`` reads through (to reach an offset, to count the
+    lines left); beyond them it says so instead of reading on."""
+
+    file_read_max_bytes: int = Field(default=16_000_000, ge=1024)
+    """Largest file read whole (``edit_file``, the notebook tools, the read-back of changed
+    files); a larger one is refused by its size before a byte of it is read."""
+
+    snapshot_max_hash_bytes: int = Field(default=256_000_000, ge=1024)
+    """Files larger than this are not read at all by change summaries: compared by size and
+    modification time only."""
