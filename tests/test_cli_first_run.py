@@ -53,10 +53,6 @@ def test_version(tmp_path: Path) -> None:
         pytest.param(("--model", "anthropic/claude-sonnet-4"),
                      "no API key for the model anthropic/claude-sonnet-4: set ANTHROPIC_API_KEY "
                      "or MERCURY_API_KEY", id="anthropic"),
-        pytest.param(("--model", "openai/m", "--api-base", "http://127.0.0.1:9/v1",
-                      "--fallback", "gemini/gemini-2.0-flash"),
-                     "no API key for the model gemini/gemini-2.0-flash: set GEMINI_API_KEY or "
-                     "MERCURY_API_KEY", id="local-endpoint-needs-none-but-fallback-does"),
     ],
 )  # fmt: skip
 def test_missing_key_is_named_at_once_and_exits_2(

@@ -17,7 +17,7 @@ from typing import Any
 from mercury_nb.contract.redaction import redact_data
 
 
-class TextMemo:
+class RecentRedactions:
     """The texts the last redaction redacted, for the next one (only those)."""
 
     def __init__(self) -> None:
@@ -48,7 +48,7 @@ class CheckpointJson:
 
     def __init__(self, secrets: tuple[str, ...]) -> None:
         self.secrets = secrets
-        self.memo = TextMemo()
+        self.memo = RecentRedactions()
         self._messages: dict[int, tuple[Any, str]] = {}
         """id(message) -> (the message, kept alive so its id stays its own; its JSON)."""
         self._entries: dict[int, str] = {}

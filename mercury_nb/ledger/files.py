@@ -32,6 +32,27 @@ def is_corruption(error: BaseException) -> bool:
 
 
 def connect(path: Path) -> sqlite3.Connection:
+    """A connection in WAL mode with the schema migrated. Processes that open a new ledger
+    at the same moment contend for the switch to WAL, which SQLite answers "locked" without
+    waiting: that setup is tried again for up to :data:`BUSY_TIMEOUT_S`."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    pause = 0.005
+    while True:
+        try:
+            return _connect_once(path)
+        except sqlite3.OperationalError as error:
+            if not _contended(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.2)
+
+
+def _contended(error: sqlite3.OperationalError) -> bool:
+    text = str(error).lower()
+    return "locked" in text or "busy" in text
+
+
+def _connect_once(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(
         str(path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
     )

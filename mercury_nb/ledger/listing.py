@@ -21,7 +21,7 @@ def age(seconds: float) -> str:
     return f"{int(seconds)}s"
 
 
-def clip(text: str | None, limit: int) -> str:
+def first_line(text: str | None, limit: int) -> str:
     """The first line of ``text``, cut to ``limit`` characters with "…"."""
     line = " ".join((text or "").strip().splitlines()[:1]).strip()
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -37,8 +37,8 @@ def tasks_table(records: Sequence[TaskRecord], now: float, width: int | None = N
         return NO_TASKS
     rows = [("id", "status", "age", "task", "banner")]
     rows.extend(
-        (r.id, r.status, age(now - r.updated_at), clip(r.task, TASK_CHARS),
-         clip(r.banner or r.blocker, BANNER_CHARS))
+        (r.id, r.status, age(now - r.updated_at), first_line(r.task, TASK_CHARS),
+         first_line(r.banner or r.blocker, BANNER_CHARS))
         for r in records
     )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
@@ -87,7 +87,7 @@ def _event_line(event: EventRecord, record: TaskRecord) -> str:
         parts.append(event.verdict)
     if event.decision:
         parts.append(event.decision)
-    text = f": {clip(event.text, 100)}" if event.text else ""
+    text = f": {first_line(event.text, 100)}" if event.text else ""
     return f"  +{at} {' · '.join(parts)}{text}"
 
 
@@ -127,7 +127,7 @@ def task_detail_text(record: TaskRecord, events: Sequence[EventRecord], now: flo
         lines.extend(_evidence_line(item) for item in record.evidence)
     if subagents:
         lines.append("sub-agents:")
-        lines.extend(f"  {sub.id} · {sub.status} · {clip(sub.task, TASK_CHARS)}"
+        lines.extend(f"  {sub.id} · {sub.status} · {first_line(sub.task, TASK_CHARS)}"
                      for sub in subagents)
     if events:
         lines.append("events (time since the task was first recorded):")

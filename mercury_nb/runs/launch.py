@@ -64,5 +64,5 @@ def started(task: asyncio.Task[ResultT], planned: PlannedRun) -> Run[ResultT]:
     run = Run(planned.task_id, task, planned.config, planned.task, planned.handle)
     runs_here.add(run)
     if planned.handle is not None:
-        stopping.watch(run.home)
+        stopping.watch_for_stops(run.home)
     return run

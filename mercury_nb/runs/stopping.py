@@ -74,7 +74,7 @@ _pollers: dict[Path, StopPoller] = {}
 _lock = threading.Lock()
 
 
-def watch(home: Path) -> None:
+def watch_for_stops(home: Path) -> None:
     """Make sure a poller watches ``home``'s ledger for stop requests of this process's runs
     (the runs it watches are the registry's recorded ones: :func:`local_ids`)."""
     with _lock:

@@ -59,3 +59,35 @@ def test_two_processes_starting_at_once_in_one_workspace_one_is_refused(
         (tmp_path / "done").touch()
         for proc in procs:
             proc.wait(timeout=30)
+
+
+OPENER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from mercury_nb.ledger.store import Ledger
+
+    folder, name = Path(sys.argv[1]), sys.argv[2]
+    (folder / f"{name}.ready").touch()
+    while not (folder / "go").exists():
+        time.sleep(0.0005)
+    try:
+        Ledger(folder / "ledger.sqlite3").close()
+        print("opened", flush=True)
+    except Exception as error:
+        print(type(error).__name__, error, flush=True)
+""")
+
+
+@pytest.mark.parametrize("attempt", range(8))
+def test_processes_opening_a_new_ledger_at_once_all_get_it(tmp_path: Path, attempt: int) -> None:
+    """The switch of a new file to WAL is answered "locked" without waiting; a start that
+    lost that race ran unrecorded, outside the workspace check."""
+    script = tmp_path / "opener.py"
+    script.write_text(OPENER)
+    names = ["a", "b", "c", "d"]
+    procs = [subprocess.Popen([sys.executable, str(script), str(tmp_path), name],
+                              stdout=subprocess.PIPE, text=True) for name in names]
+    wait_for_files([tmp_path / f"{name}.ready" for name in names], "every opener")
+    (tmp_path / "go").touch()
+    results = [proc.communicate(timeout=60)[0].strip() for proc in procs]
+    assert results == ["opened"] * len(names)

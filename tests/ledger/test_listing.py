@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mercury_nb.ledger.listing import NO_TASKS, age, clip, task_detail_text, tasks_table
+from mercury_nb.ledger.listing import NO_TASKS, age, first_line, task_detail_text, tasks_table
 from mercury_nb.ledger.records import EventRecord, TaskRecord
 
 
@@ -36,9 +36,9 @@ def test_age(seconds: float, text: str) -> None:
 
 
 def test_clip_keeps_the_first_line() -> None:
-    assert clip("first line\nsecond", 40) == "first line"
-    assert clip("x" * 50, 10) == "x" * 9 + "…"
-    assert clip(None, 10) == ""
+    assert first_line("first line\nsecond", 40) == "first line"
+    assert first_line("x" * 50, 10) == "x" * 9 + "…"
+    assert first_line(None, 10) == ""
 
 
 def test_the_table_has_one_row_per_task() -> None:
