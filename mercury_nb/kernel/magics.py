@@ -11,6 +11,8 @@ that died (a cheap SQLite pass; see :func:`register`).
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
@@ -221,9 +223,18 @@ def _parser() -> Any:
 
 
 def parse_line(line: str) -> argparse.Namespace:
-    """Parse a ``%%mercury`` argument line; raises ``UsageError`` (or ``ValueError`` on quoting)."""
+    """Parse a ``%%mercury`` argument line; raises ``UsageError`` (or ``ValueError`` on quoting).
+    A line is parsed once: the ``--wait`` transformer's parse of a cell's line is the one
+    its magic call gets (a fresh copy of it)."""
+    import argparse
+
+    return argparse.Namespace(**copy.deepcopy(dict(_parsed(line))))
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(line: str) -> tuple[tuple[str, Any], ...]:
     args: argparse.Namespace = _parser().parse_argstring(line)
-    return args
+    return tuple(vars(args).items())
 
 
 def usage() -> str:

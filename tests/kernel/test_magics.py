@@ -170,6 +170,25 @@ async def test_wait_inside_a_running_loop_returns_an_awaitable(
     model.assert_complete()
 
 
+async def test_a_wait_cells_flags_are_parsed_once_for_its_transformer_and_its_magic(
+    ip: InteractiveShell, names: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mercury_nb.kernel import magics
+
+    parser = magics._parser()
+    parses: list[str] = []
+    original = parser.parse_argstring
+    monkeypatch.setattr(parser, "parse_argstring",
+                        lambda line: parses.append(line) or original(line))
+    model = register(names, verified_turns())
+    line = flags(model, tmp_path, "--wait", f"--max-steps {len(names) + 40}")  # a new line
+    code = ip.transform_cell(f"%%mercury {line}\nCreate a test.\n")
+    assert code.startswith("await")
+    waiter = ip.run_cell_magic("mercury", line, "Create a test.")
+    assert await waiter is None
+    assert parses == [line]
+
+
 # --- background runs on the loop --------------------------------------------------------
 
 
