@@ -55,7 +55,7 @@ async def run_task(
     if model is not None and config.model_chain != (model.name,):
         config = config.with_changes(model=model.name, fallbacks=())
     sink: EventSink = on_event or (lambda event: None)
-    session = TaskSession.start(task.strip(), config, task_id)
+    session = TaskSession.start(task, config, task_id)
     root = Workspace(config.workdir)
     session.messages = [system_message(str(root.root), config.mode), user_message(session.task)]
     snapshot = await asyncio.to_thread(take_snapshot, root.root, config)

@@ -58,7 +58,7 @@ def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str |
     def clean(text: str) -> str:
         return redact(displayable(text), found)
 
-    return TaskHeader(id=task_id, task=clean(task.strip()),
+    return TaskHeader(id=task_id, task=clean(task),
                       workspace=clean(str(Path(config.workdir).resolve())),
                       models=tuple(clean(name) for name in config.model_chain), parent=parent)
 
@@ -79,13 +79,15 @@ class TaskRecorder:
 
     def __init__(self, writer: LedgerWriter, task_id: str, task: str, config: MercuryConfig,
                  *, resumed: bool = False, environ: dict[str, str] | None = None,
-                 parent: str | None = None) -> None:
+                 parent: str | None = None, header: TaskHeader | None = None) -> None:
         self.writer = writer
         self.config = config
         self.resumed = resumed
         self.secrets = ledger_secrets(config, environ)
         self._checkpoints = CheckpointJson(self.secrets)
-        self.header = task_header(task_id, task, config, parent=parent, secrets=self.secrets)
+        self.header = header if header is not None else task_header(
+            task_id, task, config, parent=parent, secrets=self.secrets)
+        """``header`` when the caller already built it (the door, writing the row)."""
         self.finished = False
         self._snapshot_sent: str | None = None
         self._broken = False

@@ -17,7 +17,7 @@ import re
 import sqlite3
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
 
@@ -106,6 +106,8 @@ class PlannedRun:
     settings_changed: bool = False
     """A resumed task whose ending no plain continue cures: the continue changed the
     settings that caused it (its blocker, about those settings, is not what remains)."""
+    header: TaskHeader | None = None
+    """A new task's row identity as :func:`occupy` wrote it (redacted once, for both)."""
 
     async def run(
         self,
@@ -123,7 +125,7 @@ class PlannedRun:
         config = self.config  # a model override is in it already (the door's)
         if self.handle is not None:
             recorder = TaskRecorder(self.handle.writer, self.task_id, self.task, config,
-                                    resumed=self.resumed)
+                                    resumed=self.resumed, header=self.header)
             sink = recorder.wrap(on_event)
             unfinished.track(self.task_id, recorder)  # a shutdown can still record its end
         try:
@@ -151,18 +153,17 @@ class PlannedRun:
 
 def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
               task_id: str | None = None) -> PlannedRun | Refusal:
-    """A new task, unless the same text is paused in the same workspace."""
-    text = task.strip()
+    """A new task, unless its text (stripped by the request) is paused in its workspace."""
     if handle is not None:
         try:
             handle.flush()
-            paused = handle.ledger.paused_with_text(text, ledger_workspace(config))
+            paused = handle.ledger.paused_with_text(task, ledger_workspace(config))
         except sqlite3.Error:
             paused = None  # an unreadable ledger never stops a task
         if paused is not None:
             return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True,
                            kind="paused-duplicate")
-    return PlannedRun(task_id or uuid.uuid4().hex[:12], text, config, handle)
+    return PlannedRun(task_id or uuid.uuid4().hex[:12], task, config, handle)
 
 
 def occupy(planned: PlannedRun) -> PlannedRun | Refusal:
@@ -174,7 +175,8 @@ def occupy(planned: PlannedRun) -> PlannedRun | Refusal:
     if planned.handle is None or planned.resumed:
         return planned
     header = task_header(planned.task_id, planned.task, planned.config)
-    return _occupied(planned.handle, header, planned.config, None) or planned
+    return (_occupied(planned.handle, header, planned.config, None)
+            or replace(planned, header=header))
 
 
 def _occupied(handle: LedgerHandle, header: TaskHeader, config: MercuryConfig,

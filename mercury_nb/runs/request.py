@@ -73,6 +73,9 @@ class RunRequest:
     """A folder every workspace the request runs in must lie inside (the panel's server
     root), for a new task and for a continue alike (``outside-root``)."""
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "task", self.task.strip())  # the one strip of the text
+
 
 @dataclass(frozen=True)
 class SubagentRequest:
@@ -87,3 +90,6 @@ class SubagentRequest:
     ctx: ToolContext
     sink: EventSink
     handle: LedgerHandle | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "task", self.task.strip())  # the one strip of the text

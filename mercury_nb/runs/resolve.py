@@ -96,14 +96,14 @@ def with_model(config: MercuryConfig, request: RunRequest) -> MercuryConfig:
 
 def resolve(request: RunRequest) -> ResolvedRun | Refusal:
     """The request as a planned run, or the first check that refused it (see the module)."""
-    if not request.resume and not request.task.strip():
+    if not request.resume and not request.task:
         return Refusal("the task is empty", kind="empty-task")
     config = resolve_settings(request)
     if isinstance(config, Refusal):
         return config
     planned: PlannedRun | Refusal
     if not request.recorded:
-        planned = PlannedRun(request.task_id or uuid.uuid4().hex[:12], request.task.strip(),
+        planned = PlannedRun(request.task_id or uuid.uuid4().hex[:12], request.task,
                              config, handle=None)
     else:
         handle = request.handle

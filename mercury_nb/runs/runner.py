@@ -70,13 +70,13 @@ class Runner:
                   ) -> Run[SubagentRun] | Refusal:
         """A sub-agent: it runs in its parent's settings and workspace (nothing to resolve
         but its text) and is recorded as the parent's child, never as a workspace's task."""
-        if not request.task.strip():
+        if not request.task:
             return Refusal("the task is empty", kind="empty-task")
         from mercury_nb.runs.delegated import run_delegated
 
         target = loop if loop is not None else asyncio.get_running_loop()
         task = target.create_task(run_delegated(request), name=f"mercury:{request.sub_id}")
-        return started(task, PlannedRun(request.sub_id, request.task.strip(),
+        return started(task, PlannedRun(request.sub_id, request.task,
                                         request.ctx.config, request.handle))
 
     async def run(self, request: RunRequest) -> TaskOutcome | Refusal:

@@ -21,6 +21,7 @@ from mercury_nb.runs.planning import (
     plan_task,
     resume_config,
 )
+from mercury_nb.runs.request import RunRequest
 from mercury_nb.runs.settings import continue_flags
 from mercury_nb.testing import Turn, call
 
@@ -98,7 +99,8 @@ def record_task(handle: LedgerHandle, task_id: str, task: str, workspace: Path,
 def test_a_paused_tasks_text_is_refused_in_its_workspace(handle: LedgerHandle, workspace: Path,
                                                          tmp_path: Path) -> None:
     record_task(handle, "p1", "Build the site", workspace, "paused")
-    refused = plan_task(handle, "  Build the site\n", MercuryConfig(workdir=workspace))
+    refused = plan_task(handle, RunRequest(task="  Build the site\n").task,
+                        MercuryConfig(workdir=workspace))
     assert isinstance(refused, Refusal) and refused.paused
     assert refused.message.splitlines() == [PAUSED_DUPLICATE, "(task p1)"]
     elsewhere = tmp_path / "other"
