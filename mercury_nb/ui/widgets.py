@@ -110,14 +110,16 @@ def tail_html(view: StatusView) -> str:
     )
 
 
-def static_verdict(view: StatusView, now: float, error: str = "") -> dict[str, str]:
+def static_verdict(view: StatusView, now: float, error: str = "", *,
+                   verdict: bool = True) -> dict[str, str]:
     """What the widget's display becomes once the task is over: its last status line, the
-    verdict (:func:`banner_html`) and any error, as HTML and as text. A saved notebook then
-    holds outputs any reader shows (Lab reopened, nbviewer, GitHub), not a widget view whose
-    model is gone with the kernel ("Error displaying widget: model not found")."""
+    verdict (:func:`banner_html`; not when ``verdict`` is False, for a cell that displays it
+    beside) and any error, as HTML and as text. A saved notebook then holds outputs any reader
+    shows (Lab reopened, nbviewer, GitHub), not a widget view whose model is gone with the
+    kernel ("Error displaying widget: model not found")."""
     text = [f"mercury{SEPARATOR}{status_line(view, now)}"]
     parts = [f'<div class="mercury-static">{status_html(view, now)}']
-    if view.outcome is not None:
+    if view.outcome is not None and verdict:
         text.extend(("", final_text(view.outcome)))
         parts.append(banner_html(view.outcome))
     if error:
@@ -143,8 +145,10 @@ class WidgetView:
     Every later update goes through widget state (comm messages), so it lands in this
     cell's widget however many cells ran since. When the task is over, the widget's display
     (by its display id) is replaced by the :func:`static_verdict`, so what the notebook saves
-    reads without a kernel; headless runs (nbclient, nbval) record it when ``attached`` (the
-    cell still runs).
+    reads without a kernel. When ``attached`` (the cell still runs) the verdict is displayed
+    beside it instead, as a rich output whose ``text/plain`` is the banner text, and the
+    widget's display keeps the status line: headless runs that apply no display updates
+    (nbval) record the verdict too.
     """
 
     def __init__(
@@ -227,14 +231,18 @@ class WidgetView:
     def _finish(self, outcome: TaskOutcome) -> None:
         self._end_live()
         self._renderer.final()
-        _show(self.banner, banner_html(outcome))
+        if self.attached:
+            display({"text/plain": final_text(outcome), "text/html": banner_html(outcome)},
+                    raw=True)
+        else:
+            _show(self.banner, banner_html(outcome))
         self._leave_static()
 
     def _leave_static(self) -> None:
         """Replace the widget's display by the static verdict (once per change of it)."""
         if self._handle is None:
             return
-        bundle = static_verdict(self.view, self._clock(), self._error)
+        bundle = static_verdict(self.view, self._clock(), self._error, verdict=not self.attached)
         if bundle != self._static:
             self._static = bundle
             self._handle.update(bundle, raw=True)

@@ -151,13 +151,11 @@ def shown_view(monkeypatch: pytest.MonkeyPatch, *, attached: bool,
     return view, shown, handle
 
 
-@pytest.mark.parametrize("attached", [pytest.param(False, id="background"),
-                                      pytest.param(True, id="wait")])
 def test_the_end_replaces_the_widget_display_by_the_static_verdict(
-    monkeypatch: pytest.MonkeyPatch, attached: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     clock = FakeClock()
-    view, shown, handle = shown_view(monkeypatch, attached=attached, clock=clock)
+    view, shown, handle = shown_view(monkeypatch, attached=False, clock=clock)
     ((live, kwargs),) = shown
     assert kwargs == {"raw": True, "display_id": True}
     assert WIDGET_VIEW in live and live["text/plain"] == WIDGET_TEXT
@@ -178,6 +176,27 @@ def test_the_end_replaces_the_widget_display_by_the_static_verdict(
     assert "<script" not in static["text/html"]
     assert len(shown) == 1  # replaced in place, nothing displayed beside it
     assert view.banner.value == banner_html(done)  # the live widget shows it too
+
+
+def test_an_attached_cell_shows_the_verdict_beside_and_its_widget_becomes_the_status(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeClock()
+    view, shown, handle = shown_view(monkeypatch, attached=True, clock=clock)
+    view.on_event(TaskStarted("t1", "build", "m", 75))
+    clock.now += 3
+    done = outcome(answer=f"answer {EVIL}")
+    view.on_event(TaskFinished(done))
+    view.close()
+    (_, (verdict, kwargs)) = shown
+    assert kwargs == {"raw": True}
+    assert verdict == {"text/plain": f"answer {EVIL}\n\n✓ Task complete",
+                       "text/html": banner_html(done)}
+    ((status, _),) = handle.updates  # where the widget was: the last status line, static
+    assert status["text/plain"] == "mercury · completed · 2 steps · 3s"
+    assert "completed · 2 steps · 3s" in status["text/html"] and WIDGET_VIEW not in status
+    assert "Task complete" not in status["text/html"]  # the verdict is shown once
+    assert view.banner.value == ""
 
 
 def test_a_task_that_ended_without_an_outcome_leaves_its_error_as_static_output(
