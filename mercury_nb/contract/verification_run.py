@@ -1,4 +1,4 @@
-"""The mark of a verification kernel (a changed notebook re-run as evidence): no agent starts there."""
+"""The mark of a verification kernel (a notebook re-run as evidence): no agent starts there."""
 
 from __future__ import annotations
 
