@@ -209,6 +209,10 @@ class MercuryConfig(ContextLimits, ReadLimits):
     ledger_keep_days: int = Field(default=30, ge=1)
     """Days a finished task is kept in the ledger."""
 
+    verification_run: bool = False
+    """True only in the kernel that re-runs a changed notebook as evidence (the notebook check
+    sets ``MERCURY_VERIFICATION_RUN=1`` for it alone): ``%%mercury`` starts nothing there."""
+
     @field_validator("home", "workdir", mode="before")
     @classmethod
     def _not_blank(cls, value: object, info: ValidationInfo) -> object:

@@ -1,12 +1,11 @@
 """The ``%%mercury`` cell magic, its traitlets settings, and registering the extension.
 
 Loading this module must stay light: config, the agent loop, widgets and litellm are
-imported when a cell runs, never when ``%load_ext mercury_nb`` registers the magic.
-The line magic ``%mercury tasks | show ID | continue [ID]`` is another method of
-:class:`MercuryMagics` (IPython keeps line and cell magics apart); it and the work-ledger side
-of cells (``continue``, refusing a paused task's text) live in
-:mod:`mercury_nb.kernel.ledger_magics`. Loading also pauses tasks left running by a process
-that died (a cheap SQLite pass; see :func:`register`).
+imported when a cell runs, never when ``%load_ext mercury_nb`` registers the magic. The line
+magic ``%mercury tasks | show ID | continue [ID]`` is another method of :class:`MercuryMagics`;
+it and the ledger side of cells live in :mod:`mercury_nb.kernel.ledger_magics`. Loading also
+pauses tasks left running by a dead process (see :func:`register`); in a verification kernel
+nothing starts (:mod:`mercury_nb.kernel.verification`).
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 from traitlets import Dict, Int, List, Unicode
 from traitlets.config import Configurable
 
+from mercury_nb.kernel import verification
 from mercury_nb.kernel.wait_cells import HelpCellTransformer, WaitCellTransformer, can_await_cells
 
 if TYPE_CHECKING:
@@ -68,8 +68,6 @@ class Mercury(Configurable):
         return values
 
 
-MercuryConfigurable = Mercury
-
 
 @dataclass(frozen=True)
 class CellRequest:
@@ -106,6 +104,8 @@ class MercuryMagics(Magics):
         A body of ``continue`` (or ``continue ID``) resumes the latest paused task of the
         workspace (or that task) from its checkpoint.
         """
+        if verification.verifying():  # a notebook re-run as evidence starts no agent
+            return verification.skip(self.shell, line, wants_wait)
         request = self._parse(line, cell)
         if request is None:
             return None
@@ -122,6 +122,8 @@ class MercuryMagics(Magics):
         ``%mercury --help`` prints the help of both magics."""
         from mercury_nb.kernel.ledger_magics import LINE_USAGE, line_command
 
+        if verification.verifying():  # no continue, no stop, no ledger in a verification run
+            return verification.skip(self.shell)
         if asks_for_help(line):
             print(f"{help_text()}\n{LINE_USAGE}")
             return None
@@ -153,8 +155,7 @@ class MercuryMagics(Magics):
         return CellRequest(task=task, args=args)
 
     def _config(self, args: argparse.Namespace) -> MercuryConfig:
-        """The settings of these flags for the line magic's ledger commands (refused
-        settings raise the cell's ``UsageError``)."""
+        """These flags' settings, for the ledger commands (a refusal raises ``UsageError``)."""
         from mercury_nb.runs.lookup import Refusal
         from mercury_nb.runs.request import RunRequest
         from mercury_nb.runs.resolve import resolve_settings
@@ -175,8 +176,7 @@ class MercuryMagics(Magics):
 
     def submit_cell(self, task: str, args: argparse.Namespace, *, resume: bool = False,
                     task_id: str | None = None, words: str | None = None) -> Any:
-        """Through the one door: the cell's request, its view built from the resolved
-        settings subscribed to the one Run (Stop, ``--wait``)."""
+        """Through the one door: the cell's view subscribes to the one Run (Stop, ``--wait``)."""
         from mercury_nb.kernel import scheduling
         from mercury_nb.kernel.ledger_magics import NothingToWait
         from mercury_nb.runs import submit
@@ -282,7 +282,8 @@ def register(shell: Any) -> None:
     shell.input_transformers_post.append(HelpCellTransformer(MAGIC_NAME, asks_for_help))
     magics = shell.magics_manager.registry.get(MercuryMagics.__name__)
     settings = getattr(magics, "settings", None)
-    recover_at_load(settings.base_values() if isinstance(settings, Mercury) else {})
+    if not verification.verifying():  # a verification kernel touches no ledger
+        recover_at_load(settings.base_values() if isinstance(settings, Mercury) else {})
     install_shutdown_hooks(shell)
 
 

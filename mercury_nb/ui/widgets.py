@@ -110,6 +110,26 @@ def tail_html(view: StatusView) -> str:
     )
 
 
+def static_verdict(view: StatusView, now: float, error: str = "", *,
+                   verdict: bool = True) -> dict[str, str]:
+    """What the widget's display becomes once the task is over: its last status line, the
+    verdict (:func:`banner_html`; not when ``verdict`` is False, for a cell that displays it
+    beside) and any error, as HTML and as text. A saved notebook then holds outputs any reader
+    shows (Lab reopened, nbviewer, GitHub), not a widget view whose model is gone with the
+    kernel ("Error displaying widget: model not found")."""
+    text = [f"mercury{SEPARATOR}{status_line(view, now)}"]
+    parts = [f'<div class="mercury-static">{status_html(view, now)}']
+    if view.outcome is not None and verdict:
+        text.extend(("", final_text(view.outcome)))
+        parts.append(banner_html(view.outcome))
+    if error:
+        text.extend(("", error.rstrip("\n")))
+        parts.append('<pre class="mercury-error" style="color:#c62828;white-space:pre-wrap;'
+                     f'margin:4px 0">{_esc(error.rstrip())}</pre>')
+    parts.append("</div>")
+    return {"text/plain": "\n".join(text), "text/html": "".join(parts)}
+
+
 def _show(widget: widgets.HTML, value: str) -> None:
     """Set an HTML widget's value; an empty one takes no room (display: none)."""
     if widget.value != value:
@@ -123,9 +143,12 @@ class WidgetView:
     """The live widget of one task, displayed in the magic's cell when it is built.
 
     Every later update goes through widget state (comm messages), so it lands in this
-    cell's widget however many cells ran since. When ``attached`` (the cell still runs),
-    the ending is also displayed as a rich output whose ``text/plain`` is the banner text,
-    so headless runs (nbclient, nbval) record it.
+    cell's widget however many cells ran since. When the task is over, the widget's display
+    (by its display id) is replaced by the :func:`static_verdict`, so what the notebook saves
+    reads without a kernel. When ``attached`` (the cell still runs) the verdict is displayed
+    beside it instead, as a rich output whose ``text/plain`` is the banner text, and the
+    widget's display keeps the status line: headless runs that apply no display updates
+    (nbval) record the verdict too.
     """
 
     def __init__(
@@ -161,10 +184,13 @@ class WidgetView:
              self.banner, self.errors]
         )
         self._renderer = ThrottledRenderer(self._render, max_updates_per_s, clock)
+        self._handle: Any = None
+        self._error = ""
+        self._static: dict[str, str] | None = None
         if show:
             bundle = self.box._repr_mimebundle_()
             bundle["text/plain"] = WIDGET_TEXT
-            display(bundle, raw=True)
+            self._handle = display(bundle, raw=True, display_id=True)
         self._schedule_tick()
 
     # --- RunView -----------------------------------------------------------------------
@@ -183,7 +209,9 @@ class WidgetView:
             stop()
 
     def show_error(self, text: str) -> None:
-        self.errors.append_stderr(text if text.endswith("\n") else text + "\n")
+        line = text if text.endswith("\n") else text + "\n"
+        self.errors.append_stderr(line)
+        self._error += line
         self._end_live()
 
     async def ask(
@@ -197,6 +225,7 @@ class WidgetView:
     def close(self) -> None:
         self._renderer.cancel()
         self._end_live()
+        self._leave_static()  # however it ended: with an outcome, an error, or neither
 
     # --- internals ---------------------------------------------------------------------
     def _finish(self, outcome: TaskOutcome) -> None:
@@ -207,6 +236,16 @@ class WidgetView:
                     raw=True)
         else:
             _show(self.banner, banner_html(outcome))
+        self._leave_static()
+
+    def _leave_static(self) -> None:
+        """Replace the widget's display by the static verdict (once per change of it)."""
+        if self._handle is None:
+            return
+        bundle = static_verdict(self.view, self._clock(), self._error, verdict=not self.attached)
+        if bundle != self._static:
+            self._static = bundle
+            self._handle.update(bundle, raw=True)
 
     def _render(self, now: float) -> None:
         status = status_html(self.view, now)

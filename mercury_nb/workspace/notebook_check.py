@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.verification_run import VERIFICATION_RUN_ENV
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.errors import WorkspaceError
 from mercury_nb.workspace.reading import read_bounded, refusal
@@ -23,9 +26,16 @@ class NotebookRun:
     detail: str
 
 
+def verification_kernel_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the kernel that re-runs a notebook as evidence: ``environ`` with
+    the verification mark set, so no ``%%mercury`` cell in the notebook starts an agent."""
+    return {**environ, VERIFICATION_RUN_ENV: "1"}
+
+
 def execute_notebook(path: Path, timeout_s: float, display: str, *, root: Path | None = None,
                      max_bytes: int = DEFAULT_MAX_BYTES) -> NotebookRun:
-    """Run ``path`` with nbclient in its own folder; the file on disk is not rewritten.
+    """Run ``path`` with nbclient in its own folder; the file on disk is not rewritten. The
+    kernel carries the verification mark (:func:`verification_kernel_env`).
 
     The notebook is read through :func:`mercury_nb.workspace.reading.read_bounded` below
     ``root`` (default: its folder): a link is followed only to a target inside ``root``, a
@@ -55,7 +65,7 @@ def execute_notebook(path: Path, timeout_s: float, display: str, *, root: Path |
         allow_errors=False,
     )
     try:
-        client.execute()
+        client.execute(env=verification_kernel_env(os.environ))  # the kernel's env, not ours
     except CellExecutionError as error:
         return NotebookRun(display, False, _first_line(str(error)))
     except CellTimeoutError:

@@ -19,9 +19,16 @@ from mercury_nb.agent.events import (
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.ui import widgets as widgets_module
 from mercury_nb.ui.status import StatusView, fold
-from mercury_nb.ui.widgets import WidgetView, banner_html, change_html, status_html
+from mercury_nb.ui.widgets import (
+    WIDGET_TEXT,
+    WidgetView,
+    banner_html,
+    change_html,
+    status_html,
+)
 
 EVIL = "<script>alert('x')</script>"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
 class FakeClock:
@@ -120,19 +127,102 @@ def test_notices_and_tail_are_escaped_in_widgets() -> None:
     assert "<script" not in view.tail.value and "&lt;script&gt;" in view.tail.value
 
 
-def test_attached_view_displays_the_banner_as_text_and_html(
+class FakeHandle:
+    """A display handle that keeps its updates."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[dict[str, str], dict[str, Any]]] = []
+
+    def update(self, obj: dict[str, str], **kwargs: Any) -> None:
+        self.updates.append((obj, kwargs))
+
+
+def shown_view(monkeypatch: pytest.MonkeyPatch, *, attached: bool,
+               clock: FakeClock) -> tuple[WidgetView, list[Any], FakeHandle]:
+    shown: list[Any] = []
+    handle = FakeHandle()
+
+    def fake_display(obj: Any, **kwargs: Any) -> FakeHandle:
+        shown.append((obj, kwargs))
+        return handle
+
+    monkeypatch.setattr(widgets_module, "display", fake_display)
+    view = WidgetView(max_updates_per_s=10, attached=attached, clock=clock)
+    return view, shown, handle
+
+
+def test_the_end_replaces_the_widget_display_by_the_static_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    shown: list[Any] = []
-    monkeypatch.setattr(widgets_module, "display", lambda obj, **kw: shown.append((obj, kw)))
-    view = make_view(attached=True)
+    clock = FakeClock()
+    view, shown, handle = shown_view(monkeypatch, attached=False, clock=clock)
+    ((live, kwargs),) = shown
+    assert kwargs == {"raw": True, "display_id": True}
+    assert WIDGET_VIEW in live and live["text/plain"] == WIDGET_TEXT
+    view.on_event(TaskStarted("t1", "build", "m", 75))
+    clock.now += 3
     done = outcome(answer=f"answer {EVIL}")
     view.on_event(TaskFinished(done))
-    (bundle, kwargs), = shown
+    clock.now += 5
+    view.close()  # the same verdict: not sent again
+    ((static, kwargs),) = handle.updates
     assert kwargs == {"raw": True}
-    assert bundle["text/plain"] == f"answer {EVIL}\n\n✓ Task complete"
-    assert bundle["text/html"] == banner_html(done)
-    assert view.banner.value == ""  # shown once, as the cell's output
+    assert set(static) == {"text/plain", "text/html"}  # nothing a reader needs a kernel for
+    assert static["text/plain"] == (
+        f"mercury · completed · 2 steps · 3s\n\nanswer {EVIL}\n\n✓ Task complete"
+    )
+    assert banner_html(done) in static["text/html"]
+    assert "completed · 2 steps · 3s" in static["text/html"]
+    assert "<script" not in static["text/html"]
+    assert len(shown) == 1  # replaced in place, nothing displayed beside it
+    assert view.banner.value == banner_html(done)  # the live widget shows it too
+
+
+def test_an_attached_cell_shows_the_verdict_beside_and_its_widget_becomes_the_status(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeClock()
+    view, shown, handle = shown_view(monkeypatch, attached=True, clock=clock)
+    view.on_event(TaskStarted("t1", "build", "m", 75))
+    clock.now += 3
+    done = outcome(answer=f"answer {EVIL}")
+    view.on_event(TaskFinished(done))
+    view.close()
+    (_, (verdict, kwargs)) = shown
+    assert kwargs == {"raw": True}
+    assert verdict == {"text/plain": f"answer {EVIL}\n\n✓ Task complete",
+                       "text/html": banner_html(done)}
+    ((status, _),) = handle.updates  # where the widget was: the last status line, static
+    assert status["text/plain"] == "mercury · completed · 2 steps · 3s"
+    assert "completed · 2 steps · 3s" in status["text/html"] and WIDGET_VIEW not in status
+    assert "Task complete" not in status["text/html"]  # the verdict is shown once
+    assert view.banner.value == ""
+
+
+def test_a_task_that_ended_without_an_outcome_leaves_its_error_as_static_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeClock()
+    view, _, handle = shown_view(monkeypatch, attached=False, clock=clock)
+    view.on_event(TaskStarted("t1", "build", "m", 75))
+    view.on_event(StepStarted(1, 75, "m"))
+    clock.now += 2
+    view.show_error(f"Traceback (most recent call last):\nValueError: {EVIL}")
+    view.close()
+    ((static, _),) = handle.updates
+    assert static["text/plain"] == (
+        "mercury · step 1/75 · thinking · 2s\n\n"
+        f"Traceback (most recent call last):\nValueError: {EVIL}"
+    )
+    assert "mercury-error" in static["text/html"] and "&lt;script&gt;" in static["text/html"]
+    assert "<script" not in static["text/html"] and WIDGET_VIEW not in static
+
+
+def test_a_view_never_displayed_has_nothing_to_replace() -> None:
+    view = make_view()
+    view.on_event(TaskFinished(outcome()))
+    view.close()
+    assert view._static is None
 
 
 def test_stop_button_calls_the_bound_stop_even_if_clicked_before_binding() -> None:
