@@ -70,7 +70,8 @@ def loopback_url() -> Iterator[str]:
 def _fetch(client: str, url: str) -> str:
     if client == "curl":
         return f"curl -sS --max-time 5 {url}"
-    script = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())"
+    script = ("import sys, urllib.request; "
+              "print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())")
     return f"{PY} -c {shlex.quote(script)} {url}"
 
 

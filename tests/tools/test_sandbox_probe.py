@@ -35,7 +35,8 @@ def test_a_missing_program(tmp_path: Path) -> None:
 
 
 def test_user_namespaces_off_is_broken_and_asked_again(tmp_path: Path) -> None:
-    said = "bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces."
+    said = ("bwrap: No permissions to creating new namespace, likely because the kernel does "
+            "not allow non-privileged user namespaces.")
     fake = _fake_bwrap(tmp_path, f"echo '{said}' >&2\nexit 1")
     answer = sandbox_probe.probe(str(fake), 5)
     assert answer == SandboxBroken(str(fake), said)
