@@ -100,7 +100,8 @@ def test_a_sandbox_that_cannot_run_refuses_the_task(tmp_path: Path, loopback_ser
     bwrap = _broken_bwrap(tmp_path) if broken else tmp_path / "no-bwrap"
     server = loopback_server([])  # any request at all fails the test at teardown
     result = run_cli("run", "touch ran.txt in the workspace", "--model", "openai/m",
-                     "--api-base", server.url, "--workdir", str(workspace), "--sandbox", "workspace-write",
+                     "--api-base", server.url, "--workdir", str(workspace),
+                     "--sandbox", "workspace-write",
                      cwd=tmp_path, env_extra={"MERCURY_BWRAP_PATH": str(bwrap)})
     assert result.returncode == 2
     if broken:
