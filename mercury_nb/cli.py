@@ -39,6 +39,14 @@ def _model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=int, help="model steps per step budget")
     parser.add_argument("--yes", action="store_true",
                         help="take ask_user's recommended option without waiting")
+    parser.add_argument("--pass-env", action="append", default=None, metavar="NAME",
+                        help="hand the variable NAME to commands although it is withheld as "
+                             "a secret; repeat for more")
+    parser.add_argument("--sandbox", choices=("off", "workspace-write"), default=None,
+                        help="workspace-write: every command under bubblewrap (read-only but "
+                             "the workspace and a private /tmp; no network)")
+    parser.add_argument("--sandbox-network", action="store_true",
+                        help="let sandboxed commands reach the network")
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
 
 
@@ -143,7 +151,8 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings flags of ``run`` / ``continue`` as given (see ``runs.plan``)."""
-    names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes")
+    names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes", "pass_env",
+             "sandbox", "sandbox_network")
     return {name: getattr(args, name) for name in names if hasattr(args, name)}
 
 

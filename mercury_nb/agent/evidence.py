@@ -217,7 +217,8 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
         run = await run_notebook_check(loop.ctx.root.root / change.path,
                                        loop.config.notebook_timeout_s, change.path,
                                        loop.ctx.process_scope, root=loop.ctx.root.root,
-                                       max_bytes=loop.config.file_read_max_bytes)
+                                       max_bytes=loop.config.file_read_max_bytes,
+                                       config=loop.config)
         session.log(ToolLogEntry(
             seq=session.next_seq(), step=session.steps_total, name="notebook_check", ok=run.ok,
             mutating=False, summary=f"run notebook {change.path}", result_head=run.detail,

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 
+from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.tools import processes
+from mercury_nb.tools.command_launch import SandboxUnavailable, prepare
 from mercury_nb.workspace.notebook_check import DEFAULT_MAX_BYTES, NotebookRun
 
 DIED = "the notebook check stopped without a result (exit code {code})"
@@ -22,19 +23,27 @@ DIED = "the notebook check stopped without a result (exit code {code})"
 
 async def run_notebook_check(path: Path, timeout_s: float, display: str,
                              scope: str | None, *, root: Path | None = None,
-                             max_bytes: int = DEFAULT_MAX_BYTES) -> NotebookRun:
+                             max_bytes: int = DEFAULT_MAX_BYTES,
+                             config: MercuryConfig | None = None) -> NotebookRun:
     """Execute ``path`` top to bottom in a fresh kernel, in a child process under ``scope``
     (the task id): cancelling this kills the child and its kernel before it re-raises.
-    The child reads the notebook within ``max_bytes``, through no link leaving ``root``."""
-    tracked = processes.register(scope)
+    The child reads the notebook within ``max_bytes``, through no link leaving ``root``.
+    It starts as every command does (:func:`~mercury_nb.tools.command_launch.prepare`:
+    without the secrets, in ``config``'s sandbox, whose writable folder is ``root``)."""
     bounds = [str(root), str(max_bytes)] if root is not None else []
+    argv = (sys.executable, "-m", "mercury_nb.workspace.notebook_check",
+            str(path), repr(timeout_s), display, *bounds)
+    try:
+        launch = prepare(argv, config or MercuryConfig(), root or path.parent)
+    except SandboxUnavailable as error:
+        return NotebookRun(display, False, str(error))
+    tracked = processes.register(scope)
     try:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "mercury_nb.workspace.notebook_check",
-            str(path), repr(timeout_s), display, *bounds,
+            *launch.argv,
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, start_new_session=True,
-            env=tracked.environment(dict(os.environ)),
+            env=tracked.environment(launch.env),
         )
         tracked.attach(proc.pid)
         out, _ = await proc.communicate()

@@ -1,4 +1,4 @@
-"""The ``%%mercury`` cell magic, its traitlets settings, and registering the extension.
+"""The ``%%mercury`` cell magic and registering the extension (its traitlets: ``traits``).
 
 Loading this module must stay light: config, the agent loop, widgets and litellm are
 imported when a cell runs, never when ``%load_ext mercury_nb`` registers the magic. The line
@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 from IPython.core import magic_arguments as _magic_arguments
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-from traitlets import Dict, Int, List, Unicode
-from traitlets.config import Configurable
 
 from mercury_nb.kernel import verification
+from mercury_nb.kernel.traits import Mercury
 from mercury_nb.kernel.wait_cells import HelpCellTransformer, WaitCellTransformer, can_await_cells
 
 if TYPE_CHECKING:
@@ -45,28 +44,7 @@ argument: Callable[..., _Decorator] = _magic_arguments.argument
 named_line_magic: Callable[[str], _Decorator] = cast(Any, line_magic)
 
 
-class Mercury(Configurable):
-    """Extension settings from IPython config, e.g. ``c.Mercury.model = "openai/gpt-4o"``
-    or ``%config Mercury.max_steps = 40``. Environment variables and magic flags win."""
-
-    model = Unicode(None, allow_none=True, help="First model of the chain.").tag(config=True)
-    fallbacks = List(Unicode(), help="Models tried in order after the first.").tag(config=True)
-    api_base = Unicode(None, allow_none=True, help="OpenAI-compatible base URL.").tag(config=True)
-    max_steps = Int(None, allow_none=True, help="Model steps per step budget.").tag(config=True)
-    workdir = Unicode(None, allow_none=True, help="Workspace root.").tag(config=True)
-    overrides = Dict(help="Any other MercuryConfig field, by name.").tag(config=True)
-
-    def base_values(self) -> dict[str, Any]:
-        """The values set here, as the ``base`` layer of ``MercuryConfig.load``."""
-        values: dict[str, Any] = dict(self.overrides)
-        for name in ("model", "api_base", "max_steps", "workdir"):
-            value = getattr(self, name)
-            if value is not None and value != "":
-                values[name] = value
-        if self.fallbacks:
-            values["fallbacks"] = tuple(self.fallbacks)
-        return values
-
+MercuryConfigurable = Mercury
 
 
 @dataclass(frozen=True)
@@ -92,6 +70,12 @@ class MercuryMagics(Magics):
     @argument("--max-steps", metavar="N", type=int, default=None, help="steps per step budget")
     @argument("--workdir", metavar="DIR", default=None, help="workspace root (default: cwd)")
     @argument("--api-base", metavar="URL", default=None, help="OpenAI-compatible base URL")
+    @argument("--pass-env", metavar="NAME", action="append", default=None,
+              help="hand a variable withheld as a secret to commands; repeat for more")
+    @argument("--sandbox", metavar="MODE", choices=("off", "workspace-write"), default=None,
+              help="workspace-write: every command under bubblewrap")
+    @argument("--sandbox-network", action="store_true",
+              help="let sandboxed commands reach the network")
     @argument("--wait", action="store_true", help="block the cell until the task ends")
     @argument("--chat", action="store_true", help="answer a question; no forced rounds")
     @argument("--yes", action="store_true", help="take recommended options without asking")

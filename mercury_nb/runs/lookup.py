@@ -12,11 +12,12 @@ from mercury_nb.ledger.texts import UNKNOWN_TASK
 RefusalKind = Literal["paused-duplicate", "nothing-to-continue", "already-claimed",
                       "unknown-task", "cannot-continue", "missing-workspace", "no-ledger",
                       "bad-settings", "workspace-busy", "bad-workdir", "bad-max-steps",
-                      "missing-key", "empty-task", "outside-root"]
+                      "missing-key", "empty-task", "outside-root", "no-sandbox"]
 """Why nothing started (``workspace-busy``: another task runs in the same workspace;
 ``bad-workdir`` / ``bad-max-steps`` / ``missing-key`` / ``empty-task``: the request's own
 settings, checked once by :func:`~mercury_nb.runs.resolve.resolve`; ``outside-root``: the
-workspace lies outside the folder the front end serves)."""
+workspace lies outside the folder the front end serves; ``no-sandbox``: the sandbox was
+asked for and cannot run here, the message says why and how to fix it)."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, assert_never
@@ -208,6 +208,7 @@ def plan_continue(
     overrides: Mapping[str, Any] | None = None,
     words: str | None = None,
     within: Path | None = None,
+    check: Callable[[MercuryConfig], Refusal | None] | None = None,
 ) -> PlannedRun | Refusal:
     """Resume ``task_id`` (an id or a unique prefix), or the workspace's latest paused task;
     ``words`` (what the user said beyond "continue") go to the model after the resume turn.
@@ -215,7 +216,8 @@ def plan_continue(
     ``config`` is the current one (workspace for the default pick, API key, home);
     ``within``: the folder the task's workspace must lie in (the panel's server root).
     ``overrides`` are the front end's flags; those a continue applies
-    (:func:`~mercury_nb.runs.settings.continue_flags`) lay over the checkpoint's settings."""
+    (:func:`~mercury_nb.runs.settings.continue_flags`) lay over the checkpoint's settings.
+    ``check`` may refuse the settings it resumes under (before the claim: the sandbox)."""
     if handle is None:
         return Refusal(NO_LEDGER, kind="no-ledger")
     ledger = handle.ledger
@@ -258,7 +260,7 @@ def plan_continue(
         return Refusal(NOT_RESUMABLE.format(task_id=record.id, reason=reason), record,
                        kind="cannot-continue")
     header = TaskHeader(record.id, record.task, record.workspace, record.models, record.parent)
-    refused = _occupied(handle, header, resumed, RESUMABLE)
+    refused = (check and check(resumed)) or _occupied(handle, header, resumed, RESUMABLE)
     if refused is not None:
         return refused
     return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True,

@@ -20,7 +20,10 @@
    settings: :func:`~mercury_nb.runs.planning.resume_config`);
 7. when asked, a new task whose model lacks its API key (``missing-key``, the banner a
    cell would show);
-8. last, a new task takes its workspace in one ledger transaction
+8. a task asking for the sandbox (``--sandbox workspace-write``, its checkpoint's settings for
+   a continue) whose bubblewrap cannot run here (``no-sandbox``; probed once,
+   :func:`sandbox_refusal`): it never starts unsandboxed;
+9. last, a new task takes its workspace in one ledger transaction
    (:func:`~mercury_nb.runs.planning.occupy`: ``workspace-busy`` while another live task may
    change the same files; a continue does the same inside its claim).
 """
@@ -114,7 +117,8 @@ def resolve(request: RunRequest) -> ResolvedRun | Refusal:
                                 prune=request.prune_ledger)
         if request.resume:
             planned = plan_continue(handle, request.task_id, config, request.flags,
-                                    words=request.words, within=request.within)
+                                    words=request.words, within=request.within,
+                                    check=sandbox_refusal)
         else:
             planned = plan_task(handle, request.task, config, request.task_id)
     if isinstance(planned, Refusal):
@@ -125,7 +129,22 @@ def resolve(request: RunRequest) -> ResolvedRun | Refusal:
         missing = _missing_key(planned.config)
         if missing is not None:
             return missing
+    refused = sandbox_refusal(planned.config)
+    if refused is not None:
+        return refused
     return occupy(planned)
+
+
+def sandbox_refusal(config: MercuryConfig) -> Refusal | None:
+    """A ``no-sandbox`` refusal when ``config`` asks for the sandbox and bubblewrap cannot
+    make one here (the probe runs once per process while it succeeds); None: go on."""
+    if config.sandbox == "off":
+        return None
+    from mercury_nb.contract.sandbox_policy import refusal_text
+    from mercury_nb.tools.sandbox_probe import probe
+
+    why = refusal_text(probe(config.bwrap_path, config.sandbox_probe_timeout_s))
+    return None if why is None else Refusal(why, kind="no-sandbox", value=config.bwrap_path)
 
 
 def _missing_key(config: MercuryConfig) -> Refusal | None:

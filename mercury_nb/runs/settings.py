@@ -20,7 +20,8 @@ from mercury_nb.contract.config import MercuryConfig
 FRONT_END_FLAGS = frozenset({"wait", "json", "command", "id", "task", "quiet"})
 """Flags of the magic and the CLI that are not settings (ignored by :func:`plan`)."""
 
-CONTINUE_FLAGS = ("model", "fallback", "fallbacks", "api_base", "max_steps", "yes", "auto_yes")
+CONTINUE_FLAGS = ("model", "fallback", "fallbacks", "api_base", "max_steps", "yes", "auto_yes",
+                  "pass_env", "sandbox", "sandbox_network")
 """The flags a ``continue`` lays over its checkpoint's settings. A resumed task keeps its own
 workspace and mode: ``--workdir`` only picks whose paused task continues, and ``--chat``
 does not turn a task into a question."""
@@ -49,6 +50,12 @@ def flag_values(flags: Mapping[str, Any]) -> dict[str, Any]:
             case "yes" | "auto_yes":
                 if value:
                     values["auto_yes"] = True
+            case "pass_env":
+                if value:
+                    values["pass_env"] = tuple(value)
+            case "sandbox_network":
+                if value:
+                    values["sandbox_network"] = True
             case "workdir":
                 values["workdir"] = Path(str(value)).expanduser()
             case _ if name in MercuryConfig.model_fields:

@@ -1,4 +1,8 @@
-"""The run_command tool: a shell command in the workspace, with timeout, kill and capped output."""
+"""The run_command tool: a shell command in the workspace, with timeout, kill and capped output.
+
+What the command gets (its environment without your secrets, the sandbox) is decided in
+:mod:`mercury_nb.tools.command_launch`.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from mercury_nb.contract.redaction import known_secrets
 from mercury_nb.contract.text_cut import CUT_REACH, cut_edges
 from mercury_nb.tools import processes
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
+from mercury_nb.tools.command_launch import prepare, shell_argv
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
 from mercury_nb.tools.processes import CommandProcesses, KillReport
 
@@ -171,15 +176,17 @@ async def _run_shell(command: str, args: RunCommandArgs, ctx: ToolContext) -> To
     on_output = ctx.on_output
     buffer = HeadTailBuffer(config.command_output_head_chars, config.command_output_tail_chars,
                             known_secrets(config, os.environ))
+    root = workspace_of(ctx).root
+    launch = prepare(shell_argv(command), config, root, extra_env=_COMMAND_ENV)
     tracked = processes.register(ctx.process_scope)
-    starting = asyncio.ensure_future(asyncio.create_subprocess_shell(
-        command,
-        cwd=workspace_of(ctx).root,
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
+        *launch.argv,
+        cwd=root,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         start_new_session=True,
-        env=tracked.environment({**os.environ, **_COMMAND_ENV}),
+        env=tracked.environment(launch.env),
     ))
     try:
         # shielded: asyncio's own cleanup of a start cancelled after the shell ran waits for

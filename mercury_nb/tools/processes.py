@@ -18,7 +18,9 @@ scan per round — until each is gone, reporting truthfully what was killed and 
 Commands are registered under a *scope* (the task id): :func:`kill_scope` runs when a task
 ends, :func:`kill_all` when the process exits (atexit, SIGTERM, SIGHUP; see
 :func:`install_exit_hooks`). What escapes: a descendant that both leaves the tree before it
-was seen and execs with an emptied environment. Commands are not sandboxed.
+was seen and execs with an emptied environment. Under ``--sandbox workspace-write``
+(:mod:`~mercury_nb.tools.command_launch`) bubblewrap is the command's first process: its
+tree (a PID namespace of its own) is found and killed the same way.
 """
 
 from __future__ import annotations

@@ -342,6 +342,16 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
                      id="chat-and-yes-flags"),
         pytest.param(["Mercury.api_base = 'http://127.0.0.1:9/t'"], {}, "--api-base http://127.0.0.1:9/f",
                      {"api_base": "http://127.0.0.1:9/f"}, id="api-base-flag"),
+        pytest.param(["Mercury.pass_env = ['T_TOKEN']"], {"MERCURY_PASS_ENV": "E_TOKEN"},
+                     "--pass-env F_TOKEN --pass-env G_KEY", {"pass_env": ("F_TOKEN", "G_KEY")},
+                     id="repeated-pass-env-flags"),
+        pytest.param(["Mercury.pass_env = ['T_TOKEN']"], {}, "", {"pass_env": ("T_TOKEN",)},
+                     id="traitlets-pass-env"),
+        pytest.param(["Mercury.sandbox = 'workspace-write'", "Mercury.sandbox_network = True"],
+                     {}, "--sandbox off", {"sandbox": "off", "sandbox_network": True},
+                     id="sandbox-flag-over-traitlets"),
+        pytest.param([], {"MERCURY_SANDBOX_NETWORK": "0"}, "--sandbox-network",
+                     {"sandbox_network": True}, id="sandbox-network-flag"),
     ],
 )
 def test_config_precedence(

@@ -64,6 +64,14 @@ def test_precedence_is_env_over_traitlets_and_flags_over_both(
                                                             "model": "openai/gpt-4o"},
                                            env={}, refuse_missing_key=True),
                      "missing-key", None, id="missing-key"),
+        pytest.param(lambda ws: RunRequest(task="x", flags={"workdir": str(ws),
+                                                            "sandbox": "workspace-write"},
+                                           env={"MERCURY_BWRAP_PATH": str(ws / "no-bwrap")}),
+                     "no-sandbox", "no-bwrap", id="sandbox-without-bwrap"),
+        pytest.param(lambda ws: RunRequest(task="x", flags={"workdir": str(ws)},
+                                           env={"MERCURY_SANDBOX": "workspace-write",
+                                                "MERCURY_BWRAP_PATH": str(ws / "no-bwrap")}),
+                     "no-sandbox", "no-bwrap", id="env-sandbox-without-bwrap"),
         pytest.param(lambda ws: RunRequest(resume=True, task_id="abcdef123456",
                                            flags={"workdir": str(ws)}),
                      "unknown-task", None, id="continue-unknown-id"),
@@ -119,3 +127,27 @@ async def test_submit_wraps_the_task_once_and_tells_subscribers(workspace: Path,
     await asyncio.sleep(0)  # done callbacks run on the next loop iteration
     assert outcome.task_id == run.task_id
     assert [(s.task_id, s.done) for s in seen] == [(run.task_id, True)]
+
+
+def test_a_continue_that_asks_for_a_missing_sandbox_is_refused_before_its_claim(
+        workspace: Path, home: Path) -> None:
+    from mercury_nb.ledger.records import TaskHeader
+    from mercury_nb.runs import ledger_for
+
+    handle = ledger_for(MercuryConfig(workdir=workspace, home=home), lambda line: None)
+    assert handle is not None
+    header = TaskHeader("5a4db0c00001", "Build it", str(workspace.resolve()), ("openai/a",))
+    handle.ledger.start_task(header)
+    handle.ledger.finish_task(header, status="paused", verdict="steps-exhausted",
+                              banner="paused", blocker=None, changes="[]", evidence="[]",
+                              steps=2)
+    env = {"MERCURY_HOME": str(home), "MERCURY_BWRAP_PATH": str(workspace / "no-bwrap")}
+    refused = resolve(RunRequest(resume=True, flags={"workdir": str(workspace),
+                                                     "sandbox": "workspace-write"},
+                                 env=env, handle=handle))
+    assert isinstance(refused, Refusal) and refused.kind == "no-sandbox", refused
+    record = handle.ledger.get("5a4db0c00001")
+    assert record is not None and record.status == "paused"  # not claimed: it still continues
+    planned = resolve(RunRequest(resume=True, flags={"workdir": str(workspace)}, env=env,
+                                 handle=handle))
+    assert isinstance(planned, PlannedRun) and planned.task_id == "5a4db0c00001"

@@ -110,10 +110,10 @@ async def test_cancellation_kills_the_child_and_propagates(
 async def test_a_stop_while_the_shell_is_starting_kills_what_it_already_forked(
     registry: ToolRegistry, ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """asyncio can be cancelled in create_subprocess_shell after the shell runs (while it
+    """asyncio can be cancelled in create_subprocess_exec after the shell runs (while it
     connects the pipes); then it kills the shell alone. Simulated: the shell starts, forks a
     background sleep, and the cancellation arrives before run_command gets the process."""
-    real = asyncio.create_subprocess_shell
+    real = asyncio.create_subprocess_exec
     pid_file = tmp_path / "child.pid"
     started: list[asyncio.subprocess.Process] = []
 
@@ -125,7 +125,7 @@ async def test_a_stop_while_the_shell_is_starting_kills_what_it_already_forked(
             await asyncio.sleep(0.01)
         raise asyncio.CancelledError
 
-    monkeypatch.setattr(asyncio, "create_subprocess_shell", starting_then_cancelled)
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", starting_then_cancelled)
     with pytest.raises(asyncio.CancelledError):
         await run(registry, ctx, f"sleep 30 & echo $! > {pid_file}; wait", timeout_s=60)
     child = int(pid_file.read_text())

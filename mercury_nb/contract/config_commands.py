@@ -1,0 +1,54 @@
+"""Part of the one config model: what a command gets (environment, sandbox) and its probe."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SandboxMode = Literal["off", "workspace-write"]
+"""``off``: commands run as your user, unconfined; ``workspace-write``: under bubblewrap."""
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class CommandSettings(BaseModel):
+    """The fields of :class:`~mercury_nb.contract.config.MercuryConfig` that decide what a
+    command (``run_command``, the notebook check) gets: which secret-named variables are
+    handed on, and whether it runs in the sandbox (``MERCURY_<FIELD>`` like every field)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    pass_env: tuple[str, ...] = ()
+    """Environment variables a command gets although they are withheld as secrets
+    (``--pass-env NAME``, repeatable; ``MERCURY_PASS_ENV``, a comma-separated list)."""
+
+    sandbox: SandboxMode = "off"
+    """``workspace-write`` runs every command under bubblewrap: the filesystem read-only but
+    the workspace and a private ``/tmp``, no network unless ``sandbox_network``, the process
+    tree confined. A task refuses to start where the sandbox cannot run."""
+
+    sandbox_network: bool = False
+    """Let sandboxed commands reach the network (``--sandbox-network``)."""
+
+    bwrap_path: str = "bwrap"
+    """The bubblewrap program (a name looked up on ``PATH``, or a path)."""
+
+    sandbox_probe_timeout_s: float = Field(default=10.0, gt=0)
+    """How long the one probe of bubblewrap (a trivial sandboxed ``true``) may take."""
+
+    @field_validator("pass_env", mode="before")
+    @classmethod
+    def _split_names(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("pass_env")
+    @classmethod
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [name for name in value if not _ENV_NAME.match(name)]
+        if bad:
+            raise ValueError(f"not an environment variable name: {', '.join(bad)}")
+        return tuple(dict.fromkeys(value))

@@ -1,0 +1,93 @@
+"""The command sandbox as data: bubblewrap's arguments, the probe's answers and why a task refuses.
+
+``--sandbox workspace-write`` wraps every command in bubblewrap (:func:`bwrap_arguments`):
+
+* the whole filesystem bound read-only (``--ro-bind / /``), then the workspace bound
+  writable on the same path, a private ``/tmp`` (``--tmpfs``), a minimal ``/dev`` and a
+  ``/proc`` of its own;
+* every namespace unshared (``--unshare-all``: user, IPC, PID, network, UTS, cgroup), the
+  network given back only with ``sandbox_network`` (``--share-net``);
+* the process tree confined: a PID namespace of its own, killed with its parent
+  (``--die-with-parent``), in a new session (``--new-session``: no ``TIOCSTI`` into the
+  terminal), every capability dropped (``--cap-drop ALL``: even when run as root, nothing
+  can be remounted writable).
+
+Whether bubblewrap can run at all is probed once (:data:`PROBE_COMMAND` under the same
+flags); a probe that did not answer :class:`SandboxReady` refuses the task before it starts
+(:func:`refusal_text`), so a command never runs unsandboxed when a sandbox was asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import assert_never
+
+PROBE_COMMAND = ("true",)
+"""What the probe runs in the sandbox (it needs nothing but to start)."""
+
+SANDBOX_ENV = {"TMPDIR": "/tmp"}
+"""Set for a sandboxed command: temporary files go to its private ``/tmp``."""
+
+MISSING = ("--sandbox workspace-write needs bubblewrap, and {bwrap} was not found. Install it "
+           "(Debian and Ubuntu: apt-get install bubblewrap), or name it with "
+           "MERCURY_BWRAP_PATH, or run without --sandbox.")
+BROKEN = ("--sandbox workspace-write: bubblewrap ({bwrap}) cannot make a sandbox here: {why}. "
+          "Unprivileged user namespaces are probably off: turn them on (sysctl "
+          "kernel.unprivileged_userns_clone=1 or user.max_user_namespaces=15000; on Ubuntu "
+          "also kernel.apparmor_restrict_unprivileged_userns=0), or, in a container, allow "
+          "them (docker run --security-opt seccomp=unconfined), or run without --sandbox.")
+UNAVAILABLE = "the sandbox could not start, so the command did not run: {why}"
+"""What run_command answers when the sandbox, probed fine at start, fails later."""
+
+
+@dataclass(frozen=True)
+class SandboxReady:
+    """bubblewrap ran the probe: ``bwrap`` is the program's full path."""
+
+    bwrap: str
+
+
+@dataclass(frozen=True)
+class SandboxMissing:
+    """No program ``bwrap`` (a name not on ``PATH``, or a path that is not there)."""
+
+    bwrap: str
+
+
+@dataclass(frozen=True)
+class SandboxBroken:
+    """bubblewrap is there but could not make the sandbox; ``why``: what it said."""
+
+    bwrap: str
+    why: str
+
+
+SandboxProbe = SandboxReady | SandboxMissing | SandboxBroken
+
+
+def refusal_text(probe: SandboxProbe) -> str | None:
+    """Why a task asking for the sandbox cannot start, and how to fix it (None: it can)."""
+    match probe:
+        case SandboxReady():
+            return None
+        case SandboxMissing(bwrap=bwrap):
+            return MISSING.format(bwrap=bwrap)
+        case SandboxBroken(bwrap=bwrap, why=why):
+            return BROKEN.format(bwrap=bwrap, why=why.strip() or "it failed without a message")
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def bwrap_arguments(bwrap: str, workspace: str | None, *, network: bool) -> tuple[str, ...]:
+    """bubblewrap and its options, to be followed by the command's own argv (see the
+    module); ``workspace`` (an absolute, resolved path) is the one writable folder (None:
+    the probe, which writes nothing)."""
+    args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp"]
+    if workspace is not None:
+        args += ["--bind", workspace, workspace, "--chdir", workspace]
+    args += ["--unshare-all"]
+    if network:
+        args += ["--share-net"]
+    args += ["--cap-drop", "ALL", "--die-with-parent", "--new-session", "--"]
+    return tuple(args)
