@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
@@ -26,6 +25,7 @@ from mercury_nb.transport.provider_errors import (
     response_headers,
     truncate,
 )
+from mercury_nb.transport.request_body import BodyEncoder
 from mercury_nb.transport.stream_pump import pump
 
 NO_KEY_NEEDED = "not-needed"
@@ -72,6 +72,8 @@ class OpenAIModel:
         self.catalog_names = catalog_names
         """Names to look the context window up under in litellm's bundled table (none for a
         custom endpoint, whose model the table cannot know)."""
+        self.encoder = BodyEncoder()
+        """Each message's JSON made once over the task (the body is the stored pieces)."""
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
@@ -121,7 +123,7 @@ class OpenAIModel:
             # ``chat.completions.create``'s transform of the parameters, which walks every
             # message of the conversation again on every request (quadratic over a task)
             return await client.post(
-                "/chat/completions", cast_to=ChatCompletion, content=encode_body(
+                "/chat/completions", cast_to=ChatCompletion, content=self.encoder.encode(
                     self.request_body(request)), options=POST_OPTIONS, stream=True,
                 stream_cls=AsyncStream[ChatCompletionChunk])
 
@@ -153,11 +155,6 @@ POST_OPTIONS: Any = {"headers": {"Content-Type": "application/json"},
                     "security": {"bearer_auth": True}}
 """The request options ``chat.completions.create`` gives the SDK: a JSON body and the key
 as a bearer token (and no other credential)."""
-
-
-def encode_body(body: Mapping[str, Any]) -> bytes:
-    """``body`` as the UTF-8 JSON the SDK would send (compact, non-ASCII kept, no NaN)."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
 
 
 def error_message(error: BaseException) -> str:
