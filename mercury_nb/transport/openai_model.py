@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import weakref
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
@@ -26,6 +25,7 @@ from mercury_nb.transport.provider_errors import (
     response_headers,
     truncate,
 )
+from mercury_nb.transport.request_body import BodyEncoder
 from mercury_nb.transport.stream_pump import pump
 
 NO_KEY_NEEDED = "not-needed"
@@ -72,23 +72,26 @@ class OpenAIModel:
         self.catalog_names = catalog_names
         """Names to look the context window up under in litellm's bundled table (none for a
         custom endpoint, whose model the table cannot know)."""
+        self.encoder = BodyEncoder()
+        """Each message's JSON made once over the task (the body is the stored pieces)."""
 
     def __repr__(self) -> str:
         return f"OpenAIModel({self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
 
-    def create_kwargs(self, request: ModelRequest) -> dict[str, Any]:
-        """The keyword arguments given to ``chat.completions.create`` for this request."""
-        kwargs: dict[str, Any] = {
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        """The JSON body of this request's ``POST /chat/completions`` (the messages and tools
+        as they are: serializing them is the one walk over the conversation a step makes)."""
+        body: dict[str, Any] = {
             "model": self.model,
-            "messages": copy.deepcopy(list(request.messages)),
+            "messages": request.messages,
             self.max_tokens_field: request.max_tokens,
             "stream": True,
             "stream_options": {"include_usage": True},
         }
         if request.tools:
-            kwargs["tools"] = copy.deepcopy(list(request.tools))
-            kwargs["tool_choice"] = request.tool_choice
-        return kwargs
+            body["tools"] = request.tools
+            body["tool_choice"] = request.tool_choice
+        return body
 
     def _client(self) -> Any:
         from openai import AsyncOpenAI
@@ -112,9 +115,17 @@ class OpenAIModel:
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
         client = self._client()  # the SDK's import is no part of the request's deadline
+        from openai import AsyncStream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
         async def open_stream() -> Any:
-            return await client.chat.completions.create(**self.create_kwargs(request))
+            # posted through the SDK's raw path: its SSE parsing, errors and timeouts, but not
+            # ``chat.completions.create``'s transform of the parameters, which walks every
+            # message of the conversation again on every request (quadratic over a task)
+            return await client.post(
+                "/chat/completions", cast_to=ChatCompletion, content=self.encoder.encode(
+                    self.request_body(request)), options=POST_OPTIONS, stream=True,
+                stream_cls=AsyncStream[ChatCompletionChunk])
 
         chunks = pump(self.name, open_stream, stream_chunks, self.provider_error,
                       self.limits.bounds(request.max_tokens))
@@ -138,6 +149,12 @@ class OpenAIModel:
             kind=kind,
             details={"exception": type(error).__name__},
         )
+
+
+POST_OPTIONS: Any = {"headers": {"Content-Type": "application/json"},
+                    "security": {"bearer_auth": True}}
+"""The request options ``chat.completions.create`` gives the SDK: a JSON body and the key
+as a bearer token (and no other credential)."""
 
 
 def error_message(error: BaseException) -> str:

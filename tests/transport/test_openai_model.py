@@ -36,6 +36,35 @@ async def test_request_shape(loopback_server: MakeServer) -> None:
                      "stream_options": {"include_usage": True}}
     assert tooled["max_completion_tokens"] == 99 and "max_tokens" not in tooled
     assert (tooled["tools"], tooled["tool_choice"]) == (list(TOOLS), "required")
+    headers = [{k.lower(): v for k, v in sent.items()} for _, sent in server.posts]
+    assert [h["content-type"] for h in headers] == ["application/json"] * 2
+    assert [h["authorization"] for h in headers] == ["Bearer not-needed", "Bearer sk-k"]
+
+
+async def test_the_parameters_are_not_transformed_per_request(
+    loopback_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK's parameter transform walks every message of the conversation on every
+    request (quadratic over a task): the body is built and serialized once, and posted
+    through the SDK's raw path instead."""
+    from openai._utils import _transform
+
+    walked: list[object] = []
+    original = _transform._async_transform_recursive
+
+    async def counted(data: object, **kwargs: object) -> object:
+        walked.append(data)
+        return await original(data, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_transform, "_async_transform_recursive", counted)
+    conversation = tuple({"role": "user" if n % 2 else "assistant", "content": f"turn {n}"}
+                         for n in range(200))
+    server = loopback_server([Turn("ok")])
+    got = await collect_stream(OpenAIModel("openai/m", "m", server.url),
+                               ModelRequest(conversation, tools=TOOLS))
+    assert got.reply.text == "ok"
+    assert server.requests[0]["messages"] == list(conversation)
+    assert walked == []
 
 
 async def test_messages_sent_are_not_modified(loopback_server: MakeServer) -> None:

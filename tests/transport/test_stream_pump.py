@@ -83,13 +83,14 @@ Opened = list[FakeStream]
 
 def _openai(monkeypatch: pytest.MonkeyPatch, items: tuple[Any, ...], opened: Opened,
             refuse: BaseException | None) -> ChatModel:
-    async def create(**kwargs: Any) -> FakeStream:
+    async def post(path: str, **kwargs: Any) -> FakeStream:  # the SDK's raw request path
+        assert path == "/chat/completions" and kwargs["stream"] is True
         if refuse is not None:
             raise refuse
         opened.append(FakeStream(items))
         return opened[-1]
 
-    client = SimpleNamespace(chat=SimpleNamespace(completions=SimpleNamespace(create=create)))
+    client = SimpleNamespace(post=post)
     monkeypatch.setattr(openai_model.OpenAIModel, "_client", lambda self: client)
     return OpenAIModel("fake/m", "m", "http://127.0.0.1:9/v1", "sk-x")
 
