@@ -97,7 +97,7 @@ def describe(name: str, summary: ValueSummary) -> str:
 def describe_variable(name: str, value: Any, limits: SummaryLimits) -> str:
     """One variable's entry; a secret-like name shows only its type and ``***``."""
     if is_secret_name(name):
-        return f"{name}: {type_name(type(value))} = {MASK}"
+        return f"{name} = {MASK} ({type_name(type(value))})"  # never `NAME: x`: redaction
     return describe(name, summarize_value(value, limits))
 
 
