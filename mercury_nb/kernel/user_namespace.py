@@ -1,7 +1,7 @@
 """The kernel a ``%%mercury`` cell runs in, as its task sees it: the user's namespace, which
 cell is executing, and displays routed away from the notebook while the agent's code runs.
 
-:func:`install` follows IPython's ``pre_run_cell`` / ``post_run_cell`` events, so
+:func:`follow_cells` follows IPython's ``pre_run_cell`` / ``post_run_cell`` events, so
 :class:`CellKernel` can tell that a cell other than the one that started the task (a
 ``--wait`` cell still executing owns its task) is executing. The cell magic puts a
 :class:`CellKernel` into its request (the runs layer's one door); its first one installs the
@@ -34,7 +34,7 @@ class CellTracker:
         self.current = None
 
 
-def install(shell: Any) -> CellTracker:
+def follow_cells(shell: Any) -> CellTracker:
     """Follow ``shell``'s cells (once per shell; the tracker is kept on the shell)."""
     tracker = getattr(shell, "_mercury_cells", None)
     if isinstance(tracker, CellTracker):
@@ -49,8 +49,8 @@ def install(shell: Any) -> CellTracker:
     return tracker
 
 
-def uninstall(shell: Any) -> None:
-    """Undo :func:`install`."""
+def unfollow_cells(shell: Any) -> None:
+    """Undo :func:`follow_cells`."""
     tracker = getattr(shell, "_mercury_cells", None)
     if not isinstance(tracker, CellTracker):
         return
@@ -67,7 +67,7 @@ class CellKernel:
 
     def __init__(self, shell: Any) -> None:
         self.shell = shell
-        self.tracker = install(shell)
+        self.tracker = follow_cells(shell)
         self.owner = self.tracker.current
 
     def namespace(self) -> dict[str, Any]:

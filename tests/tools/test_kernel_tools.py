@@ -17,6 +17,7 @@ from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.kernel_access import NamespaceKernel
 from mercury_nb.tools.kernel_code import running_elsewhere
 from mercury_nb.tools.kernel_tools import (
+    NOT_INTERRUPTED,
     OTHER_CELL,
     STOPPED,
     describe_display,
@@ -126,6 +127,26 @@ async def test_a_stop_ends_while_true_pass_within_two_seconds(
     took = time.monotonic() - asked
     assert call.cancelled() and took < 2.0
     assert running_elsewhere() is None and notices == [STOPPED]
+
+
+async def test_native_code_that_cannot_be_interrupted_is_said(
+        kernel_registry: ToolRegistry, ctx: ToolContext) -> None:
+    notices: list[str] = []
+    ctx = replace(with_kernel(ctx, {}, kernel_stop_grace_s=0.2), notice=notices.append)
+    code = "import time\ntime.sleep(1.5)"  # one C call: the stop lands when it returns
+    call = asyncio.ensure_future(kernel_registry.execute("run_in_kernel", {"code": code}, ctx))
+    deadline = time.monotonic() + 10
+    while running_elsewhere() is None:
+        assert time.monotonic() < deadline, "the code never started"
+        await asyncio.sleep(0.01)
+    call.cancel()
+    await asyncio.wait({call}, timeout=5)
+    assert call.cancelled() and notices == [NOT_INTERRUPTED]
+    refused = await kernel_registry.execute("run_in_kernel", {"code": "1"}, ctx)
+    assert not refused.ok and "still running" in refused.content
+    while running_elsewhere() is not None:  # it ends once the sleep returns
+        assert time.monotonic() < deadline, "the sleeping code never ended"
+        await asyncio.sleep(0.02)
 
 
 def test_displays_are_described() -> None:
