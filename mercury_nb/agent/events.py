@@ -43,6 +43,8 @@ class TaskStarted:
     task: str
     model: str
     max_steps: int
+    attached: tuple[str, ...] = ()
+    """The kernel variables whose summaries ``@name`` attached to the first request."""
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,8 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
     ]
     status = status_of(ending)
     banner = banner_text(ending, changes, blocker_chars=config.blocker_chars,
-                         provider_reason_chars=config.provider_error_chars)
+                         provider_reason_chars=config.provider_error_chars,
+                         kernel_runs=sum(1 for e in session.tool_log if e.ran_in_kernel))
     blocker = blocker_of(ending, config.blocker_chars)
     return TaskOutcome(
         task_id=session.task_id,

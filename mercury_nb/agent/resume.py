@@ -40,6 +40,7 @@ from mercury_nb.workspace.changes import ChangeReport, measure_changes
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
 
@@ -61,6 +62,7 @@ async def resume_task(
     blocker: str | None = None,
     subagents: SubagentFactory | None = None,
     settings_changed: bool = False,
+    kernel: KernelAccess | None = None,
 ) -> TaskOutcome:
     """Continue the checkpointed task under ``config`` (which carries the API key; build it
     with :func:`mercury_nb.agent.checkpoint.config_of`) until its next honest ending.
@@ -69,7 +71,8 @@ async def resume_task(
     ``blocker`` is the blocker line of the ending that paused it (the ledger keeps it);
     ``settings_changed``: that ending came from settings this continue changed
     (:func:`~mercury_nb.contract.recovery.continuing.may_continue`), so its blocker is not
-    what remains. ``model`` replaces the chain with one model.
+    what remains. ``model`` replaces the chain with one model; ``kernel``: the user's kernel
+    (a continue from a cell).
     """
     data = dict(checkpoint)
     if model is not None and config.model_chain != (model.name,):
@@ -96,7 +99,8 @@ async def resume_task(
     except (LookupError, ValueError) as error:
         return await setup_failed(session, snapshot, Path(config.workdir), error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
-                             ask_user=ask_user, state=state, subagents=subagents)
+                             ask_user=ask_user, state=state, subagents=subagents,
+                             kernel=kernel)
 
 
 def resume_facts(session: TaskSession, done: ChangeReport, *, blocker: str | None,

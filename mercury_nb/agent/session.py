@@ -26,6 +26,7 @@ class ToolLogEntry:
     timed_out: bool = False
     changed_paths: tuple[str, ...] = ()
     read_paths: tuple[str, ...] = ()
+    ran_in_kernel: bool = False
 
 
 @dataclass(frozen=True)

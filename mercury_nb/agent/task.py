@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from mercury_nb.agent.events import EventSink, Notice, TaskFinished, TaskStarted
 from mercury_nb.agent.grounded_answers import answer_grounding, mark_unread
+from mercury_nb.agent.kernel_context import Attachments, attachments, first_request_text
 from mercury_nb.agent.lifecycle import measured_outcome, setup_failed, until_ending
 from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
@@ -24,6 +25,9 @@ from mercury_nb.contract.endings import Ending
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.tools.base import AskHandler, SubagentRunner, ToolContext
+from mercury_nb.tools.kernel_access import KernelAccess
+from mercury_nb.tools.kernel_code import still_running, stopped_code
+from mercury_nb.tools.kernel_tools import NOT_INTERRUPTED, STOPPED_LINE
 from mercury_nb.tools.processes import kill_scope
 from mercury_nb.tools.registry import ToolRegistry, default_registry
 from mercury_nb.transport.protocol import ChatModel
@@ -41,6 +45,7 @@ async def run_task(
     registry: ToolRegistry | None = None,
     ask_user: AskHandler | None = None,
     subagents: SubagentFactory | None = None,
+    kernel: KernelAccess | None = None,
 ) -> TaskOutcome:
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
     keeping every file already written.
@@ -48,8 +53,9 @@ async def run_task(
     ``model`` replaces the configured chain with that one model. ``ask_user`` answers the
     ask_user tool (the kernel passes one that shows a widget); without it the run is headless.
     ``subagents`` starts delegate_task's sub-agents (the runs layer passes it; without it
-    delegate_task answers that it is not available). Front ends start tasks through
-    :mod:`mercury_nb.runs`, which calls this.
+    delegate_task answers that it is not available). ``kernel``: the user's kernel (a task
+    from a cell): its tools are offered and the task's ``@name`` variables attached. Front
+    ends start tasks through :mod:`mercury_nb.runs`, which calls this.
     """
     config = config or MercuryConfig.load()
     if model is not None and config.model_chain != (model.name,):
@@ -57,14 +63,17 @@ async def run_task(
     sink: EventSink = on_event or (lambda event: None)
     session = TaskSession.start(task, config, task_id)
     root = Workspace(config.workdir)
-    session.messages = [system_message(str(root.root), config.mode), user_message(session.task)]
+    found = attachments(session.task, kernel, config)
+    session.messages = [system_message(str(root.root), config.mode),
+                        user_message(first_request_text(session.task, found))]
     snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
     try:
         models = [model] if model is not None else resolve_chain(config)
     except (LookupError, ValueError) as error:
         return await setup_failed(session, snapshot, root.root, error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
-                             ask_user=ask_user, subagents=subagents, ground=True)
+                             ask_user=ask_user, subagents=subagents, ground=True,
+                             kernel=kernel, found=found)
 
 
 async def run_session(
@@ -78,18 +87,27 @@ async def run_session(
     state: RouterState | None = None,
     subagents: SubagentFactory | None = None,
     ground: bool = False,
+    kernel: KernelAccess | None = None,
+    found: Attachments | None = None,
 ) -> TaskOutcome:
     """Announce, run and finish ``session``: a new one from :func:`run_task`, or one restored
     from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
     as ``aborted``; the change summary is measured against ``snapshot``. ``ground``: a new
-    question that names workspace files gets them read first (``agent.grounded_answers``)."""
+    question that names workspace files gets them read first (``agent.grounded_answers``).
+    ``kernel``: the user's kernel (its tools offered); ``found``: the ``@name`` variables
+    attached to the first request (the start line names them) and the notes about them."""
     config = session.config
     root = Workspace(config.workdir)
-    sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps))
-    tools = registry or default_registry()
+    found = found or Attachments()
+    sink(TaskStarted(session.task_id, session.task, models[0].name, config.max_steps,
+                     attached=found.attached))
+    for note in found.notes:
+        sink(Notice(note))
+    tools = registry or default_registry(kernel=kernel is not None)
     parent = SubagentParent(session.task_id, tuple(models), tools, sink)
     ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id,
-                       subagents=subagents(parent) if subagents is not None else None)
+                       subagents=subagents(parent) if subagents is not None else None,
+                       kernel=kernel)
     loop = AgentLoop(
         session=session,
         models=models,
@@ -114,6 +132,11 @@ async def run_session(
     outcome = await measured_outcome(session, ending, snapshot, root.root)
     if loop.state is not None and loop.state.providers.ledger:
         outcome = outcome.model_copy(update={"providers": dict(loop.state.providers.ledger)})
+    if kernel is not None:  # code a Stop cut, or could not cut, is said, never hidden
+        said = [STOPPED_LINE] if stopped_code(session.task_id) else []
+        said += [NOT_INTERRUPTED] if still_running(session.task_id) else []
+        if said:
+            outcome = outcome.model_copy(update={"banner": "\n".join([outcome.banner, *said])})
     sink(TaskFinished(outcome))
     return outcome
 
@@ -127,12 +150,13 @@ def _end_task_processes(task_id: str, sink: EventSink) -> None:
 
 def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
                  ask_user: AskHandler | None, *, task_id: str,
-                 subagents: SubagentRunner | None) -> ToolContext:
+                 subagents: SubagentRunner | None,
+                 kernel: KernelAccess | None = None) -> ToolContext:
     """The typed context every tool call of this task gets: a notice callback, the ask_user
     handler, and the injected runner delegate_task starts sub-agents with."""
     return ToolContext(
         root=root, config=config, notice=lambda text: sink(Notice(str(text))),
-        ask_handler=ask_user, subagents=subagents, process_scope=task_id,
+        ask_handler=ask_user, subagents=subagents, process_scope=task_id, kernel=kernel,
     )
 
 

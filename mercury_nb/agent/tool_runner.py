@@ -97,6 +97,7 @@ async def run_tool_calls(
                 timed_out=result.timed_out,
                 changed_paths=result.changed_paths,
                 read_paths=result.read_paths,
+                ran_in_kernel=result.ran_in_kernel,
             )
         )
         on_event(ToolFinished(step=step, name=call.name, ok=result.ok, summary=summary))

@@ -89,6 +89,9 @@ QUESTION_HINT = (
     "on without one)."
 )
 _READ_BACK_LISTED = 5
+KERNEL_RAN = "ran code in your kernel"
+"""The change summary's line for run_in_kernel: what it changed lives in the kernel, not in
+files, and is not rolled back."""
 
 
 
@@ -186,6 +189,11 @@ def _with_changes(lines: list[str], changes: Sequence[FileChange], label: str) -
     return "\n".join(lines)
 
 
+def kernel_runs_line(runs: int) -> str:
+    """``Also: ran code in your kernel (2 runs)``."""
+    return f"Also: {KERNEL_RAN} ({runs} run{'' if runs == 1 else 's'})"
+
+
 def banner_text(
     ending: Ending,
     changes: Sequence[FileChange],
@@ -193,8 +201,16 @@ def banner_text(
     blocker_chars: int = 120,
     provider_reason_chars: int = 140,
     max_providers: int = 8,
+    kernel_runs: int = 0,
 ) -> str:
-    """The plain-text banner for ``ending``; ``changes`` is the measured change list."""
+    """The plain-text banner for ``ending``; ``changes`` is the measured change list;
+    ``kernel_runs`` the run_in_kernel calls that ran code (a line after the changes)."""
+    text = _ending_banner(ending, changes, blocker_chars, provider_reason_chars, max_providers)
+    return f"{text}\n{kernel_runs_line(kernel_runs)}" if kernel_runs else text
+
+
+def _ending_banner(ending: Ending, changes: Sequence[FileChange], blocker_chars: int,
+                   provider_reason_chars: int, max_providers: int) -> str:
     match ending:
         case VerifiedCompletion(evidence=evidence):
             lines = [TASK_COMPLETE, *change_summary_lines(changes), evidence_line(evidence)]

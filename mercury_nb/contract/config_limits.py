@@ -1,5 +1,5 @@
 """Parts of the one config model: the context window (windows, reply caps, tool sets,
-compaction) and the read budgets (how much of a file is ever read)."""
+compaction), the read budgets (how much of a file is ever read) and the kernel's bounds."""
 
 from __future__ import annotations
 
@@ -89,3 +89,38 @@ class ReadLimits(BaseModel):
     snapshot_max_hash_bytes: int = Field(default=256_000_000, ge=1024)
     """Files larger than this are not read at all by change summaries: compared by size and
     modification time only."""
+
+
+class KernelLimits(BaseModel):
+    """The fields of :class:`~mercury_nb.contract.config.MercuryConfig` that bound what a task
+    from a ``%%mercury`` cell sees of, and does in, the user's kernel (``inspect_variables``,
+    ``@name``, ``run_in_kernel``), set like every other field (``MERCURY_<FIELD>``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    kernel_summary_max_chars: int = Field(default=12_000, ge=500)
+    """Most characters the summaries of the kernel's variables take in all (one
+    ``inspect_variables`` result, or the ``@name`` attachments of a task's first request);
+    a tool result is cut further to the model's context budget."""
+
+    kernel_repr_chars: int = Field(default=200, ge=20)
+    """Characters of one variable's bounded repr (built by a known-safe summary, never by
+    the value's own ``__repr__``)."""
+
+    kernel_head_rows: int = Field(default=5, ge=0)
+    """First rows of a DataFrame (or values of a Series) shown in its summary."""
+
+    kernel_max_columns: int = Field(default=30, ge=1)
+    """Columns of a DataFrame named, with their dtypes, in its summary (and shown in its
+    first rows)."""
+
+    kernel_code_timeout_s: float = Field(default=60.0, gt=0)
+    """Time limit of one ``run_in_kernel`` call; then the code is interrupted like a Stop."""
+
+    kernel_stop_grace_s: float = Field(default=1.5, gt=0, le=10)
+    """How long an interrupted ``run_in_kernel`` (a Stop, its time limit) waits for the code
+    to end before saying it could not be interrupted (native code)."""
+
+    kernel_output_max_chars: int = Field(default=8000, ge=200)
+    """Characters of stdout, of stderr and of the traceback a ``run_in_kernel`` result keeps
+    each (head and tail)."""

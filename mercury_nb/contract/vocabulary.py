@@ -43,10 +43,12 @@ MUTATING_TOOLS: tuple[str, ...] = (
     "run_command",
     "edit_notebook_cell",
     "insert_notebook_cell",
+    "run_in_kernel",
 )
 """The tools that change the workspace: the calls a guard round's first step must make (every
 tool is offered there as on every step; the round fails when none of its calls is one of
-these), and the file tools a step's mutation is counted by."""
+these), and the file tools a step's mutation is counted by; ``run_in_kernel`` changes the
+user's kernel, not files ("ran code in your kernel" in the banner)."""
 
 NON_INVESTIGATING_TOOLS: tuple[str, ...] = ("finish", "ask_user", "notebook_check")
 """Non-mutating calls that do not look at the workspace for the model: ending a turn, asking

@@ -163,6 +163,7 @@ class MercuryMagics(Magics):
         """Through the one door: the cell's view subscribes to the one Run (Stop, ``--wait``)."""
         from mercury_nb.kernel import scheduling
         from mercury_nb.kernel.ledger_magics import NothingToWait
+        from mercury_nb.kernel.user_namespace import CellKernel
         from mercury_nb.runs import submit
         from mercury_nb.runs.lookup import Refusal
         from mercury_nb.runs.request import RunRequest
@@ -183,7 +184,7 @@ class MercuryMagics(Magics):
             views.append(view)
             return guarded_sink(view), getattr(view, "ask", None)
 
-        run = submit(RunRequest(
+        run = submit(RunRequest(kernel=CellKernel(self.shell),
             task=task, resume=resume, task_id=task_id, words=words, flags=vars(args),
             traitlets=self.settings.base_values(), view_for=view_for, report=print,
         ), loop=loop if loop is not None else scheduling.cell_loop())

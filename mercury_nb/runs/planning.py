@@ -51,6 +51,7 @@ from mercury_nb.runs.settings import continue_flags, plan
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
 
@@ -117,9 +118,10 @@ class PlannedRun:
         registry: ToolRegistry | None = None,
         model: ChatModel | None = None,
         subagents: SubagentFactory | None = None,
+        kernel: KernelAccess | None = None,
     ) -> TaskOutcome:
         """Run it with the ledger recording (when there is one) around ``on_event``;
-        ``subagents`` starts its delegate_task sub-agents (through the door, as every run)."""
+        ``subagents`` starts its sub-agents (through the door); ``kernel``: a cell's kernel."""
         recorder = None
         sink = on_event
         config = self.config  # a model override is in it already (the door's)
@@ -135,13 +137,13 @@ class PlannedRun:
                 return await resume_task(self.checkpoint, config, on_event=sink,
                                          ask_user=ask_user, registry=registry, model=model,
                                          subagents=subagents, words=self.words,
-                                         blocker=self.blocker,
+                                         blocker=self.blocker, kernel=kernel,
                                          settings_changed=self.settings_changed)
             from mercury_nb.agent.task import run_task
 
             return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
                                   ask_user=ask_user, registry=registry, model=model,
-                                  subagents=subagents)
+                                  subagents=subagents, kernel=kernel)
         except BaseException as error:
             if recorder is not None:
                 recorder.abandon(error)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from mercury_nb.ledger.access import LedgerHandle
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.base import ToolContext
+    from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
 
@@ -72,6 +73,9 @@ class RunRequest:
     within: Path | None = None
     """A folder every workspace the request runs in must lie inside (the panel's server
     root), for a new task and for a continue alike (``outside-root``)."""
+    kernel: KernelAccess | None = None
+    """The user's kernel, from a front end that runs in one (a ``%%mercury`` cell): the task
+    gets inspect_variables and run_in_kernel, and its ``@name`` variables attached."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "task", self.task.strip())  # the one strip of the text

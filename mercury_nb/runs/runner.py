@@ -59,7 +59,8 @@ class Runner:
                 sink, ask = request.view_for(planned.config)
             return launch(planned, sink=sink, ask=ask, loop=loop,
                           registry=request.registry, model=request.model,
-                          subagents=delegation(planned.handle, self.submit))
+                          subagents=delegation(planned.handle, self.submit),
+                          kernel=request.kernel)
         except BaseException:
             if planned.handle is not None and not planned.resumed:
                 planned.handle.ledger.release(planned.task_id)  # it never started

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.workspace.confinement import Workspace
+
+if TYPE_CHECKING:
+    from mercury_nb.tools.kernel_access import KernelAccess
 
 AskHandler = Callable[[str, list[str], str, float], Awaitable[str | None]]
 """``(question, options, recommended, timeout_s) -> chosen option`` (None: no answer in time).
@@ -40,6 +43,9 @@ class ToolResult:
     read_notebook): what an answer may talk about as read."""
     finish: FinishCall | None = None
     """For finish: the model's typed end of the turn (the loop then asks nothing more)."""
+    ran_in_kernel: bool = False
+    """For run_in_kernel: code ran in the user's kernel (whatever it raised; False when the
+    call was refused): the banner says "ran code in your kernel"."""
 
 
 @dataclass
@@ -68,6 +74,9 @@ class ToolContext:
     result_max_chars: int | None = None
     """The current model's budget for one tool result, set by the memory governor before a
     step's tools run (None: only the config's caps apply)."""
+    kernel: KernelAccess | None = None
+    """The user's kernel, for a task from a ``%%mercury`` cell (inspect_variables,
+    run_in_kernel); None everywhere else."""
 
 
 class Tool(Protocol):

@@ -85,19 +85,21 @@ class ToolRegistry:
             return _error(f"{name} failed: {type(exc).__name__}: {exc}")
 
 
-def default_registry() -> ToolRegistry:
+def default_registry(*, kernel: bool = False) -> ToolRegistry:
     """A registry with every built-in tool: files, commands, notebooks, ask_user,
-    delegate_task and finish."""
+    delegate_task and finish; with ``kernel`` (a task from a cell) also inspect_variables
+    and run_in_kernel."""
     from mercury_nb.tools.ask_user import ASK_USER_TOOL
     from mercury_nb.tools.commands import COMMAND_TOOLS
     from mercury_nb.tools.delegate import DELEGATE_TASK_TOOL
     from mercury_nb.tools.files import FILE_TOOLS
     from mercury_nb.tools.finishing import FINISH_TOOL
+    from mercury_nb.tools.kernel_tools import KERNEL_TOOLS
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
     return ToolRegistry(
-        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, ASK_USER_TOOL, DELEGATE_TASK_TOOL,
-         FINISH_TOOL]
+        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, *(KERNEL_TOOLS if kernel else ()),
+         ASK_USER_TOOL, DELEGATE_TASK_TOOL, FINISH_TOOL]
     )
 
 

@@ -43,8 +43,8 @@ def event_line(view: StatusView, event: AgentEvent) -> str | None:
     been silent), so recorded notebook output is reproducible.
     """
     match event:
-        case TaskStarted(model=model):
-            return f"mercury{SEPARATOR}{start_text(model)}"
+        case TaskStarted(model=model, attached=attached):
+            return f"mercury{SEPARATOR}{start_text(model, attached)}"
         case ToolStarted(name=name, summary=summary):
             budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
             return f"{budget}{SEPARATOR}{tool_label(name, summary)}"

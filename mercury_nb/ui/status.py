@@ -29,6 +29,13 @@ SEPARATOR = " · "
 STARTING = "working on it…"
 """What every view says before the first step, after the model's name."""
 
+ATTACHED = "attached {names}"
+"""The start line's part naming the kernel variables ``@name`` attached."""
+
+KERNEL_TOOL = "run_in_kernel"
+KERNEL_PULSE = "running in your kernel · {seconds} s"
+"""The live status while run_in_kernel runs, its seconds growing."""
+
 
 @dataclass(frozen=True)
 class StatusView:
@@ -43,6 +50,9 @@ class StatusView:
     max_steps: int = 0
     tool: str | None = None
     tool_summary: str = ""
+    tool_started_at: float | None = None
+    attached: tuple[str, ...] = ()
+    """The kernel variables ``@name`` attached to the first request."""
     tools_run: int = 0
     tool_failures: int = 0
     notices: tuple[str, ...] = ()
@@ -72,8 +82,9 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
     if view.pulse is not None and not isinstance(event, Pulse | Notice | TurnEnded):
         view = replace(view, pulse=None)  # progress again: the pulse is over
     match event:
-        case TaskStarted(task_id=task_id, model=model, max_steps=max_steps):
-            return replace(view, task_id=task_id, model=model, max_steps=max_steps)
+        case TaskStarted(task_id=task_id, model=model, max_steps=max_steps, attached=attached):
+            return replace(view, task_id=task_id, model=model, max_steps=max_steps,
+                           attached=attached)
         case StepStarted(step=step, max_steps=max_steps, model=model):
             return replace(
                 view, step=step, max_steps=max_steps, model=model, tool=None, tool_summary="",
@@ -82,7 +93,8 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
         case TextDelta(text=text):
             return replace(view, tail=(view.tail + text)[-TAIL_CHARS:])
         case ToolStarted(step=step, name=name, summary=summary):
-            return replace(view, step=max(view.step, step), tool=name, tool_summary=summary)
+            return replace(view, step=max(view.step, step), tool=name, tool_summary=summary,
+                           tool_started_at=now)
         case ToolFinished(ok=ok):
             return replace(
                 view,
@@ -124,9 +136,13 @@ def _steps(count: int) -> str:
     return f"{count} step" if count == 1 else f"{count} steps"
 
 
-def start_text(model: str) -> str:
-    """``<model> · working on it…``: the start of a task, the same in every view and cell."""
-    return f"{model}{SEPARATOR}{STARTING}" if model else STARTING
+def start_text(model: str, attached: tuple[str, ...] = ()) -> str:
+    """``<model> · working on it…``: the start of a task, the same in every view and cell;
+    ``· attached @df, @sales`` when ``@name`` attached kernel variables."""
+    text = f"{model}{SEPARATOR}{STARTING}" if model else STARTING
+    if attached:
+        text += SEPARATOR + ATTACHED.format(names=", ".join(f"@{name}" for name in attached))
+    return text
 
 
 def status_line(view: StatusView, now: float) -> str:
@@ -137,8 +153,11 @@ def status_line(view: StatusView, now: float) -> str:
     if view.outcome is not None:
         return SEPARATOR.join((view.outcome.status, _steps(view.outcome.steps), elapsed))
     if view.step == 0:
-        return SEPARATOR.join((start_text(view.model), elapsed))
+        return SEPARATOR.join((start_text(view.model, view.attached), elapsed))
     budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
+    if view.tool == KERNEL_TOOL and view.tool_started_at is not None:
+        seconds = max(0, int(now - view.tool_started_at))
+        return SEPARATOR.join((budget, KERNEL_PULSE.format(seconds=seconds)))
     if view.pulse is not None:  # the pulse carries the growing count: one number, not two
         return SEPARATOR.join((budget, view.pulse.text_at(now)))
     return SEPARATOR.join((budget, view.tool or "thinking", elapsed))

@@ -83,8 +83,16 @@ def test_schemas_for_named_tools_keep_the_order() -> None:
 
 
 def test_mutating_tools_match_the_registry() -> None:
-    registry = default_registry()
+    registry = default_registry(kernel=True)
     assert {name for name in registry.names() if registry.is_mutating(name)} == set(MUTATING_TOOLS)
+
+
+def test_the_kernel_tools_are_offered_only_with_a_kernel() -> None:
+    assert not {"inspect_variables", "run_in_kernel"} & set(default_registry().names())
+    with_kernel = {s["function"]["name"]: s for s in default_registry(kernel=True).schemas()}
+    assert set(with_kernel["inspect_variables"]["function"]["parameters"]["properties"]) == {
+        "names"}
+    assert with_kernel["run_in_kernel"]["function"]["parameters"]["required"] == ["code"]
 
 
 @pytest.mark.parametrize(

@@ -452,3 +452,22 @@ def test_the_small_window_failure_names_the_numbers_and_the_fixes(
     assert status_of(ending) == "failed"
     assert 'Send "continue"' not in banner_text(ending, CHANGES)
     assert "conversation is still too large" not in banner_text(ending, [])
+
+
+@pytest.mark.parametrize(
+    ("ending", "changes", "runs", "lines"),
+    [
+        pytest.param(NoChangesCompletion("snapshot"), [], 2, [
+            "Response delivered · no file changes (snapshot-verified)",
+            "Also: ran code in your kernel (2 runs)"], id="no-files-but-kernel-code"),
+        pytest.param(Aborted(by="stop"), CHANGES[:1], 1, [
+            "Stopped at your request — nothing was rolled back.", "Written before the stop:",
+            change_line(CHANGES[0]), "Also: ran code in your kernel (1 run)"],
+            id="stopped-after-kernel-code"),
+        pytest.param(NoChangesCompletion("snapshot"), [], 0, [
+            "Response delivered · no file changes (snapshot-verified)"], id="no-kernel-code"),
+    ],
+)
+def test_the_change_summary_says_it_ran_code_in_the_kernel(
+        ending: Ending, changes: list[FileChange], runs: int, lines: list[str]) -> None:
+    assert banner_text(ending, changes, kernel_runs=runs).splitlines() == lines

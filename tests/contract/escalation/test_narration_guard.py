@@ -201,6 +201,7 @@ def test_mutating_tools_are_the_issue_list() -> None:
         "run_command",
         "edit_notebook_cell",
         "insert_notebook_cell",
+        "run_in_kernel",
     }
 
 

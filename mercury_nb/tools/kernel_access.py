@@ -1,0 +1,65 @@
+"""The seam to the user's kernel: what a task from a ``%%mercury`` cell may reach of it.
+
+A front end that runs in a kernel (the cell magic) puts a :class:`KernelAccess` into its
+:class:`~mercury_nb.runs.request.RunRequest`; the runs layer hands it to the task, whose
+tool context carries it to ``inspect_variables`` and ``run_in_kernel``. Without one (the
+CLI, the panel, the library call) those tools are not offered. :class:`NamespaceKernel` is
+the plain implementation over a dict (a library caller's namespace, the tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+DisplaySink = Callable[[Mapping[str, Any]], None]
+"""Takes one display output's MIME bundle (``{"text/plain": …, "image/png": …}``)."""
+
+
+class KernelAccess(Protocol):
+    """The user's kernel, as a task's tools see it."""
+
+    def namespace(self) -> dict[str, Any]:
+        """The user's namespace itself (``shell.user_ns``)."""
+        ...
+
+    def hidden_names(self) -> frozenset[str]:
+        """The kernel's own names in it (IPython's ``In``, ``Out``, ``exit``…)."""
+        ...
+
+    def other_cell_running(self) -> bool:
+        """Whether a cell other than the one that owns the task is executing now."""
+        ...
+
+    def displays_of(self, thread_id: int, sink: DisplaySink) -> AbstractContextManager[None]:
+        """While open, what the thread ``thread_id`` displays goes to ``sink`` instead of
+        the notebook (other threads display as usual)."""
+        ...
+
+
+@dataclass
+class NamespaceKernel:
+    """A :class:`KernelAccess` over a plain dict: no other cells, displays not captured."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    hidden: frozenset[str] = frozenset()
+    busy: Callable[[], bool] = lambda: False
+
+    def namespace(self) -> dict[str, Any]:
+        return self.values
+
+    def hidden_names(self) -> frozenset[str]:
+        return self.hidden
+
+    def other_cell_running(self) -> bool:
+        return self.busy()
+
+    def displays_of(self, thread_id: int, sink: DisplaySink) -> AbstractContextManager[None]:
+        return _nothing()
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
