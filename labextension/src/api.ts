@@ -97,12 +97,36 @@ export interface ITaskDetail {
   subagents?: ITaskSummary[];
 }
 
+/** One model of the picker: a shipped demo, a connected model, or a configured one. */
+export interface IModelChoice {
+  name: string;
+  demo: boolean;
+  description: string | null;
+  connected: boolean;
+  /** Why it cannot start for want of a key (null: it can). */
+  missing_key: string | null;
+}
+
 export interface IModels {
   default: string;
   models: string[];
   root: string;
   /** The configured step budget: what an empty max-steps field means. */
   max_steps?: number;
+  choices?: IModelChoice[];
+  /** Where a connected model's key is kept, by the form's choice. */
+  storage?: { session: string; file: string };
+}
+
+/** An API error: the server's message, and its `kind` / `link` when it gave them. */
+export class APIError extends Error {
+  constructor(
+    message: string,
+    readonly kind: string | null = null,
+    readonly link: string | null = null
+  ) {
+    super(message);
+  }
 }
 
 export async function requestAPI<T>(
@@ -127,7 +151,9 @@ export async function requestAPI<T>(
   if (!response.ok) {
     const message =
       data && typeof data.error === 'string' ? data.error : response.statusText;
-    throw new Error(message);
+    const field = (name: string): string | null =>
+      data && typeof data[name] === 'string' ? data[name] : null;
+    throw new APIError(message, field('kind'), field('link'));
   }
   return data as T;
 }
@@ -191,6 +217,16 @@ export function continueTask(id: string): Promise<{ task_id: string }> {
 
 export function listModels(): Promise<IModels> {
   return requestAPI<IModels>('models');
+}
+
+/** "Connect a model": checked by the server with one cheap request; the key never comes back. */
+export function connectModel(body: {
+  model: string;
+  api_base?: string;
+  key?: string;
+  storage: 'session' | 'file';
+}): Promise<{ model: string; reply: string; kept: string }> {
+  return requestAPI('models/connect', { method: 'POST', body: JSON.stringify(body) });
 }
 
 /** Opens the event socket; reconnects with a short backoff until `close()` is called. */

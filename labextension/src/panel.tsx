@@ -17,6 +17,7 @@ import {
   watchEvents
 } from './api';
 import { ILivePulse, absorbPulse, pulseLine } from './common';
+import { ConnectForm } from './connect';
 import { Detail } from './detail';
 import { useTaskPages } from './pages';
 import { IPanelHost, Prompt } from './prompt';
@@ -29,6 +30,7 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
   const [detail, setDetail] = useState<ITaskDetail | null>(null);
   const [models, setModels] = useState<IModels | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [connecting, setConnecting] = useState(false);
   const [busy, setBusy] = useState(false);
   const [now, setNow] = useState(Date.now() / 1000);
   const pulses = useRef<Map<string, ILivePulse>>(new Map());
@@ -121,7 +123,19 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
       <div className="jp-mercury-title">
         <span>mercury · tasks</span>
       </div>
-      <Prompt models={models} host={props.host} onStarted={id => select(id)} />
+      <Prompt
+        models={models}
+        host={props.host}
+        onStarted={id => select(id)}
+        onConnect={() => setConnecting(true)}
+      />
+      {connecting && (
+        <ConnectForm
+          models={models}
+          onClose={() => setConnecting(false)}
+          onConnected={() => void listModels().then(setModels)}
+        />
+      )}
       {(error || list.pages.error) && (
         <div className="jp-mercury-error">{error || list.pages.error}</div>
       )}

@@ -1,12 +1,15 @@
 /**
  * The prompt box: the task text, the model choice, an optional step budget ("max steps",
  * 1–1000; empty means the server's configured default) and Start, which starts a task in
- * the file browser's current folder. An invalid budget is refused here, with a message,
- * and never sent.
+ * the folder shown under it (folder.tsx: the file browser's current folder unless the user
+ * picks another). An invalid budget is refused here, with a message, and never sent. Demo
+ * models are marked in the picker; a start refused for want of a key says so and links the
+ * "Connect a model" form (connect.tsx).
  */
 import React, { useState } from 'react';
 
-import { IModels, startTask } from './api';
+import { APIError, IModels, startTask } from './api';
+import { FolderPicker } from './folder';
 
 export interface IPanelHost {
   /** The file browser's current folder, relative to the server root. */
@@ -30,17 +33,31 @@ export function parseMaxSteps(raw: string): number | undefined | { problem: stri
   return value;
 }
 
+/** The model preselected: the configured default, or a demo when the default has no key. */
+export function firstChoice(models: IModels | null): string {
+  const choices = models?.choices ?? [];
+  const configured = choices.find(choice => choice.name === models?.default);
+  const demo = choices.find(choice => choice.demo);
+  if (configured?.missing_key && demo) {
+    return demo.name;
+  }
+  return models?.default ?? '';
+}
+
 export function Prompt(props: {
   models: IModels | null;
   host: IPanelHost;
   onStarted: (id: string) => void;
+  onConnect: () => void;
 }): JSX.Element {
   const [text, setText] = useState('');
   const [model, setModel] = useState('');
   const [steps, setSteps] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [needsKey, setNeedsKey] = useState(false);
+  const [folder, setFolder] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const chosen = model || props.models?.default || '';
+  const chosen = model || firstChoice(props.models);
   const budget = parseMaxSteps(steps);
   const problem = typeof budget === 'object' ? budget.problem : null;
   const fallback = props.models?.max_steps;
@@ -50,17 +67,19 @@ export function Prompt(props: {
     }
     setBusy(true);
     setError(null);
+    setNeedsKey(false);
     try {
       const reply = await startTask({
         task: text,
         model: chosen || undefined,
-        workdir: props.host.currentFolder(),
+        workdir: folder ?? props.host.currentFolder(),
         ...(budget === undefined ? {} : { max_steps: budget })
       });
       setText('');
       props.onStarted(reply.task_id);
     } catch (reason) {
       setError((reason as Error).message);
+      setNeedsKey(reason instanceof APIError && reason.kind === 'missing-key');
     } finally {
       setBusy(false);
     }
@@ -86,11 +105,24 @@ export function Prompt(props: {
           value={chosen}
           onChange={event => setModel(event.target.value)}
         >
-          {(props.models?.models ?? []).map(name => (
-            <option key={name} value={name}>
-              {name}
-            </option>
-          ))}
+          {(props.models?.choices ?? []).length
+            ? props.models?.choices?.map(choice => (
+                <option
+                  key={choice.name}
+                  value={choice.name}
+                  title={choice.description ?? choice.missing_key ?? choice.name}
+                >
+                  {choice.name}
+                  {choice.demo ? ' · demo, offline' : ''}
+                  {choice.missing_key ? ' · no key' : ''}
+                  {choice.connected ? ' · connected' : ''}
+                </option>
+              ))
+            : (props.models?.models ?? []).map(name => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
         </select>
         <button
           className="jp-mercury-start jp-Button jp-mod-styled jp-mod-accept"
@@ -123,12 +155,32 @@ export function Prompt(props: {
             }}
           />
         </label>
-        <span className="jp-mercury-folder" title={`/${props.host.currentFolder()}`}>
-          in /{props.host.currentFolder()}
-        </span>
+        <button className="jp-mercury-connect-open jp-Button" onClick={props.onConnect}>
+          Connect a model…
+        </button>
       </div>
+      <FolderPicker
+        root={props.models?.root ?? ''}
+        following={props.host.currentFolder()}
+        chosen={folder}
+        onChoose={setFolder}
+      />
       {problem && <div className="jp-mercury-error jp-mercury-steps-error">{problem}</div>}
-      {error && <div className="jp-mercury-error">{error}</div>}
+      {error && (
+        <div className="jp-mercury-error jp-mercury-start-error">
+          {needsKey ? 'Not started: ' : ''}
+          {error}
+          {needsKey && (
+            <>
+              {' '}
+              <button className="jp-mercury-connect-link jp-Button" onClick={props.onConnect}>
+                Connect a model
+              </button>{' '}
+              or pick a demo model (marked “demo, offline”).
+            </>
+          )}
+        </div>
+      )}
     </div>
   );
 }

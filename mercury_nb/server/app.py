@@ -29,12 +29,16 @@ class MercuryServerApp(ExtensionApp):
         return value
 
     def initialize_handlers(self) -> None:
-        self.handlers.extend(handlers())
+        from mercury_nb.server import connect_handlers
+
+        self.handlers.extend([*handlers(), *connect_handlers.handlers()])
 
     def initialize_settings(self) -> None:
         from mercury_nb.ledger.access import default_home, startup
 
         self.settings[PAGE_SIZE_SETTING] = self.page_size
+        from mercury_nb.server.connections import connections_of
+
         found = startup(default_home())
-        for notice in found.notices:
+        for notice in [*found.notices, *connections_of(self.settings).load()]:
             self.log.warning("mercury: %s", notice)

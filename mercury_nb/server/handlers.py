@@ -35,6 +35,7 @@ from mercury_nb.server.backend import (
     runs,
     summary,
 )
+from mercury_nb.server.connections import Connections, connections_of
 from mercury_nb.server.inputs import MAX_OFFSET, BadRequest, parse_body, query_int
 from mercury_nb.server.models import DEFAULT_PAGE, MAX_PAGE, ContinueBody, StartBody, TaskList
 
@@ -72,6 +73,11 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
     @property
     def root(self) -> Path:
         return Path(self.settings.get("server_root_dir") or self.serverapp.root_dir)
+
+    @property
+    def connections(self) -> Connections:
+        """The models the "Connect a model" form connected (their key, their endpoint)."""
+        return connections_of(self.settings)
 
     async def write_detail(self, task_id: str) -> None:
         try:  # the ledger read (a flush of queued writes, the events) off the server's loop
@@ -131,14 +137,20 @@ class TasksHandler(MercuryHandler):
         flags: dict[str, Any] = {"workdir": workdir}
         if body.model:
             flags.update(model=body.model, fallbacks=tuple(body.fallbacks))
+        connected = self.connections.get(body.model or "")
+        if connected is not None:  # its key and endpoint go to this one model only
+            flags.update(fallbacks=(), api_base=connected.api_base)
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
         run = runs.submit(runs.RunRequest(task=body.task, flags=flags,
-                                          report=self.log.warning, within=self.root))
+                                          env=self.connections.env_for(body.model),
+                                          report=self.log.warning, within=self.root,
+                                          refuse_missing_key=True))
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
                 return self.fail(400, f"invalid settings: {run.message}")
-            return self.fail(409, run.message, kind=run.kind)
+            link = {"link": "connect"} if run.kind == "missing-key" else {}  # the form
+            return self.fail(409, run.message, kind=run.kind, **link)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
 
@@ -173,6 +185,18 @@ class StopHandler(MercuryHandler):
 class ContinueHandler(MercuryHandler):
     """POST: continue a paused (or failed / aborted) task, optionally with a new model."""
 
+    async def continue_env(self, task_id: str, model: str | None) -> dict[str, str] | None:
+        """The environment of the resumed run: a connected model's key when the task (or
+        the model it continues with) is one."""
+        if model is None:
+            try:
+                found = await asyncio.to_thread(detail, task_id)
+            except LookupError:
+                found = None
+            models = list(found.record.models) if found is not None else []
+            model = models[0] if models else None
+        return self.connections.env_for(model)
+
     @tornado.web.authenticated
     @authorized
     async def post(self, task_id: str) -> None:
@@ -187,27 +211,12 @@ class ContinueHandler(MercuryHandler):
             flags["max_steps"] = body.max_steps
         run = runs.submit(runs.RunRequest(resume=True, task_id=task_id, flags=flags,
                                           flags_over_config=False, report=self.log.warning,
-                                          within=self.root))
+                                          within=self.root,
+                                          env=await self.continue_env(task_id, body.model)))
         if isinstance(run, runs.Refusal):
             status = {"unknown-task": 404, "outside-root": 403}.get(run.kind, 409)
             return self.fail(status, run.message, kind=run.kind)
         self.finish(json.dumps({"task_id": run.task_id}))
-
-
-class ModelsHandler(MercuryHandler):
-    """GET the models the prompt box offers (the configured chain and registered scripts)
-    and the configured step budget (the prompt box's max-steps default)."""
-
-    @tornado.web.authenticated
-    @authorized
-    async def get(self) -> None:
-        from mercury_nb.transport.model_registry import registered_names
-
-        cfg = runs.plan({})
-        models = list(dict.fromkeys([*cfg.model_chain, *registered_names()]))
-        self.finish(json.dumps({"default": cfg.model, "models": models,
-                                "max_steps": cfg.max_steps,
-                                "root": str(self.root.resolve())}))
 
 
 class EventsSocket(ExtensionHandlerMixin, WebSocketMixin, websocket.WebSocketHandler,
@@ -287,6 +296,5 @@ def handlers() -> list[tuple[str, type]]:
         (rf"{base}/tasks/{TASK_ID}", TaskHandler),
         (rf"{base}/tasks/{TASK_ID}/stop", StopHandler),
         (rf"{base}/tasks/{TASK_ID}/continue", ContinueHandler),
-        (rf"{base}/models", ModelsHandler),
         (rf"{base}/events", EventsSocket),
     ]

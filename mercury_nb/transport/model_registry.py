@@ -1,9 +1,11 @@
-"""Model names that resolve to registered in-process models (the fakes register here)."""
+"""Model names that resolve to in-process models: registered ones (the fakes register here),
+else the shipped demos (:mod:`~mercury_nb.transport.demo_models`)."""
 
 from __future__ import annotations
 
 import threading
 
+from mercury_nb.transport.demo_models import DEMOS
 from mercury_nb.transport.protocol import ChatModel
 
 SCRIPTED_PREFIX = "scripted/"
@@ -26,8 +28,10 @@ def unregister_model(name: str) -> None:
 
 
 def registered_model(name: str) -> ChatModel | None:
+    """The model registered as ``name``, else the shipped demo of that name, else None."""
     with _lock:
-        return _models.get(name)
+        found = _models.get(name)
+    return found if found is not None else DEMOS.get(name)
 
 
 def registered_names(prefix: str = SCRIPTED_PREFIX) -> list[str]:
@@ -44,7 +48,7 @@ def lookup_scripted(name: str) -> ChatModel:
             known = sorted(key for key in _models if key.startswith(SCRIPTED_PREFIX))
         raise LookupError(
             f"no scripted model named {name!r} is registered "
-            f"(registered: {', '.join(known) or 'none'}); "
+            f"(demos: {', '.join(sorted(DEMOS))}; registered: {', '.join(known) or 'none'}); "
             "use mercury_nb.testing.register_scripted_model()"
         )
     return model
