@@ -27,7 +27,6 @@ from mercury_nb.transport.factory import missing_key_error
 from mercury_nb.transport.model_registry import registered_names
 
 
-
 class ConnectBody(BaseModel):
     """POST /mercury/api/models/connect."""
 
