@@ -127,4 +127,4 @@ def connections_of(settings: dict[str, Any]) -> Connections:
         from mercury_nb.runs import plan
 
         found = settings[SETTING] = Connections(plan({}).home)
-    return found  # type: ignore[no-any-return]
+    return found

@@ -37,7 +37,7 @@ class DemoStep:
     delay_s: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class DemoModel:
     """A demo: ``steps`` in order, the step chosen by the assistant turns in the request
     (past the last step, the last one again)."""

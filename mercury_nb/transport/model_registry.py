@@ -31,7 +31,10 @@ def registered_model(name: str) -> ChatModel | None:
     """The model registered as ``name``, else the shipped demo of that name, else None."""
     with _lock:
         found = _models.get(name)
-    return found if found is not None else DEMOS.get(name)
+    if found is not None:
+        return found
+    demo: ChatModel | None = DEMOS.get(name)
+    return demo
 
 
 def registered_names(prefix: str = SCRIPTED_PREFIX) -> list[str]:
