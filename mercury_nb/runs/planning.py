@@ -100,13 +100,10 @@ class PlannedRun:
     handle: LedgerHandle | None
     checkpoint: dict[str, Any] | None = None
     resumed: bool = False
-    blocker: str | None = None
-    """A resumed task: the blocker line of the ending that paused it."""
-    words: str | None = None
-    """A resumed task: what the user said beyond "continue"."""
+    blocker: str | None = None  # a resumed task: the blocker line of its pausing ending
+    words: str | None = None  # a resumed task: what the user said beyond "continue"
     settings_changed: bool = False
-    """A resumed task whose ending no plain continue cures: the continue changed the
-    settings that caused it (its blocker, about those settings, is not what remains)."""
+    """A resumed task whose pausing ending came from settings this continue changed."""
     header: TaskHeader | None = None
     """A new task's row identity as :func:`occupy` wrote it (redacted once, for both)."""
 
