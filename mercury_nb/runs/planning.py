@@ -102,8 +102,7 @@ class PlannedRun:
     resumed: bool = False
     blocker: str | None = None  # a resumed task: the blocker line of its pausing ending
     words: str | None = None  # a resumed task: what the user said beyond "continue"
-    settings_changed: bool = False
-    """A resumed task whose pausing ending came from settings this continue changed."""
+    settings_changed: bool = False  # a resumed task paused by settings this continue changed
     header: TaskHeader | None = None
     """A new task's row identity as :func:`occupy` wrote it (redacted once, for both)."""
 
