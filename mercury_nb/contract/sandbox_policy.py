@@ -14,7 +14,7 @@
 
 Whether bubblewrap can run at all is probed once (:data:`PROBE_COMMAND` under the same
 flags); a probe that did not answer :class:`SandboxReady` refuses the task before it starts
-(:func:`refusal_text`), so a command never runs unsandboxed when a sandbox was asked for.
+(:func:`unavailable_text`), so a command never runs unsandboxed when a sandbox was asked for.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class SandboxBroken:
 SandboxProbe = SandboxReady | SandboxMissing | SandboxBroken
 
 
-def refusal_text(probe: SandboxProbe) -> str | None:
+def unavailable_text(probe: SandboxProbe) -> str | None:
     """Why a task asking for the sandbox cannot start, and how to fix it (None: it can)."""
     match probe:
         case SandboxReady():

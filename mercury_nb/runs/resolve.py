@@ -140,10 +140,10 @@ def sandbox_refusal(config: MercuryConfig) -> Refusal | None:
     make one here (the probe runs once per process while it succeeds); None: go on."""
     if config.sandbox == "off":
         return None
-    from mercury_nb.contract.sandbox_policy import refusal_text
+    from mercury_nb.contract.sandbox_policy import unavailable_text
     from mercury_nb.tools.sandbox_probe import probe
 
-    why = refusal_text(probe(config.bwrap_path, config.sandbox_probe_timeout_s))
+    why = unavailable_text(probe(config.bwrap_path, config.sandbox_probe_timeout_s))
     return None if why is None else Refusal(why, kind="no-sandbox", value=config.bwrap_path)
 
 

@@ -31,7 +31,7 @@ class MercuryServerApp(ExtensionApp):
     def initialize_handlers(self) -> None:
         from mercury_nb.server import connect_handlers
 
-        self.handlers.extend([*handlers(), *connect_handlers.handlers()])
+        self.handlers.extend([*handlers(), *connect_handlers.connect_routes()])
 
     def initialize_settings(self) -> None:
         from mercury_nb.ledger.access import default_home, startup

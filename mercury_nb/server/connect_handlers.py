@@ -112,6 +112,6 @@ class ConnectHandler(MercuryHandler):
                                 "kept": storage_text(body.storage, connections.home)}))
 
 
-def handlers() -> list[tuple[str, type]]:
+def connect_routes() -> list[tuple[str, type]]:
     base = "/mercury/api"
     return [(rf"{base}/models", ModelsHandler), (rf"{base}/models/connect", ConnectHandler)]

@@ -24,7 +24,7 @@ from mercury_nb.contract.sandbox_policy import (
     UNAVAILABLE,
     SandboxReady,
     bwrap_arguments,
-    refusal_text,
+    unavailable_text,
 )
 from mercury_nb.tools import sandbox_probe
 from mercury_nb.tools.base import ToolError
@@ -66,7 +66,7 @@ def prepare(argv: Sequence[str], config: MercuryConfig, workspace: Path, *,
         case "workspace-write":
             probed = sandbox_probe.probe(config.bwrap_path, config.sandbox_probe_timeout_s)
             if not isinstance(probed, SandboxReady):
-                raise SandboxUnavailable(UNAVAILABLE.format(why=refusal_text(probed)))
+                raise SandboxUnavailable(UNAVAILABLE.format(why=unavailable_text(probed)))
             wrapper = bwrap_arguments(probed.bwrap, str(workspace.resolve()),
                                       network=config.sandbox_network)
             return Launch((*wrapper, *argv), {**env, **SANDBOX_ENV}, decided.withheld,

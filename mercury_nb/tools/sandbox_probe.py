@@ -43,7 +43,7 @@ def probe(bwrap_path: str, timeout_s: float) -> SandboxProbe:
         return answer
 
 
-def forget() -> None:
+def forget_probe() -> None:
     """Drop the remembered successes (tests)."""
     with _lock:
         _ready.clear()

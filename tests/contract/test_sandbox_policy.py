@@ -11,7 +11,7 @@ from mercury_nb.contract.sandbox_policy import (
     SandboxProbe,
     SandboxReady,
     bwrap_arguments,
-    refusal_text,
+    unavailable_text,
 )
 
 
@@ -32,7 +32,7 @@ from mercury_nb.contract.sandbox_policy import (
 )
 def test_a_refusal_says_why_and_how_to_fix_it(probe: SandboxProbe,
                                               says: tuple[str, ...] | None) -> None:
-    text = refusal_text(probe)
+    text = unavailable_text(probe)
     if says is None:
         assert text is None
         return

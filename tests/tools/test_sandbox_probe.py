@@ -13,7 +13,7 @@ from mercury_nb.tools import sandbox_probe
 
 @pytest.fixture(autouse=True)
 def _fresh() -> None:
-    sandbox_probe.forget()
+    sandbox_probe.forget_probe()
 
 
 def _fake_bwrap(folder: Path, body: str) -> Path:
