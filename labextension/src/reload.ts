@@ -85,18 +85,30 @@ export function cellWords(notebook: INotebookDiff): string {
   return shown.join(', ');
 }
 
-function highlight(widget: INotebookLike, notebook: INotebookDiff): number {
-  const cells = widget.content?.widgets ?? [];
-  let marked = 0;
-  for (const cell of notebook.cells) {
-    const view = cell.kind === 'removed' ? undefined : cells[cell.number - 1];
-    if (view) {
-      view.node.classList.add(HIGHLIGHT_CLASS);
-      marked += 1;
-      window.setTimeout(() => view.node.classList.remove(HIGHLIGHT_CLASS), HIGHLIGHT_MS);
+/** Marks the changed cells for HIGHLIGHT_MS. The notebook builds its cell views as the
+ * reloaded model arrives, so the marks are laid again a few times while they show. */
+function highlight(widget: INotebookLike, notebook: INotebookDiff): void {
+  const places = notebook.cells
+    .filter(cell => cell.kind !== 'removed')
+    .map(cell => cell.number - 1);
+  const marked = new Set<HTMLElement>();
+  const mark = (): void => {
+    const cells = widget.content?.widgets ?? [];
+    for (const place of places) {
+      const node = cells[place]?.node;
+      if (node && !marked.has(node)) {
+        node.classList.add(HIGHLIGHT_CLASS);
+        marked.add(node);
+      }
     }
+  };
+  mark();
+  for (const delay of [100, 400, 1000]) {
+    window.setTimeout(mark, delay);
   }
-  return marked;
+  window.setTimeout(() => {
+    marked.forEach(node => node.classList.remove(HIGHLIGHT_CLASS));
+  }, HIGHLIGHT_MS);
 }
 
 function whatChanged(path: string, change: IFileChange, taskId: string): string {
