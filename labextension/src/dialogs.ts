@@ -2,8 +2,8 @@
  * The product's one way to ask the user something in a dialog: the safe answer is the
  * first button and the default one (focused, and what Enter picks), the risky one is
  * a warning button that must be chosen on purpose. Every dialog goes through `askSafely`
- * (tests/browser/test_review.py checks the focus; tests/labextension checks no other
- * module calls showDialog).
+ * (tests/browser/test_review.py checks the focus; tests/test_labextension_dialogs.py that no
+ * other module opens a dialog).
  */
 import { Dialog, showDialog } from '@jupyterlab/apputils';
 
