@@ -54,6 +54,34 @@ export interface IFileChange {
   measured?: boolean;
   size?: number | null;
   binary?: boolean;
+  /** For a notebook: its change cell by cell, from nbdime (mercury_nb/contract/notebook_changes.py). */
+  notebook?: INotebookDiff | null;
+}
+
+export interface ISourceLine {
+  /** Added, removed, kept as context, or a gap of unchanged lines left out. */
+  op: '+' | '-' | ' ' | '…';
+  text: string;
+}
+
+export interface ICellChange {
+  kind: 'added' | 'removed' | 'modified';
+  /** 1-based place after the change (before it, for a removed cell). */
+  number: number;
+  number_before?: number | null;
+  cell_type: string;
+  source: ISourceLine[];
+  source_more?: number;
+  outputs?: string;
+  metadata_changed?: boolean;
+}
+
+export interface INotebookDiff {
+  cells: ICellChange[];
+  more_cells?: number;
+  metadata_changed?: boolean;
+  sources_before?: string;
+  sources_after?: string;
 }
 
 export interface IEvidence {

@@ -4,27 +4,10 @@
  */
 import React from 'react';
 
-import { IFileChange, IRunEvent, ITaskDetail } from './api';
+import { IRunEvent, ITaskDetail } from './api';
+import { ChangedFiles, IFileOpener } from './changes';
 import { STATUS_COLOURS, StatusChip } from './common';
 import { oneLine, shownName } from './untrusted';
-
-function ChangeItem(props: { change: IFileChange }): JSX.Element {
-  const { change } = props;
-  const counts =
-    change.measured === false
-      ? `${change.kind}, not diffed`
-      : `+${change.added} −${change.removed}` +
-        (change.kind !== 'modified' ? ` (${change.kind})` : '');
-  return (
-    <details className="jp-mercury-change">
-      <summary>
-        <span className="jp-mercury-change-path">{shownName(change.path)}</span>{' '}
-        <span className="jp-mercury-change-counts">{counts}</span>
-      </summary>
-      <pre className="jp-mercury-diff">{change.diff || change.preview || ''}</pre>
-    </details>
-  );
-}
 
 function money(usd: number | null): string {
   return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
@@ -38,6 +21,9 @@ export function Detail(props: {
   onOpen: (id: string) => void;
   onClose: () => void;
   busy: boolean;
+  /** The server root (changed files under it open in Lab) and how to open one. */
+  root?: string | null;
+  files?: IFileOpener;
 }): JSX.Element {
   const { detail } = props;
   const task = detail.task;
@@ -127,12 +113,12 @@ export function Detail(props: {
         </section>
       )}
       {detail.changes.length > 0 && (
-        <section>
-          <h3>Changed files</h3>
-          {detail.changes.map(change => (
-            <ChangeItem key={change.path} change={change} />
-          ))}
-        </section>
+        <ChangedFiles
+          changes={detail.changes}
+          workspace={task.workspace}
+          root={props.root ?? null}
+          files={props.files}
+        />
       )}
       {detail.evidence.length > 0 && (
         <section>

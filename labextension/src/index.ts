@@ -7,63 +7,19 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { Dialog, ICommandPalette, showDialog } from '@jupyterlab/apputils';
+import { ICommandPalette } from '@jupyterlab/apputils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 import { IDefaultFileBrowser } from '@jupyterlab/filebrowser';
 import { LabIcon } from '@jupyterlab/ui-components';
 
 import mercurySvg from '../style/icons/mercury.svg';
-import { IFileChange, listModels, taskDetail, watchEvents } from './api';
+import { listModels, taskDetail, watchEvents } from './api';
 import { MercuryPanel } from './panel';
+import { reloadChanged } from './reload';
 
 export const mercuryIcon = new LabIcon({ name: 'mercury-nb:icon', svgstr: mercurySvg });
 
 const COMMAND = 'mercury:open-panel';
-
-/** `workspace/path` relative to the server root, or null when outside it. */
-function labPath(root: string, workspace: string, path: string): string | null {
-  // absolute paths on the server (PathExt.join would drop the leading slash)
-  const full = workspace.replace(/\/+$/, '') + '/' + path;
-  const base = root.replace(/\/+$/, '');
-  if (!base || !(full === base || full.startsWith(base + '/'))) {
-    return null;
-  }
-  return full.slice(base.length + 1);
-}
-
-async function reloadChanged(
-  docs: IDocumentManager,
-  workspace: string,
-  changes: IFileChange[],
-  root: string
-): Promise<void> {
-  for (const change of changes) {
-    if (change.kind === 'deleted') {
-      continue;
-    }
-    const path = labPath(root, workspace, change.path);
-    const widget = path === null ? undefined : docs.findWidget(path);
-    const context = widget ? docs.contextForWidget(widget) : undefined;
-    if (!context || path === null) {
-      continue;
-    }
-    if (!context.model.dirty) {
-      await context.revert();
-      continue;
-    }
-    const answer = await showDialog({
-      title: 'File changed by a mercury task',
-      body: `${path} was changed on disk by a task, and it has unsaved edits here. Reload it from disk (your edits are lost) or keep your edits (saving will overwrite the task's changes)?`,
-      buttons: [
-        Dialog.cancelButton({ label: 'Keep my edits' }),
-        Dialog.warnButton({ label: 'Reload from disk' })
-      ]
-    });
-    if (answer.button.accept) {
-      await context.revert();
-    }
-  }
-}
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'mercury-nb:panel',
@@ -78,9 +34,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
     palette: ICommandPalette | null,
     browser: IDefaultFileBrowser | null
   ) => {
-    const panel = new MercuryPanel({
-      currentFolder: () => (browser ? browser.model.path : '')
-    });
+    const panel = new MercuryPanel(
+      { currentFolder: () => (browser ? browser.model.path : '') },
+      { open: path => void docs.openOrReveal(path) }
+    );
     // Whether or not the panel is open: when any task finishes, reload the open documents
     // it changed (or ask, when they have unsaved edits).
     let root: string | null = null;
@@ -95,7 +52,9 @@ const plugin: JupyterFrontEndPlugin<void> = {
       }
       const base = root;
       void taskDetail(event.task_id)
-        .then(found => reloadChanged(docs, found.task.workspace, found.changes, base))
+        .then(found =>
+          reloadChanged(docs, found.task.workspace, found.changes, base, event.task_id)
+        )
         .catch(reason => console.warn('mercury: could not reload changed files', reason));
     });
     panel.id = 'mercury-panel';

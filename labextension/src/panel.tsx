@@ -17,6 +17,7 @@ import {
   watchEvents
 } from './api';
 import { ILivePulse, absorbPulse, pulseLine } from './common';
+import { IFileOpener } from './changes';
 import { ConnectForm } from './connect';
 import { Detail } from './detail';
 import { useTaskPages } from './pages';
@@ -25,7 +26,7 @@ import { TaskList } from './tasklist';
 
 export { IPanelHost } from './prompt';
 
-function PanelView(props: { host: IPanelHost }): JSX.Element {
+function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Element {
   const [selected, setSelected] = useState<string | null>(null);
   const [detail, setDetail] = useState<ITaskDetail | null>(null);
   const [models, setModels] = useState<IModels | null>(null);
@@ -147,6 +148,8 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
           onStop={id => void act(() => stopTask(id), id)}
           onContinue={id => void act(() => continueTask(id), id)}
           onOpen={select}
+          root={models ? models.root : null}
+          files={props.files}
           onClose={() => {
             setSelected(null);
             setDetail(null);
@@ -168,12 +171,15 @@ function PanelView(props: { host: IPanelHost }): JSX.Element {
 }
 
 export class MercuryPanel extends ReactWidget {
-  constructor(private host: IPanelHost) {
+  constructor(
+    private host: IPanelHost,
+    private files?: IFileOpener
+  ) {
     super();
     this.addClass('jp-mercury-root');
   }
 
   protected render(): JSX.Element {
-    return <PanelView host={this.host} />;
+    return <PanelView host={this.host} files={this.files} />;
   }
 }

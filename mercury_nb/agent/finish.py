@@ -34,9 +34,11 @@ from mercury_nb.contract.endings import (
 from mercury_nb.contract.failure_banners import no_tools_blocker, window_reason
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.gate.verification import ReadBack, Verified
+from mercury_nb.contract.notebook_changes import NotebookDiff
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
 from mercury_nb.contract.recovery.continuing import RunSettings, cause_of
-from mercury_nb.contract.redaction import displayable, known_secrets, redact
+from mercury_nb.contract.redaction import displayable, known_secrets, redact, redact_data
+from mercury_nb.contract.untrusted import clean_data
 from mercury_nb.workspace.changes import ChangeReport
 
 NO_CHECK_PASSED = "the last check did not pass: {check}"
@@ -111,6 +113,13 @@ def command_evidence(session: TaskSession, ending: Ending | None = None) -> list
     return entries
 
 
+def _cleaned_notebook(diff: NotebookDiff | None, secrets: tuple[str, ...]) -> NotebookDiff | None:
+    """A notebook's cell diff with every text valid UTF-8 and the known secrets masked."""
+    if diff is None:
+        return None
+    return NotebookDiff.model_validate(redact_data(clean_data(diff.model_dump()), secrets))
+
+
 def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) -> TaskOutcome:
     config = session.config
     secrets = known_secrets(config, os.environ)
@@ -120,7 +129,8 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
 
     changes = [
         c.model_copy(update={"path": clean(c.path), "preview": clean(c.preview),
-                             "diff": clean(c.diff)})
+                             "diff": clean(c.diff),
+                             "notebook": _cleaned_notebook(c.notebook, secrets)})
         for c in report.changes
     ]
     status = status_of(ending)

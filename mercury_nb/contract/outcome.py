@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from mercury_nb.contract.notebook_changes import NotebookDiff
 from mercury_nb.contract.task_status import EndingStatus
 
 
@@ -27,6 +28,8 @@ class FileChange(BaseModel):
     size: int | None = None
     """Bytes on disk after the change (before it, for a deleted file), when known."""
     binary: bool = False
+    notebook: NotebookDiff | None = None
+    """For a notebook both sides of which parsed: its change cell by cell (from nbdime)."""
 
 
 EvidenceKind = Literal["command", "notebook", "read-back"]

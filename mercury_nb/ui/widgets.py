@@ -18,9 +18,10 @@ import ipywidgets as widgets
 from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
+from mercury_nb.contract.notebook_changes import CellChange
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.contract.task_status import EndingStatus
-from mercury_nb.contract.untrusted import shown_name
+from mercury_nb.contract.untrusted import one_line, shown_name
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.markdown import markdown_html
 from mercury_nb.ui.plain import final_text
@@ -57,10 +58,46 @@ def change_html(change: FileChange) -> str:
     )
     if not change.preview:
         return f'<div class="mercury-change">{summary}</div>'
+    if change.notebook is not None:
+        lines = "\n".join(_cell_line(cell) for cell in change.notebook.cells)
+        if change.notebook.more_cells:
+            lines += f"\n… {change.notebook.more_cells} more changed cell(s)"
+        lines = lines or _esc(change.preview)
+    else:  # the preview's diff lines, each marked + or − by _preview in workspace/changes.py
+        lines = "\n".join(_diff_line(line) for line in change.preview.split("\n"))
     return (
         f'<details class="mercury-change"><summary>{summary}</summary>'
-        f'<pre style="margin:2px 0 6px 1em">{_esc(change.preview)}</pre></details>'
+        f'<pre style="margin:2px 0 6px 1em">{lines}</pre></details>'
     )
+
+
+_COLOURS = {"+": "background:rgba(46,160,67,0.18)", "-": "background:rgba(248,81,73,0.18)"}
+
+
+def _coloured(op: str, text: str) -> str:
+    style = _COLOURS.get(op)
+    return f'<span style="{style}">{_esc(text)}</span>' if style else _esc(text)
+
+
+def _diff_line(line: str) -> str:
+    """A unified-diff line, escaped, green when it adds and red when it removes."""
+    return _coloured(line[:1], line)
+
+
+def _cell_line(cell: CellChange) -> str:
+    """One changed cell on one line: where it is, what happened, its first changed line."""
+    if cell.kind == "removed":
+        head, op = f"was cell {cell.number}, removed ({cell.cell_type})", "-"
+    else:
+        head = f"cell {cell.number} {'added' if cell.kind == 'added' else 'changed'}"
+        head, op = f"{head} ({cell.cell_type})", "+" if cell.kind == "added" else ""
+    first = next((ln for ln in cell.source if ln.op in ("+", "-")), None)
+    shown = _coloured(op, one_line(head))
+    if first is not None:
+        shown += ": " + _coloured(first.op, one_line(first.op + first.text)[:120])
+    elif cell.outputs:
+        shown += ": " + _esc(one_line(cell.outputs))
+    return shown
 
 
 def banner_html(outcome: TaskOutcome) -> str:

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from mercury_nb.contract.notebook_changes import NotebookDiff
 from mercury_nb.contract.outcome import FileChange
 from mercury_nb.workspace import git_state
+from mercury_nb.workspace.notebook_diff import notebook_change, preview_lines
 from mercury_nb.workspace.snapshot import (
     FileState,
     Snapshot,
@@ -70,9 +72,12 @@ def describe_change(
         if after.text is None:
             return _unmeasured(path, "created", after)
         lines = _lines(after.text)
+        notebook = notebook_change(path, None, after.text)
         return FileChange(
-            path=path, added=len(lines), removed=0, kind="created", preview=_preview(lines, []),
+            path=path, added=len(lines), removed=0, kind="created",
+            preview=_notebook_preview(notebook) if notebook is not None else _preview(lines, []),
             diff=unified_diff(path, [], lines, created=True), size=after.size,
+            notebook=notebook,
         )
     if after is None:
         if before.text is None:
@@ -88,14 +93,16 @@ def describe_change(
                           measured=False, size=after.size, binary=after.binary)
     old, new = _lines(before.text), _lines(after.text)
     added, removed = diff_lines(old, new)
+    notebook = notebook_change(path, before.text, after.text)
     return FileChange(
         path=path,
         added=len(added),
         removed=len(removed),
         kind="modified",
-        preview=_preview(added, removed),
+        preview=_notebook_preview(notebook) if notebook is not None else _preview(added, removed),
         diff=unified_diff(path, old, new),
         size=after.size,
+        notebook=notebook,
     )
 
 
@@ -176,6 +183,15 @@ def _preview(added: list[str], removed: list[str]) -> str:
     if more > 0:
         text += f"\n… {more} more changed line{'s' if more != 1 else ''}"
     return _clip(text, PREVIEW_MAX_CHARS)
+
+
+def _notebook_preview(notebook: NotebookDiff) -> str:
+    """The cells changed, one line each (``cell 2 modified (code): +x = 2``), bounded."""
+    lines = preview_lines(notebook)
+    shown = [_clip(line, PREVIEW_LINE_CHARS) for line in lines[:PREVIEW_MAX_LINES]]
+    if len(lines) > len(shown):
+        shown.append(f"… {len(lines) - len(shown)} more")
+    return _clip("\n".join(shown), PREVIEW_MAX_CHARS)
 
 
 def _clip(text: str, limit: int) -> str:

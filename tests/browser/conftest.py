@@ -4,8 +4,9 @@ driven by Python Playwright (never a downloaded browser).
 ``lab`` (session) yields a :class:`Lab` (base URL, token, root dir, MERCURY_HOME, env, and
 the small task-list page size the server is configured with, so paging is cheap to test);
 ``browser`` (module) is Chromium; ``page`` yields a Playwright page logged in to that lab.
-The lab process loads ``tests/server/panel_scripts.py`` through a ``--config`` file, so the
-scripted models the tests name exist inside the server. Reusable by any browser test in this folder.
+The lab process loads ``tests/server/panel_scripts.py`` (and ``review_scripts.py``) through a
+``--config`` file, so the scripted models the tests name exist inside the server. Reusable by
+any browser test in this folder.
 """
 
 from __future__ import annotations
@@ -91,8 +92,11 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         f"sys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
         "import panel_scripts\n"
         "panel_scripts.register_all()\n"
+        "import review_scripts\n"
+        "review_scripts.register_all()\n"
         f"c.MercuryServerApp.page_size = {PAGE_SIZE}\n"
         "c.LabApp.news_url = None\n"
+        "c.LabApp.expose_app_in_browser = True\n"  # window.jupyterapp, for tests to reach models
         "c.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n"
     )
     token, port = secrets.token_hex(16), _free_port()

@@ -414,3 +414,24 @@ def test_the_banner_edge_warns_of_an_answer_about_unread_files(
 ) -> None:
     rendered = banner_html(outcome(status=status, unread=unread, changes=[]))
     assert f"border-left:4px solid {edge}" in rendered
+
+
+def test_change_html_colours_diff_lines_and_lists_notebook_cells() -> None:
+    from mercury_nb.contract.notebook_changes import CellChange, NotebookDiff, SourceLine
+
+    plain = change_html(FileChange(path="a.py", added=1, removed=1, preview="+new <b>\n-old"))
+    assert '<span style="background:rgba(46,160,67,0.18)">+new &lt;b&gt;</span>' in plain
+    assert '<span style="background:rgba(248,81,73,0.18)">-old</span>' in plain
+    notebook = NotebookDiff(cells=[
+        CellChange(kind="modified", number=2, source=[SourceLine(op=" ", text="x = 1"),
+                                                      SourceLine(op="-", text="y = 2")]),
+        CellChange(kind="added", number=3, source=[SourceLine(op="+", text="print(1)")]),
+        CellChange(kind="removed", number=4, cell_type="markdown"),
+    ])
+    rendered = change_html(FileChange(path="n.ipynb", added=9, removed=3,
+                                      preview='  "source": [', notebook=notebook))
+    assert '"source"' not in rendered  # cells, never the notebook's JSON lines
+    assert ("cell 2 changed (code): "
+            '<span style="background:rgba(248,81,73,0.18)">-y = 2</span>') in rendered
+    assert '<span style="background:rgba(46,160,67,0.18)">cell 3 added (code)</span>' in rendered
+    assert "was cell 4, removed (markdown)" in rendered
