@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
-from mercury_nb.contract.config_limits import ContextLimits, ReadLimits
+from mercury_nb.contract.config_limits import ContextLimits, ReadLimits, StreamLimits
 
 ENV_PREFIX = "MERCURY_"
 REQUEST_DEADLINE_TIMEOUTS = 3
@@ -19,7 +19,7 @@ _NO_EMPTY = frozenset({"home", "workdir"})
 silently mean ``~/.mercury``."""
 
 
-class MercuryConfig(ContextLimits, ReadLimits):
+class MercuryConfig(ContextLimits, ReadLimits, StreamLimits):
     """Every knob and threshold of mercury-nb in one place.
 
     Each field can be overridden by an environment variable named ``MERCURY_`` plus the
@@ -191,7 +191,7 @@ class MercuryConfig(ContextLimits, ReadLimits):
 
     # --- recovery ---------------------------------------------------------------------
     stall_soft_ms: int = Field(default=180_000, ge=1)
-    """Silence after which a "Still working" pulse is shown (once per silent window)."""
+    """Silence after which the ``waiting for the model · N s`` pulse shows (once per silence)."""
 
     stall_hard_ms: int | None = Field(default=None, ge=1)
     """Silence after which the attempt is aborted into resume; default soft + 5 min."""

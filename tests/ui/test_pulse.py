@@ -20,8 +20,8 @@ from mercury_nb.ui.plain import event_line
 from mercury_nb.ui.status import StatusView, fold, status_line
 from mercury_nb.ui.widgets import status_html
 
-RUNNING = "Still working — running pytest -q · 190 s"
-SILENT = "Still working — waiting for gpt-x · 180 s silent"
+RUNNING = "running pytest -q · 190 s"
+SILENT = "waiting for the model · 180 s"
 STEP = [TaskStarted("t1", "build", "gpt-x", 75), StepStarted(3, 75, "gpt-x")]
 IN_TOOL = [*STEP, ToolStarted(3, "run_command", "run_command: pytest -q")]
 
@@ -65,5 +65,5 @@ def test_plain_text_prints_the_pulse_line() -> None:
 def test_widget_status_shows_the_pulse_instead_of_the_tool_detail() -> None:
     view = fold_all([*IN_TOOL, Pulse(RUNNING)])
     rendered = status_html(view, 112.0)
-    assert "Still working — running pytest -q · 190 s" in rendered
+    assert "running pytest -q · 190 s" in rendered
     assert rendered.count("pytest -q") == 1

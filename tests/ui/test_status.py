@@ -142,7 +142,7 @@ def test_tool_detail_and_label(name: str, summary: str, detail: str, label: str)
 
 def test_an_event_the_view_has_nothing_for_ends_the_pulse_and_changes_nothing_else() -> None:
     pulsing = fold_all([(0.0, TaskStarted("t1", "x", "m", 9)), (1.0, StepStarted(1, 9, "m")),
-                        (2.0, Pulse("Still working — the model · 6 s silent"))])
+                        (2.0, Pulse("waiting for the model · 6 s"))])
     after = fold(pulsing, LaterKind(3), 3.0)  # type: ignore[arg-type]
     assert after == replace(pulsing, pulse=None)
     assert status_line(after, 5.0) == "step 1/9 · thinking · 5s"

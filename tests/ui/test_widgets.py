@@ -284,11 +284,11 @@ async def test_the_pulse_seconds_keep_growing_until_the_task_ends() -> None:
     state, _ = wd.step_watchdog(state, wd.CommandStarted(100_000.0, "sleep 120"),
                                 MercuryConfig())
     clock.now = 104.0
-    view.on_event(Pulse("Still working — running sleep 120 · 4 s", watch=state))
-    assert "Still working — running sleep 120 · 4 s" in view.status.value
+    view.on_event(Pulse("running sleep 120 · 4 s", watch=state))
+    assert "running sleep 120 · 4 s" in view.status.value
     clock.now = 154.2
     fire_tick(view)  # the timer redraws the line with no new event
-    assert "Still working — running sleep 120 · 54 s" in view.status.value
+    assert "running sleep 120 · 54 s" in view.status.value
     armed = view._ticker
     assert armed is not None and not armed.cancelled()  # and arms the next redraw
 
