@@ -18,6 +18,7 @@ import ipywidgets as widgets
 from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
+from mercury_nb.contract.banners import change_line
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.contract.task_status import EndingStatus
 from mercury_nb.contract.untrusted import shown_name
@@ -63,9 +64,36 @@ def change_html(change: FileChange) -> str:
     )
 
 
+def _banner_body(outcome: TaskOutcome) -> tuple[str, list[FileChange]]:
+    """The banner's lines as HTML, each changed file once: a file the banner lists with a
+    preview is that line as a collapsible ``<details>``; returns the changes it did not list."""
+    previews = {change_line(change): change for change in outcome.changes if change.preview}
+    listed = {change_line(change) for change in outcome.changes}
+    parts: list[str] = []
+    text: list[str] = []
+    for line in outcome.banner.split("\n"):
+        change = previews.get(line.strip())
+        if change is None:
+            text.append(line)
+            continue
+        if text:
+            parts.append(f"<div>{_esc(chr(10).join(text))}</div>")
+            text = []
+        parts.append(
+            f'<details class="mercury-change"><summary>{_esc(line)}</summary>'
+            f'<pre style="margin:2px 0 6px 1em;font-weight:400">{_esc(change.preview)}</pre>'
+            "</details>")
+    if text:
+        parts.append(f"<div>{_esc(chr(10).join(text))}</div>")
+    in_banner = {line.strip() for line in outcome.banner.split("\n")} & listed
+    rest = [change for change in outcome.changes if change_line(change) not in in_banner]
+    return "".join(parts), rest
+
+
 def banner_html(outcome: TaskOutcome) -> str:
-    """The final verdict as HTML: the answer (Markdown, sanitized), the banner and per-file
-    previews (escaped). Nothing from the model or the disk reaches the page unsanitized."""
+    """The final verdict as HTML: the answer (Markdown, sanitized), the banner with each
+    changed file once (its preview collapsible), all escaped. Nothing from the model or the
+    disk reaches the page unsanitized."""
     colour = _STATUS_COLOURS.get(outcome.status, "#616161")
     if outcome.unread:  # an answer about files it never read is delivered, with a warning
         colour = UNGROUNDED_COLOUR
@@ -75,11 +103,12 @@ def banner_html(outcome: TaskOutcome) -> str:
             '<div class="mercury-answer" style="margin-bottom:6px;line-height:1.5">'
             f"{markdown_html(outcome.answer.strip())}</div>"
         )
+    body, rest = _banner_body(outcome)
     parts.append(
         '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;line-height:1.5;'
-        f'border-left:4px solid {colour};padding:4px 8px">{_esc(outcome.banner)}</div>'
+        f'border-left:4px solid {colour};padding:4px 8px">{body}</div>'
     )
-    parts.extend(change_html(change) for change in outcome.changes)
+    parts.extend(change_html(change) for change in rest)
     parts.append("</div>")
     return "".join(parts)
 
@@ -102,11 +131,16 @@ def notices_html(view: StatusView) -> str:
 
 
 def tail_html(view: StatusView) -> str:
+    """The model's text as it streams (escaped; the final answer replaces it): the newest
+    lines in view, older ones a scroll up."""
     if not view.tail:
         return ""
+    cut = "…" if view.tail_cut else ""
     return (
-        '<div style="color:#777;white-space:pre-wrap;font-family:monospace;line-height:1.4;'
-        f'max-height:4.5em;overflow:hidden">…{_esc(view.tail)}</div>'
+        '<div class="mercury-live-text" style="max-height:9em;overflow-y:auto;display:flex;'
+        'flex-direction:column-reverse;border-left:3px solid #1565c0;padding:2px 8px;'
+        'margin:2px 0"><div style="white-space:pre-wrap;line-height:1.45;color:#444">'
+        f"{cut}{_esc(view.tail)}<span style=\"color:#1565c0\">▍</span></div></div>"
     )
 
 
