@@ -87,6 +87,17 @@ register_scripted_model("guess", [Turn(text="README.md says this is a weather ap
 print("ready")
 '''
 
+STREAM_GATE = Path(tempfile.mkdtemp(prefix="mercury-stream-gate-")) / "open"
+"""Its appearance lets the ``stream`` model finish its reply (the test's gate, not a timer)."""
+STREAMED = ("Reading the plan first. It has three parts: the parser, the tests and the docs. "
+            "All three are in place now.")
+SETUP += (
+    "from mercury_nb.testing import Stall\n"
+    f"register_scripted_model('stream', [Turn(text={STREAMED!r}, chunk_size=6, fault=Stall("
+    f"seconds=120, after_chunks=9, until={str(STREAM_GATE)!r}))])\n"
+    "print('stream ready')\n"
+)
+
 HELLO_TASK = "Create hello.py that prints hello world, and run it."
 CELLS = {
     "load": "%load_ext mercury_nb",
@@ -105,6 +116,8 @@ CELLS = {
                 "Build a todo CLI in todo.py with tests.",
     "unread": "%%mercury --model scripted/guess --chat --workdir {with_readme()}\n"
               "What does this project do?",
+    "stream": "%%mercury --model scripted/stream --chat --workdir {fresh()}\n"
+              "What does the plan say?",
 }
 ORDER = list(CELLS)
 
@@ -174,7 +187,7 @@ def notebook(widget_lab: WidgetLab, browser: Any) -> Iterator[Notebook]:
     book = Notebook(page)
     book.run("load")
     book.run("setup")
-    book.wait_for("setup", lambda t: "ready" in t, "ready")
+    book.wait_for("setup", lambda t: "stream ready" in t, "ready")
     yield book
     context.close()
 
@@ -300,3 +313,22 @@ def test_an_answer_about_a_file_it_never_read_says_so(notebook: Notebook) -> Non
     assert ("Response delivered · no file changes (snapshot-verified)\n"
             "answered without reading README.md") in text
     notebook.shoot("unread", "unread")
+
+
+def test_the_models_text_streams_into_the_widget_then_the_answer_replaces_it(
+        notebook: Notebook) -> None:
+    notebook.run("stream")
+    # the model is held mid-reply until the gate file exists: this text came live
+    text = notebook.wait_for("stream", lambda t: "Reading the plan first." in t,
+                             "the streamed text")
+    assert "All three are in place" not in text and notebook.stop_visible("stream")
+    assert notebook.output("stream").locator(".mercury-live-text").count() == 1
+    text = notebook.wait_for("stream", lambda t: "waiting for the model · " in t,
+                             "the silent model's pulse")
+    assert re.search(r"step 1/75 · waiting for the model · \d+ s", text)
+    notebook.shoot("stream", "streaming")
+    STREAM_GATE.touch()
+    text = notebook.wait_for("stream", lambda t: "All three are in place now." in t
+                             and not notebook.stop_visible("stream"), "the final answer")
+    assert notebook.output("stream").locator(".mercury-live-text").count() == 0
+    assert text.count("Reading the plan first.") == 1  # the answer, not the live text too
