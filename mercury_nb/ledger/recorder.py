@@ -151,10 +151,10 @@ class TaskRecorder:
                     return
                 self.finished = True
                 self.writer.submit(lambda ledger: self._finish(ledger, outcome))
-            case TextDelta(text=text):
+            case TextDelta(text=piece):
                 with self._progress_lock:  # pieces join: one row per interval, not per token
                     merge_text(self._open_batch(self.config.stream_record_ms / 1000).events,
-                               text)
+                               piece)
             case _:
                 data = recorded_fields(event)
                 text = data.get("text")
