@@ -85,7 +85,7 @@ async def test_stall_on_every_provider_fails_honestly_naming_the_stall(
     assert outcome.status == "failed"
     assert outcome.answer is None
     assert outcome.banner.startswith(
-        f"All LLM providers failed. Last error: stalled: {STALLED}waiting for scripted/test)"
+        f"All LLM providers failed. Last error: stalled: {STALLED}waiting for the model)"
     )
 
 
