@@ -16,6 +16,8 @@ export interface ILive {
   started?: number;
   at?: number;
   pulse?: string | null;
+  /** What the model has streamed in this step so far (redacted by the server). */
+  text?: string;
 }
 
 export interface ITaskSummary {

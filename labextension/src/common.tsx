@@ -53,23 +53,34 @@ export function StatusChip(props: { status: Status }): JSX.Element {
   );
 }
 
+/** Seconds of silence after which the pulse says what it waits for. */
+const SILENT_S = 3;
+
+/**
+ * The live status line, the twin of mercury_nb/ui/status.py's: `step 2 · read_file · 12s`;
+ * while nothing has been heard for a while, what it waits for instead:
+ * `step 2 · waiting for the model · 8 s` (or `step 2 · run_command · 8 s` while a tool runs).
+ */
 export function pulseLine(pulse: ILivePulse | undefined, now: number): string {
   if (!pulse) {
-    return 'working…';
+    return 'working on it…';
   }
   const parts: string[] = [];
   if (pulse.step !== null) {
     parts.push(`step ${pulse.step}`);
   }
-  if (pulse.tool) {
-    parts.push(pulse.tool);
-  }
-  parts.push(age(now - pulse.started));
   const silent = Math.round(now - pulse.lastAt);
-  if (silent >= 3) {
-    parts.push(`${silent} s silent`);
+  if (silent >= SILENT_S) {
+    parts.push(pulse.tool ?? 'waiting for the model', `${silent} s`);
+  } else {
+    parts.push(pulse.tool ?? 'thinking', age(now - pulse.started));
   }
   return parts.join(' · ');
+}
+
+/** `1 step`, `3 steps`: a finished task's count (a running one's is its pulse line's). */
+export function stepsText(steps: number): string {
+  return steps === 1 ? '1 step' : `${steps} steps`;
 }
 
 /**

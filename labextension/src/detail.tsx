@@ -4,13 +4,53 @@
  */
 import React from 'react';
 
-import { IRunEvent, ITaskDetail } from './api';
+import { ITaskDetail, ITaskSummary } from './api';
 import { ChangedFiles, IFileOpener } from './changes';
-import { STATUS_COLOURS, StatusChip } from './common';
+import { STATUS_COLOURS, StatusChip, stepsText } from './common';
+import { eventWords } from './events';
 import { oneLine, shownName } from './untrusted';
 
 function money(usd: number | null): string {
   return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
+}
+
+/**
+ * Whether "no token usage recorded" says something: only for a finished task that asked
+ * a model that reports usage. A running task's usage comes at its end; a task that took no
+ * step asked nothing; the scripted demo models (`scripted/…`) report none.
+ */
+export function usageExpected(task: ITaskSummary): boolean {
+  return (
+    task.status !== 'running' &&
+    task.steps > 0 &&
+    task.models.some(model => !model.startsWith('scripted/'))
+  );
+}
+
+/** The blocker, unless the banner already says it (the key error is printed once). */
+export function blockerShown(task: ITaskSummary): string | null {
+  if (!task.blocker) {
+    return null;
+  }
+  return task.banner && task.banner.includes(task.blocker) ? null : task.blocker;
+}
+
+/** The model's text as it streams, shown until the final answer replaces it. */
+function LiveText(props: { text: string }): JSX.Element {
+  const end = React.useRef<HTMLDivElement>(null);
+  React.useEffect(() => {
+    end.current?.scrollIntoView({ block: 'nearest' });
+  }, [props.text]);
+  return (
+    <section>
+      <h3>The model is writing</h3>
+      <div className="jp-mercury-live-text">
+        {props.text}
+        <span className="jp-mercury-caret">▍</span>
+        <div ref={end} />
+      </div>
+    </section>
+  );
 }
 
 export function Detail(props: {
@@ -50,7 +90,8 @@ export function Detail(props: {
         </div>
       )}
       <div className="jp-mercury-meta">
-        {task.workspace} · {task.models.join(' → ')} · {task.steps} step(s)
+        {task.workspace} · {task.models.join(' → ')}
+        {task.status === 'running' ? '' : ` · ${stepsText(task.steps)}`}
       </div>
       {task.status === 'running' && <div className="jp-mercury-pulse">{props.pulse}</div>}
       <div className="jp-mercury-actions">
@@ -81,12 +122,13 @@ export function Detail(props: {
           {task.banner}
         </div>
       )}
-      {task.blocker && (
+      {blockerShown(task) && (
         <div className="jp-mercury-blocker">
           <strong>Blocker: </strong>
-          {oneLine(task.blocker)}
+          {oneLine(task.blocker ?? '')}
         </div>
       )}
+      {task.status === 'running' && task.live?.text && <LiveText text={task.live.text} />}
       {detail.answer && (
         <section>
           <h3>Answer</h3>
@@ -158,6 +200,7 @@ export function Detail(props: {
           </ul>
         </section>
       )}
+      {(Object.keys(detail.usage).length > 0 || usageExpected(task)) && (
       <section>
         <h3>Tokens and cost</h3>
         {Object.keys(detail.usage).length === 0 ? (
@@ -179,44 +222,23 @@ export function Detail(props: {
           </ul>
         )}
       </section>
+      )}
       <section>
         <h3>Events</h3>
         <ol className="jp-mercury-events">
-          {detail.events.map((event, index) => (
-            <li key={event.id ?? `e${index}`} data-kind={event.kind}>
-              <span className="jp-mercury-event-time">
-                {new Date(event.at * 1000).toLocaleTimeString()}
-              </span>{' '}
-              <span className="jp-mercury-event-kind">{event.kind}</span>{' '}
-              <span>{eventText(event)}</span>
-            </li>
-          ))}
+          {detail.events.map((event, index) => {
+            const words = eventWords(event.kind, event.data);
+            return words === null ? null : (
+              <li key={event.id ?? `e${index}`} data-kind={event.kind}>
+                <span className="jp-mercury-event-time">
+                  {new Date(event.at * 1000).toLocaleTimeString()}
+                </span>{' '}
+                <span className="jp-mercury-event-text">{words}</span>
+              </li>
+            );
+          })}
         </ol>
       </section>
     </div>
   );
-}
-
-function eventText(event: IRunEvent): string {
-  const data = event.data || {};
-  if (event.kind === 'memory-pressure-pause') {
-    // rows recorded before the pause carried its numbers have the reason and words only
-    const tokens =
-      typeof data.prompt_tokens === 'number'
-        ? ` · ${data.prompt_tokens}/${String(data.budget_tokens)} tokens`
-        : '';
-    const memory =
-      typeof data.rss_mb === 'number'
-        ? ` · ${Math.round(data.rss_mb)}/${String(data.limit_mb)} MB`
-        : '';
-    return `paused on ${String(data.reason)}${tokens}${memory}: ${String(data.why)}`;
-  }
-  const parts: string[] = [];
-  for (const key of ['text', 'verdict', 'decision', 'name', 'summary', 'command']) {
-    const value = data[key];
-    if (typeof value === 'string' && value.length > 0) {
-      parts.push(value);
-    }
-  }
-  return oneLine(parts.join(' · '));
 }

@@ -91,8 +91,8 @@ class Notice:
 
 @dataclass(frozen=True)
 class Pulse:
-    """The stall watchdog's live pulse: ``Still working — <activity> · N s silent`` (or
-    ``Still working — running <cmd> · N s``); shown until the next sign of progress.
+    """The stall watchdog's live pulse: ``waiting for the model · N s`` (or
+    ``running <cmd> · N s``); shown until the next sign of progress.
     ``activity`` is what it waits on, ``silent_s`` the whole seconds of silence (or of the
     running ``command``), both as of the decision.
 
@@ -186,13 +186,14 @@ AGENT_EVENT_KINDS: frozenset[AgentEventKind] = frozenset(get_args(AgentEventKind
 """Every kind an event of :data:`AgentEvent` can have."""
 
 PROGRESS_KINDS: frozenset[AgentEventKind] = frozenset(
-    {"step-started", "tool-started", "tool-finished", "pulse"})
+    {"step-started", "text-delta", "tool-started", "tool-finished", "pulse"})
 """Kinds recorded for live watchers only: a task's summary (``show``) leaves them out (any
 other kind, a new one too, is in the summary)."""
 
 STREAMED_KINDS: frozenset[AgentEventKind] = frozenset({"text-delta"})
-"""Kinds shown live and never recorded (streamed tokens never reach the ledger; any other
-kind, a new one too, is recorded)."""
+"""Kinds shown live and recorded only coalesced, for live watchers (the model's text: one
+ledger row per ``stream_record_ms``, never one per token, dropped when the task finishes;
+see :mod:`mercury_nb.ledger.streamed`)."""
 
 
 def recorded_fields(event: AgentEvent) -> dict[str, Any]:

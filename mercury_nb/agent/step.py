@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from mercury_nb.agent.events import EventSink, TextDelta
 from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.contract.escalation.provider_policy import EMPTY_REPLY_KIND, EMPTY_REPLY_MESSAGE
+from mercury_nb.contract.recovery.stall_watchdog import IDLE_ACTIVITY
 from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.turns.stream_assembly import (
     StepReply,
@@ -126,7 +127,7 @@ async def watched_step(
     carrying what had been assembled."""
     partial = PartialStep()
     try:
-        async with watch.request(activity or f"waiting for {model.name}"):
+        async with watch.request(activity or IDLE_ACTIVITY):
             return await stream_step(model, request, on_event, step, watch.on_chunk, partial,
                                      on_usage)
     except AttemptStalled as stalled:

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
 from mercury_nb.contract.config_commands import CommandSettings
-from mercury_nb.contract.config_limits import ContextLimits, KernelLimits, ReadLimits
+from mercury_nb.contract.config_limits import ContextLimits, KernelLimits, ReadLimits, StreamLimits
 
 ENV_PREFIX = "MERCURY_"
 REQUEST_DEADLINE_TIMEOUTS = 3
@@ -20,7 +20,7 @@ _NO_EMPTY = frozenset({"home", "workdir"})
 silently mean ``~/.mercury``."""
 
 
-class MercuryConfig(ContextLimits, ReadLimits, KernelLimits, CommandSettings):
+class MercuryConfig(ContextLimits, ReadLimits, KernelLimits, StreamLimits, CommandSettings):
     """Every knob and threshold of mercury-nb in one place.
 
     Each field can be overridden by an environment variable named ``MERCURY_`` plus the
@@ -192,7 +192,7 @@ class MercuryConfig(ContextLimits, ReadLimits, KernelLimits, CommandSettings):
 
     # --- recovery ---------------------------------------------------------------------
     stall_soft_ms: int = Field(default=180_000, ge=1)
-    """Silence after which a "Still working" pulse is shown (once per silent window)."""
+    """Silence after which the ``waiting for the model · N s`` pulse shows (once per silence)."""
 
     stall_hard_ms: int | None = Field(default=None, ge=1)
     """Silence after which the attempt is aborted into resume; default soft + 5 min."""

@@ -124,3 +124,18 @@ class KernelLimits(BaseModel):
     kernel_output_max_chars: int = Field(default=8000, ge=200)
     """Characters of stdout, of stderr and of the traceback a ``run_in_kernel`` result keeps
     each (head and tail)."""
+
+
+class StreamLimits(BaseModel):
+    """The fields of :class:`~mercury_nb.contract.config.MercuryConfig` that bound how the
+    model's streamed text is recorded for live watchers (the panel), ``MERCURY_<FIELD>``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    stream_record_ms: int = Field(default=250, ge=10)
+    """How long the model's streamed text gathers before it is written to the ledger as one
+    ``text-delta`` event (the panel shows it live; at most one such write per interval)."""
+
+    stream_record_chars: int = Field(default=16_000, ge=256)
+    """Most characters of one step's streamed text recorded for live watchers; the rest is
+    shown with the final answer only."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
+from mercury_nb.ledger.event_words import event_words
 from mercury_nb.ledger.records import EventRecord, TaskRecord
 
 TASK_CHARS = 40
@@ -80,15 +83,24 @@ def _evidence_line(item: dict[str, object]) -> str:
     return f"  {mark} {item.get('command')} → exit {code}{stale}"
 
 
-def _event_line(event: EventRecord, record: TaskRecord) -> str:
-    at = age(event.at - record.created_at)
-    parts = [event.kind]
-    if event.verdict:
-        parts.append(event.verdict)
-    if event.decision:
-        parts.append(event.decision)
-    text = f": {first_line(event.text, 100)}" if event.text else ""
-    return f"  +{at} {' · '.join(parts)}{text}"
+def _event_data(event: EventRecord) -> dict[str, Any]:
+    """An event's recorded fields; a row from before they were kept has its columns only."""
+    data: dict[str, Any] = {"verdict": event.verdict, "decision": event.decision,
+                            "text": event.text}
+    try:
+        loaded = json.loads(event.data) if event.data else None
+    except ValueError:
+        loaded = None
+    if isinstance(loaded, dict):
+        data.update(loaded)
+    return data
+
+
+def _event_line(event: EventRecord, record: TaskRecord) -> str | None:
+    words = event_words(event.kind, _event_data(event))
+    if words is None:
+        return None
+    return f"  +{age(event.at - record.created_at)} {first_line(words, 100)}"
 
 
 def _checkpoint_line(record: TaskRecord) -> str:
@@ -131,5 +143,6 @@ def task_detail_text(record: TaskRecord, events: Sequence[EventRecord], now: flo
                      for sub in subagents)
     if events:
         lines.append("events (time since the task was first recorded):")
-        lines.extend(_event_line(event, record) for event in events)
+        lines.extend(line for event in events
+                     if (line := _event_line(event, record)) is not None)
     return "\n".join(lines)

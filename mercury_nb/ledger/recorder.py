@@ -4,9 +4,11 @@ Recorded: ``TaskStarted`` (the row is running), ``TurnEnded`` (a turn event and 
 checkpoint), ``StepEnded`` (the latest checkpoint, no event row), ``TaskFinished`` (the final
 row), and every other event as itself, for watchers in other processes: its ``kind`` and its
 fields (:func:`~mercury_nb.agent.events.recorded_fields`, as JSON), whatever its class;
-streamed kinds (tokens) never reach SQLite. Progress events are batched: one transaction
-takes every progress event queued since the last one and the checkpoint of the newest step
-that finished meanwhile, within ``PROGRESS_COALESCE_S`` of it (a kill -9 loses the step in
+streamed text (``TextDelta``) is coalesced, redacted as a whole and written as
+``text-delta`` rows for live watchers (:mod:`mercury_nb.ledger.streamed`), never a row per
+token. Progress events are batched: one transaction takes every progress event queued since
+the last one and the checkpoint of the newest step that finished meanwhile, within
+``PROGRESS_COALESCE_S`` of it (a kill -9 loses the step in
 flight, and a step that finished less than that before the kill). The sink itself only takes
 the checkpoint (it must see the loop's state as it is now); serializing and redacting it
 (:mod:`~mercury_nb.ledger.checkpoint_json`) and the SQLite writes happen on the ledger's
@@ -24,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import (
-    STREAMED_KINDS,
     AgentEvent,
     AgentEventKind,
     EventSink,
     StepEnded,
     TaskFinished,
     TaskStarted,
+    TextDelta,
     TurnEnded,
     recorded_fields,
 )
@@ -41,12 +43,12 @@ from mercury_nb.ledger.checkpoint_json import CheckpointJson
 from mercury_nb.ledger.records import StepCheckpoint, TaskHeader
 from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
+from mercury_nb.ledger.streamed import Row, StreamedRows, merge_text
 from mercury_nb.ledger.writer import LedgerWriter
 
 PROGRESS_COALESCE_S = 0.1
 """How long a batch of progress events stays open before its write (watchers see events
 within this plus their own poll; a fast loop writes one transaction per interval)."""
-Progress = tuple[AgentEventKind, "str | None", "str | None"]  # kind, display text, fields (JSON)
 
 
 def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str | None = None,
@@ -67,7 +69,7 @@ def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str |
 class _Batch:
     """Progress events queued for one write, and the newest finished step's checkpoint."""
 
-    events: list[Progress] = field(default_factory=list)
+    events: list[Row] = field(default_factory=list)
     checkpoint: dict[str, Any] | None = None
     """JSON-ready data the loop no longer changes (serialized at the write)."""
     snapshot: str | None = None
@@ -85,6 +87,7 @@ class TaskRecorder:
         self.resumed = resumed
         self.secrets = ledger_secrets(config, environ)
         self._checkpoints = CheckpointJson(self.secrets)
+        self._streamed = StreamedRows(self.secrets, config.stream_record_chars, self._clean)
         self.header = header if header is not None else task_header(
             task_id, task, config, parent=parent, secrets=self.secrets)
         """``header`` when the caller already built it (the door, writing the row)."""
@@ -150,12 +153,14 @@ class TaskRecorder:
                     return
                 self.finished = True
                 self.writer.submit(lambda ledger: self._finish(ledger, outcome))
-            case _ if event.kind not in STREAMED_KINDS:
+            case TextDelta(text=piece):
+                with self._progress_lock:  # pieces join: one row per interval, not per token
+                    merge_text(self._open_batch(self.config.stream_record_ms / 1000).events,
+                               piece)
+            case _:
                 data = recorded_fields(event)
                 text = data.get("text")
                 self._queue_progress(event.kind, text if isinstance(text, str) else None, data)
-            case _:
-                return
 
     def _queue_progress(self, kind: AgentEventKind, text: str | None, data: dict[str, Any]
                         ) -> None:
@@ -164,14 +169,15 @@ class TaskRecorder:
             batch = self._open_batch()
             batch.events.append((kind, text, json.dumps(data, default=str) if data else None))
 
-    def _open_batch(self) -> _Batch:
-        """The open batch, or a new one, whose write is queued now: it takes whatever the
-        batch holds by then. Called under the progress lock."""
+    def _open_batch(self, gather_s: float | None = None) -> _Batch:
+        """The open batch, or a new one (gathering for ``gather_s``, default
+        ``PROGRESS_COALESCE_S``), whose write is queued now: it takes whatever the batch
+        holds by then. Called under the progress lock."""
         batch = self._progress
         if batch is None:
             batch = self._progress = _Batch()
             closed = self._closed = threading.Event()
-            due = time.monotonic() + PROGRESS_COALESCE_S
+            due = time.monotonic() + (PROGRESS_COALESCE_S if gather_s is None else gather_s)
             self.writer.submit(lambda ledger: self._write_progress(ledger, batch, due, closed))
         return batch
 
@@ -197,13 +203,13 @@ class TaskRecorder:
                 clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
             step = StepCheckpoint(self._checkpoints.dumps(data), clean_snapshot,
                                   int(data.get("steps_total", 0)))
-        ledger.add_events(self.header, [
-            (kind, self._clean(text) if text else None, self._clean(data) if data else None)
-            for kind, text, data in events
-        ], step)
+        ledger.add_events(self.header, self._streamed.rows(events), step)
 
     def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str,
                    data: dict[str, Any], snapshot: str | None) -> None:
+        held = self._streamed.flush()  # the turn's text is whole: what was held back goes
+        if held:
+            ledger.add_events(self.header, held)
         clean_snapshot = None
         if snapshot is not None:
             clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))

@@ -207,6 +207,9 @@ class Ledger(LedgerReads, LedgerOccupancy):
             )
             self._event(conn, header.id, now, "task-finished", verdict, status, blocker,
                         data={"status": status, "verdict": verdict, "blocker": blocker})
+            # the live text of its steps served watchers while it ran; the answer replaces it
+            conn.execute("DELETE FROM events WHERE task_id = ? AND kind = 'text-delta'",
+                         (header.id,))
 
         self._write(write)
 

@@ -15,16 +15,19 @@ from mercury_nb.runs.events import RunEvent
 @dataclass(frozen=True)
 class LiveState:
     """A running task now: its step and running tool (None: none yet, or between tools),
-    when it started (None: not seen), and ``at``, its latest sign of life (epoch seconds; a
-    pulse's is when the silence it reports began)."""
+    when it started (None: not seen), ``at``, its latest sign of life (epoch seconds; a
+    pulse's is when the silence it reports began), and ``text``, what the model has streamed
+    in this step so far (redacted by the recorder; the final answer replaces it)."""
 
     step: int | None = None
     tool: str | None = None
     started: float | None = None
     at: float | None = None
+    text: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"step": self.step, "tool": self.tool, "started": self.started, "at": self.at}
+        return {"step": self.step, "tool": self.tool, "started": self.started, "at": self.at,
+                "text": self.text}
 
 
 def _number(value: Any) -> float:
@@ -37,14 +40,18 @@ def _step(value: Any, known: int | None) -> int | None:
 
 
 def fold_live(live: LiveState, event: RunEvent) -> LiveState:
-    """``live`` after ``event``: a start sets ``started``, a step clears the tool, a tool's
-    start sets it and its end clears it; every event is a sign of life."""
+    """``live`` after ``event``: a start sets ``started``, a step clears the tool and the
+    text, a tool's start sets it and its end clears it, streamed text adds to ``text``;
+    every event is a sign of life."""
     data = event.data
     match event.kind:
         case "task-started" | "resume":
             live = replace(live, started=event.at)
         case "step-started":
-            live = replace(live, step=_step(data.get("step"), live.step), tool=None)
+            live = replace(live, step=_step(data.get("step"), live.step), tool=None, text="")
+        case "text-delta":
+            text = data.get("text")
+            live = replace(live, text=live.text + (text if isinstance(text, str) else ""))
         case "tool-started":
             name = data.get("name")
             live = replace(live, step=_step(data.get("step"), live.step),

@@ -56,15 +56,20 @@ def live_state(events: list[Any]) -> dict[str, Any]:
 def summary(record: Any, events: list[Any] | None = None) -> TaskSummary:
     """A ledger record (``TaskRecord``) as a list row; a running task gets its live state."""
     live = None
+    steps = record.steps
     if record.status == "running":
         if events is None:
             found = runs.task_detail(record.id)
             events = found.events if found is not None else []
         live = live_state(events)
+        # one count everywhere: the step it is on (the live state's) once it is ahead of the
+        # last checkpoint's, so the header, the row and the status line never disagree
+        if isinstance(live.get("step"), int):
+            steps = max(steps, live["step"])
     return TaskSummary(
         id=record.id, task=record.task, workspace=record.workspace, status=record.status,
         verdict=record.verdict, banner=record.banner, blocker=record.blocker,
-        models=list(record.models), steps=record.steps, created_at=record.created_at,
+        models=list(record.models), steps=steps, created_at=record.created_at,
         updated_at=record.updated_at, live=live, parent=record.parent,
         resumable=record.resumable,
     )
@@ -85,7 +90,8 @@ def detail_json(detail: Any) -> dict[str, Any]:
         providers=outcome.get("providers", {}),
         usage={str(k): dict(v) for k, v in usage.items() if isinstance(v, dict)},
         costs=estimate_all(usage),
-        events=[event.to_json() for event in detail.events],
+        # the streamed text is the live state's (task.live.text), not a line of the log
+        events=[event.to_json() for event in detail.events if event.kind != "text-delta"],
         subagents=[summary(child, []) for child in detail.subagents],
     )
     return out.model_dump(mode="json")

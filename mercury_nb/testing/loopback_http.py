@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 
 from mercury_nb.testing.script import (
+    GATE_POLL_S,
     DropMidStream,
     Endless,
     HttpError,
@@ -154,8 +155,8 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
                 return
             case DropMidStream():
                 raise _Dropped
-            case Stall(seconds=seconds):
-                self._pause(seconds)
+            case Stall(seconds=seconds) as stall:
+                self._stall(stall, seconds)
             case _:
                 pass
         payload = completion_body(turn, number, str(body.get("model")), body)
@@ -208,8 +209,8 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
                 raise _Dropped
             case MalformedChunk():
                 self._event('{"id": "chatcmpl-broken", "choices": [{"delta": {"content": "')
-            case Stall(seconds=seconds):
-                self._pause(seconds)
+            case Stall(seconds=seconds) as stall:
+                self._stall(stall, seconds)
             case Trickle(byte_every_s=seconds):
                 self.trickle_s = seconds
             case Endless(piece=piece, every_s=seconds):
@@ -218,6 +219,12 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
                     self._pause(seconds)
             case _:
                 pass
+
+    def _stall(self, stall: Stall, seconds: float) -> None:
+        """Silent for ``seconds``, or until the stall's gate file appears."""
+        deadline = time.monotonic() + seconds
+        while not stall.ended() and (left := deadline - time.monotonic()) > 0:
+            self._pause(min(GATE_POLL_S, left))
 
     def _pause(self, seconds: float) -> None:
         if self.server.loopback.stopping.wait(seconds):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -65,13 +66,24 @@ class NoFinish:
     send_done: bool = False
 
 
+GATE_POLL_S = 0.02
+"""How often a gated :class:`Stall` looks for its gate file."""
+
+
 @dataclass(frozen=True)
 class Stall:
     """Go silent for ``seconds`` after ``after_chunks`` content chunks, then carry on normally.
-    The server's stall is interrupted when the server stops."""
+    The server's stall is interrupted when the server stops. ``until``: a file whose
+    appearance ends the stall at once (a test's gate: it lets the stream go on when it has
+    seen what it waits for, never after a guessed time)."""
 
     seconds: float
     after_chunks: int = 0
+    until: str | None = None
+
+    def ended(self) -> bool:
+        """Whether the gate file exists (never, without one)."""
+        return self.until is not None and os.path.exists(self.until)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import contextmanager
 
 from mercury_nb.testing.script import (
+    GATE_POLL_S,
     DropMidStream,
     Endless,
     HttpError,
@@ -126,8 +127,12 @@ class ScriptedModel:
                 raise ConnectionError(f"{self.name}: connection dropped after {position} chunk(s)")
             case MalformedChunk():
                 raise MalformedChunkError(f"{self.name}: malformed chunk after {position} chunk(s)")
-            case Stall(seconds=seconds):
+            case Stall(seconds=seconds, until=None):
                 await asyncio.sleep(seconds)
+            case Stall(seconds=seconds) as stall:  # gated: ends when its file appears
+                deadline = asyncio.get_running_loop().time() + seconds
+                while not stall.ended() and asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(min(GATE_POLL_S, seconds))
             case _:
                 pass
 

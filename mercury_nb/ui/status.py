@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from mercury_nb.agent.events import (
     AgentEvent,
@@ -17,9 +17,14 @@ from mercury_nb.agent.events import (
     TurnEnded,
 )
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.stream_text import StreamText, add_text, flush_text
 
-TAIL_CHARS = 240
-"""Characters of the model's streamed text kept for the live view."""
+TAIL_CHARS = 4000
+"""Characters of the model's streamed text kept for the live view (the newest)."""
+
+STREAM_CHARS = 16_000
+"""Most characters of one step's streamed text the live view takes in (it is redacted as a
+whole at every piece, so this bounds that work; the final answer shows the rest)."""
 
 NOTICES_KEPT = 5
 """Most recent notices kept for the live view."""
@@ -57,6 +62,12 @@ class StatusView:
     tool_failures: int = 0
     notices: tuple[str, ...] = ()
     tail: str = ""
+    """The model's text streamed in this step so far, safe to show (redacted as a whole and
+    handed out word by word: :mod:`mercury_nb.contract.stream_text`), its newest
+    :data:`TAIL_CHARS`."""
+    tail_cut: bool = False
+    """Whether older text of the step was dropped from ``tail``."""
+    stream: StreamText = field(default_factory=StreamText)
     pulse: Pulse | None = None
     """The stall watchdog's pulse, until the next sign of progress (its seconds are redrawn
     for the time a status line is drawn at)."""
@@ -88,11 +99,14 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
         case StepStarted(step=step, max_steps=max_steps, model=model):
             return replace(
                 view, step=step, max_steps=max_steps, model=model, tool=None, tool_summary="",
-                tail="",
+                tail="", tail_cut=False, stream=StreamText(),
             )
         case TextDelta(text=text):
-            return replace(view, tail=(view.tail + text)[-TAIL_CHARS:])
+            stream, shown = add_text(view.stream, text, (), STREAM_CHARS)
+            return _with_text(replace(view, stream=stream), shown)
         case ToolStarted(step=step, name=name, summary=summary):
+            stream, rest = flush_text(view.stream, ())  # the reply's text is whole now
+            view = _with_text(replace(view, stream=stream), rest)
             return replace(view, step=max(view.step, step), tool=name, tool_summary=summary,
                            tool_started_at=now)
         case ToolFinished(ok=ok):
@@ -111,6 +125,14 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             return replace(view, outcome=outcome, finished_at=now, tool=None, tool_summary="")
         case _:
             return view
+
+
+def _with_text(view: StatusView, shown: str) -> StatusView:
+    if not shown:
+        return view
+    tail = view.tail + shown
+    cut = len(tail) > TAIL_CHARS
+    return replace(view, tail=tail[-TAIL_CHARS:], tail_cut=view.tail_cut or cut)
 
 
 def tool_detail(name: str, summary: str) -> str:

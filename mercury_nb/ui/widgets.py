@@ -9,7 +9,6 @@ verdict takes their place: the answer as sanitized Markdown, then the escaped ba
 from __future__ import annotations
 
 import asyncio
-import html
 import time
 from collections.abc import Callable
 from typing import Any, cast
@@ -18,14 +17,12 @@ import ipywidgets as widgets
 from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
-from mercury_nb.contract.notebook_changes import CellChange
-from mercury_nb.contract.outcome import FileChange, TaskOutcome
-from mercury_nb.contract.task_status import EndingStatus
-from mercury_nb.contract.untrusted import one_line, shown_name
+from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.ui.live import ThrottledRenderer
-from mercury_nb.ui.markdown import markdown_html
 from mercury_nb.ui.plain import final_text
 from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_detail
+from mercury_nb.ui.verdict_html import banner_html
+from mercury_nb.ui.verdict_html import esc as _esc
 
 display = cast(Callable[..., Any], ipython_display.display)  # IPython's display is untyped
 
@@ -34,92 +31,6 @@ TICK_S = 1.0
 
 WIDGET_TEXT = "mercury · live status (widgets need a front end that renders ipywidgets)"
 """``text/plain`` of the live widget's display, fixed so recorded notebooks stay stable."""
-
-_STATUS_COLOURS: dict[EndingStatus, str] = {
-    "completed": "#2e7d32",
-    "paused": "#b26a00",
-    "failed": "#c62828",
-    "aborted": "#616161",
-}
-UNGROUNDED_COLOUR = "#b26a00"
-"""The banner's edge when the answer talks about files the task never read."""
-
-
-def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
-def change_html(change: FileChange) -> str:
-    """One changed file as a collapsible ``<details>`` with its preview; all text escaped,
-    the path shown by :func:`shown_name` (on one line, quoted when it needs to be)."""
-    summary = (
-        f"{_esc(shown_name(change.path))} <span>+{change.added} −{change.removed}</span>"
-        f" ({_esc(change.kind)})"
-    )
-    if not change.preview:
-        return f'<div class="mercury-change">{summary}</div>'
-    if change.notebook is not None:
-        lines = "\n".join(_cell_line(cell) for cell in change.notebook.cells)
-        if change.notebook.more_cells:
-            lines += f"\n… {change.notebook.more_cells} more changed cell(s)"
-        lines = lines or _esc(change.preview)
-    else:  # the preview's diff lines, each marked + or − by _preview in workspace/changes.py
-        lines = "\n".join(_diff_line(line) for line in change.preview.split("\n"))
-    return (
-        f'<details class="mercury-change"><summary>{summary}</summary>'
-        f'<pre style="margin:2px 0 6px 1em">{lines}</pre></details>'
-    )
-
-
-_COLOURS = {"+": "background:rgba(46,160,67,0.18)", "-": "background:rgba(248,81,73,0.18)"}
-
-
-def _coloured(op: str, text: str) -> str:
-    style = _COLOURS.get(op)
-    return f'<span style="{style}">{_esc(text)}</span>' if style else _esc(text)
-
-
-def _diff_line(line: str) -> str:
-    """A unified-diff line, escaped, green when it adds and red when it removes."""
-    return _coloured(line[:1], line)
-
-
-def _cell_line(cell: CellChange) -> str:
-    """One changed cell on one line: where it is, what happened, its first changed line."""
-    if cell.kind == "removed":
-        head, op = f"was cell {cell.number}, removed ({cell.cell_type})", "-"
-    else:
-        head = f"cell {cell.number} {'added' if cell.kind == 'added' else 'changed'}"
-        head, op = f"{head} ({cell.cell_type})", "+" if cell.kind == "added" else ""
-    first = next((ln for ln in cell.source if ln.op in ("+", "-")), None)
-    shown = _coloured(op, one_line(head))
-    if first is not None:
-        shown += ": " + _coloured(first.op, one_line(first.op + first.text)[:120])
-    elif cell.outputs:
-        shown += ": " + _esc(one_line(cell.outputs))
-    return shown
-
-
-def banner_html(outcome: TaskOutcome) -> str:
-    """The final verdict as HTML: the answer (Markdown, sanitized), the banner and per-file
-    previews (escaped). Nothing from the model or the disk reaches the page unsanitized."""
-    colour = _STATUS_COLOURS.get(outcome.status, "#616161")
-    if outcome.unread:  # an answer about files it never read is delivered, with a warning
-        colour = UNGROUNDED_COLOUR
-    parts = [f'<div class="mercury-outcome mercury-{_esc(outcome.status)}">']
-    if outcome.answer and outcome.answer.strip():
-        parts.append(
-            '<div class="mercury-answer" style="margin-bottom:6px;line-height:1.5">'
-            f"{markdown_html(outcome.answer.strip())}</div>"
-        )
-    parts.append(
-        '<div class="mercury-banner" style="white-space:pre-wrap;font-weight:600;line-height:1.5;'
-        f'border-left:4px solid {colour};padding:4px 8px">{_esc(outcome.banner)}</div>'
-    )
-    parts.extend(change_html(change) for change in outcome.changes)
-    parts.append("</div>")
-    return "".join(parts)
-
 
 def status_html(view: StatusView, now: float) -> str:
     """The live status line, with the running tool's summary (or the stall watchdog's
@@ -139,11 +50,16 @@ def notices_html(view: StatusView) -> str:
 
 
 def tail_html(view: StatusView) -> str:
+    """The model's text as it streams (escaped; the final answer replaces it): the newest
+    lines in view, older ones a scroll up."""
     if not view.tail:
         return ""
+    cut = "…" if view.tail_cut else ""
     return (
-        '<div style="color:#777;white-space:pre-wrap;font-family:monospace;line-height:1.4;'
-        f'max-height:4.5em;overflow:hidden">…{_esc(view.tail)}</div>'
+        '<div class="mercury-live-text" style="max-height:9em;overflow-y:auto;display:flex;'
+        'flex-direction:column-reverse;border-left:3px solid #1565c0;padding:2px 8px;'
+        'margin:2px 0"><div style="white-space:pre-wrap;line-height:1.45;color:#444">'
+        f"{cut}{_esc(view.tail)}<span style=\"color:#1565c0\">▍</span></div></div>"
     )
 
 

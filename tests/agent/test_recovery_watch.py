@@ -87,7 +87,7 @@ async def test_chunks_keep_a_request_alive() -> None:
             watch.on_chunk()
             await asyncio.sleep(0)
     assert sink.events == []
-    assert watch.state.activity == "streaming the reply"
+    assert watch.state.activity == "waiting for the model"
 
 
 async def test_soft_threshold_pulses_once_and_names_the_activity() -> None:
@@ -100,7 +100,7 @@ async def test_soft_threshold_pulses_once_and_names_the_activity() -> None:
         await clock.ticks(3)  # later ticks in the same window stay quiet
     [pulse] = sink.of(Pulse)
     assert (pulse.text, pulse.activity, pulse.silent_s) == (
-        "Still working — waiting for m · 5 s silent", "waiting for m", 5)
+        "waiting for m · 5 s", "waiting for m", 5)
 
 
 async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
@@ -116,7 +116,7 @@ async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
         forward(ToolFinished(step=1, name="read_file", ok=True, summary="read_file: a.txt"))
     [pulse] = sink.of(Pulse)
     assert (pulse.text, pulse.activity, pulse.silent_s, pulse.command) == (
-        "Still working — running read_file a.txt · 600 s", "running read_file a.txt", 600,
+        "running read_file a.txt · 600 s", "running read_file a.txt", 600,
         "read_file a.txt")
     assert sink.of(Notice) == []
 

@@ -139,7 +139,8 @@ def test_stop_aborts_a_running_task_within_two_seconds(page: Any, lab: Lab) -> N
     row = page.locator('.jp-mercury-row:has(.jp-mercury-chip[data-status="running"])')
     row.locator(".jp-mercury-pulse").wait_for()
     page.wait_for_function(
-        "() => /s silent/.test(document.querySelector('.jp-mercury-row .jp-mercury-pulse')"
+        "() => /waiting for the model · \\d+ s/.test(document.querySelector("
+        "'.jp-mercury-row .jp-mercury-pulse')"
         "?.textContent ?? '')", timeout=10_000)
     shoot(page, "panel-running.png")
     row.click()

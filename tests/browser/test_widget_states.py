@@ -87,6 +87,17 @@ register_scripted_model("guess", [Turn(text="README.md says this is a weather ap
 print("ready")
 '''
 
+STREAM_GATE = Path(tempfile.mkdtemp(prefix="mercury-stream-gate-")) / "open"
+"""Its appearance lets the ``stream`` model finish its reply (the test's gate, not a timer)."""
+STREAMED = ("Reading the plan first. It has three parts: the parser, the tests and the docs. "
+            "All three are in place now.")
+SETUP += (
+    "from mercury_nb.testing import Stall\n"
+    f"register_scripted_model('stream', [Turn(text={STREAMED!r}, chunk_size=6, fault=Stall("
+    f"seconds=120, after_chunks=9, until={str(STREAM_GATE)!r}))])\n"
+    "print('stream ready')\n"
+)
+
 HELLO_TASK = "Create hello.py that prints hello world, and run it."
 CELLS = {
     "load": "%load_ext mercury_nb",
@@ -105,6 +116,8 @@ CELLS = {
                 "Build a todo CLI in todo.py with tests.",
     "unread": "%%mercury --model scripted/guess --chat --workdir {with_readme()}\n"
               "What does this project do?",
+    "stream": "%%mercury --model scripted/stream --chat --workdir {fresh()}\n"
+              "What does the plan say?",
 }
 ORDER = list(CELLS)
 
@@ -174,13 +187,13 @@ def notebook(widget_lab: WidgetLab, browser: Any) -> Iterator[Notebook]:
     book = Notebook(page)
     book.run("load")
     book.run("setup")
-    book.wait_for("setup", lambda t: "ready" in t, "ready")
+    book.wait_for("setup", lambda t: "stream ready" in t, "ready")
     yield book
     context.close()
 
 
 def seconds_of(text: str) -> int | None:
-    found = re.search(r"Still working — running sleep 60 · (\d+) s", text)
+    found = re.search(r"running sleep 60 · (\d+) s", text)
     return int(found.group(1)) if found else None
 
 
@@ -195,12 +208,12 @@ def test_running_pulse_and_stop(notebook: Notebook) -> None:
     assert first is not None
     later = notebook.wait_for("slow", lambda t: (seconds_of(t) or 0) >= first + 2,
                               "the pulse seconds growing")
-    assert "Still working — running sleep 60 · " in later
+    assert "running sleep 60 · " in later
     notebook.shoot("slow", "pulse")
 
     notebook.output("slow").locator("button", has_text="Stop").click()
     text = notebook.wait_for("slow", lambda t: "Stopped at your request" in t, "the abort")
-    assert "aborted" in text and "Still working" not in text
+    assert "aborted" in text and "running sleep 60 · " not in text
     assert not notebook.stop_visible("slow")
     notebook.shoot("slow", "aborted")
 
@@ -300,3 +313,22 @@ def test_an_answer_about_a_file_it_never_read_says_so(notebook: Notebook) -> Non
     assert ("Response delivered · no file changes (snapshot-verified)\n"
             "answered without reading README.md") in text
     notebook.shoot("unread", "unread")
+
+
+def test_the_models_text_streams_into_the_widget_then_the_answer_replaces_it(
+        notebook: Notebook) -> None:
+    notebook.run("stream")
+    # the model is held mid-reply until the gate file exists: this text came live
+    text = notebook.wait_for("stream", lambda t: "Reading the plan first." in t,
+                             "the streamed text")
+    assert "All three are in place" not in text and notebook.stop_visible("stream")
+    assert notebook.output("stream").locator(".mercury-live-text").count() == 1
+    text = notebook.wait_for("stream", lambda t: "waiting for the model · " in t,
+                             "the silent model's pulse")
+    assert re.search(r"step 1/75 · waiting for the model · \d+ s", text)
+    notebook.shoot("stream", "streaming")
+    STREAM_GATE.touch()
+    text = notebook.wait_for("stream", lambda t: "All three are in place now." in t
+                             and not notebook.stop_visible("stream"), "the final answer")
+    assert notebook.output("stream").locator(".mercury-live-text").count() == 0
+    assert text.count("Reading the plan first.") == 1  # the answer, not the live text too

@@ -57,7 +57,7 @@ def test_the_detail_shows_everything_known() -> None:
         record(status="completed", blocker="interrupted: the process stopped mid-task",
                changes=[{"path": "a.py", "added": 3, "removed": 1, "kind": "modified"}],
                evidence=[{"command": "pytest", "exit_code": 0, "after_last_change": True}]),
-        [EventRecord(1010.0, "turn-ended", "text-stop", "FinishWith", None),
+        [EventRecord(1010.0, "turn-ended", "text-stop", "finish", None),
          EventRecord(1020.0, "provider-switch", None, None, "⚠ a: 503 — switching to b")],
         now=1200.0,
     )
@@ -65,8 +65,8 @@ def test_the_detail_shows_everything_known() -> None:
     for part in ("workspace: /ws", "models: openai/a", "verdict: steps-exhausted · steps: 75",
                  "checkpoint: yes — the task is complete", "blocker: interrupted",
                  "  modified a.py (+3 −1)",
-                 "  ✓ pytest → exit 0", "  +10s turn-ended · text-stop · FinishWith",
-                 "  +20s provider-switch: ⚠ a: 503 — switching to b"):
+                 "  ✓ pytest → exit 0", "  +10s the model replied, finishing",
+                 "  +20s ⚠ a: 503 — switching to b"):
         assert part in detail, part
 
 

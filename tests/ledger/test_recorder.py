@@ -65,8 +65,8 @@ def test_env_secrets(environ: dict[str, str], expected: tuple[str, ...]) -> None
     assert env_secrets(environ) == expected
 
 
-def test_tokens_never_reach_the_ledger_and_progress_is_batched(home: Path,
-                                                              tmp_path: Path) -> None:
+def test_tokens_are_coalesced_into_one_row_and_progress_is_batched(home: Path,
+                                                                   tmp_path: Path) -> None:
     handle = open_ledger(home)
     writer = HeldWriter()  # the writes wait here, so the burst gathers whatever the clock
     config = MercuryConfig(workdir=tmp_path)
@@ -86,9 +86,10 @@ def test_tokens_never_reach_the_ledger_and_progress_is_batched(home: Path,
     for write in writer.writes:
         write(handle.ledger)
     events = handle.ledger.events("t1", progress=True)
-    assert [e.kind for e in events] == ["task-started", "step-started", "tool-started",
-                                        "tool-finished", "notice"]
-    assert '"command": "pytest -q"' in (events[2].data or "")
+    assert [e.kind for e in events] == ["task-started", "step-started", "text-delta",
+                                        "tool-started", "tool-finished", "notice"]
+    assert json.loads(events[2].data or "{}") == {"text": "toktok"}  # two tokens, one row
+    assert '"command": "pytest -q"' in (events[3].data or "")
 
 
 async def test_a_task_run_is_recorded_with_checkpoints(home: Path, tmp_path: Path,
@@ -416,3 +417,30 @@ def test_an_event_is_recorded_as_itself(home: Path, tmp_path: Path,
     handle.writer.flush()
     *_, last = [RunEvent.from_record(row) for row in handle.ledger.events("t1", progress=True)]
     assert (last.kind, last.data) == (event.kind, recorded_fields(event))
+
+
+def test_streamed_text_is_recorded_redacted_for_watchers_and_dropped_at_the_end(
+        home: Path, tmp_path: Path) -> None:
+    handle = open_ledger(home)
+    writer = HeldWriter()
+    config = MercuryConfig(workdir=tmp_path, stream_record_ms=10)
+    recorder = TaskRecorder(writer, "t1", "task", config,  # type: ignore[arg-type]
+                            environ={"SOME_API_KEY": "envsecret-123456"})
+    sink = recorder.wrap(lambda event: None)
+    sink(TaskStarted("t1", "task", "m", 75))
+    sink(StepStarted(1, 75, "m"))
+    for piece in ("The key is sk-abcd", "efgh12345 and envsecret", "-123456 here. "):
+        sink(TextDelta(piece))
+    sink(TextDelta("Trailing"))
+    sink(ToolStarted(1, "read_file", "read_file: a.txt"))
+    for write in writer.writes:
+        write(handle.ledger)
+    events = handle.ledger.events("t1", progress=True)
+    texts = [json.loads(e.data or "{}")["text"] for e in events if e.kind == "text-delta"]
+    assert "".join(texts) == "The key is sk-*** and *** here. Trailing"
+    assert [e.kind for e in events][-1] == "tool-started"  # the held word went before it
+    recorder.abort("stopped")
+    for write in writer.writes[len(writer.writes) - 1:]:
+        write(handle.ledger)
+    kinds = [e.kind for e in handle.ledger.events("t1", progress=True)]
+    assert "text-delta" not in kinds and kinds[-1] == "task-finished"

@@ -36,6 +36,12 @@ def event(kind: EventKind, at: float, **data: Any) -> RunEvent:
                      LiveState(2, "run_command", 100.0, 108.0), id="a-pulse-dates-the-silence"),
         pytest.param(BUSY, event("pulse", 120.0, text="…", silent_s=True),
                      LiveState(2, "run_command", 100.0, 120.0), id="a-bool-is-no-silence"),
+        pytest.param(BUSY, event("text-delta", 111.0, text="Reading "),
+                     LiveState(2, "run_command", 100.0, 111.0, "Reading "),
+                     id="streamed-text-adds-up"),
+        pytest.param(LiveState(2, None, 100.0, 105.0, "old words"),
+                     event("step-started", 110.0, step=3, max_steps=9, model="m"),
+                     LiveState(3, None, 100.0, 110.0), id="a-step-clears-the-text"),
         pytest.param(BUSY, event("compaction", 130.0, text="⚠ [compacted]"),
                      LiveState(2, "run_command", 100.0, 130.0), id="any-event-is-a-sign-of-life"),
     ],
@@ -49,6 +55,6 @@ def test_live_of_folds_in_order_and_says_it_as_json() -> None:
               event("tool-started", 102.0, step=3, name="run_command"),
               event("pulse", 110.0, silent_s=6)]
     assert live_of(events).to_json() == {"step": 3, "tool": "run_command", "started": 100.0,
-                                         "at": 104.0}
+                                         "at": 104.0, "text": ""}
     assert live_of(events[2:], live_of(events[:2])) == live_of(events)
     assert live_of([]) == LiveState()

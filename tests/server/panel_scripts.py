@@ -3,8 +3,10 @@ process (browser tests load this module from a ``--config`` file)."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
+import tempfile
 
 from mercury_nb.testing import Stall, Turn, call, register_scripted_model
 
@@ -112,6 +114,20 @@ def asking() -> list[Turn]:
     return [Turn(tool_calls=(call("finish", status="question", question=QUESTION),))]
 
 
+STREAMED = "Reading the notes first, then the summary: all three items are done. "
+STREAM_GATE = "stream-gate"
+"""The file (in ``MERCURY_HOME``) whose appearance lets the ``-stream`` model finish its reply."""
+
+
+def streaming() -> list[Turn]:
+    """An answer that streams four small chunks, then holds the rest (in the lab process)
+    until the test creates ``$MERCURY_HOME/stream-gate``: the panel shows the words so far
+    while the task is still running, then the final answer."""
+    gate = os.path.join(os.environ.get("MERCURY_HOME", tempfile.gettempdir()), STREAM_GATE)
+    return [Turn(text=STREAMED, chunk_size=6,
+                 fault=Stall(seconds=120, after_chunks=4, until=gate))]
+
+
 PAGING_TASKS = 11
 """How many ``-page`` tasks its script holds: with the browser lab's page size of 5 and
 one more paused task, more than two pages."""
@@ -120,7 +136,7 @@ one more paused task, more than two pages."""
 def register_all(prefix: str = "panel") -> None:
     """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli``,
     ``-reload-clean``, ``-reload-dirty``, ``-delegate``, ``-filter-a``, ``-filter-b``,
-    ``-steps``, ``-page-pause``, ``-notools``, ``-question``, ``-forged`` and ``-page``
+    ``-steps``, ``-page-pause``, ``-notools``, ``-question``, ``-forged``, ``-stream`` and ``-page``
     (PAGING_TASKS tasks) (fresh scripts; each plays once, so a lab session gives each test
     its own)."""
     register_scripted_model(f"{prefix}-complete", verified())
@@ -139,6 +155,7 @@ def register_all(prefix: str = "panel") -> None:
     register_scripted_model(f"{prefix}-notools", no_tools())
     register_scripted_model(f"{prefix}-question", asking())
     register_scripted_model(f"{prefix}-forged", forged())
+    register_scripted_model(f"{prefix}-stream", streaming())
 
 
 def cli_main(argv: list[str]) -> int:

@@ -66,7 +66,7 @@ def test_live_state_follows_step_tool_and_pulse_events() -> None:
         runs.RunEvent(4, "t", "pulse", 110.0, {"silent_s": 6}),
     ]
     assert live_state(events) == {"step": 3, "tool": "run_command", "started": 100.0,
-                                  "at": 104.0}
+                                  "at": 104.0, "text": ""}
 
 
 def test_the_panel_reads_the_same_fields_as_before(home: Path, tmp_path: Path) -> None:
@@ -82,3 +82,27 @@ def test_the_panel_reads_the_same_fields_as_before(home: Path, tmp_path: Path) -
     assert out["events"][1]["data"] == {"step": 1, "max_steps": 9}
     assert out["task"]["live"]["step"] == 1
     assert [sub["id"] for sub in out["subagents"]] == ["feed00000001.1"]
+
+
+def test_a_running_task_has_one_step_count_its_live_step() -> None:
+    """The header, the list row and the status line all show the step the task is on: the
+    live state's, once it is ahead of the last checkpoint's count."""
+    from mercury_nb.ledger.records import TaskRecord
+    from mercury_nb.runs.events import RunEvent
+    from mercury_nb.server import backend
+
+    record = TaskRecord(
+        id="t1", task="x", workspace="/ws", models=("m",), status="running", verdict=None,
+        banner=None, blocker=None, changes=[], evidence=[], steps=0, created_at=1.0,
+        updated_at=2.0, owner_pid=1, owner_token="t", has_checkpoint=False)
+    events = [RunEvent(1, "t1", "task-started", 1.0, {}),
+              RunEvent(2, "t1", "step-started", 1.5, {"step": 1}),
+              RunEvent(3, "t1", "step-started", 2.0, {"step": 2}),
+              RunEvent(4, "t1", "text-delta", 2.1, {"text": "Reading "}),
+              RunEvent(5, "t1", "text-delta", 2.2, {"text": "it now. "})]
+    row = backend.summary(record, events)
+    assert row.steps == 2 and row.live is not None and row.live["step"] == 2
+    assert row.live["text"] == "Reading it now. "
+    finished = backend.summary(TaskRecord(**{**record.__dict__, "status": "completed",
+                                             "steps": 3}), events)
+    assert finished.steps == 3 and finished.live is None

@@ -116,12 +116,22 @@ def test_fold_tracks_tools_failures_and_notices() -> None:
 
 def test_streamed_text_keeps_a_tail_and_a_new_step_clears_it() -> None:
     view = fold_all([STARTED, (101.0, StepStarted(1, 75, "m"))])
-    for i in range(100):
-        view = fold(view, TextDelta(f"{i:03d}|"), 102.0)
-    assert len(view.tail) == TAIL_CHARS
-    assert view.tail.endswith("099|")
+    for i in range(1000):  # 5000 characters, word by word
+        view = fold(view, TextDelta(f"{i:04d} "), 102.0)
+    assert len(view.tail) == TAIL_CHARS and view.tail_cut
+    assert view.tail.endswith("0999 ")
     view = fold(view, StepStarted(2, 75, "m"), 103.0)
-    assert view.tail == ""
+    assert view.tail == "" and not view.tail_cut
+
+
+def test_streamed_text_is_shown_word_by_word_redacted_as_a_whole() -> None:
+    view = fold_all([STARTED, (101.0, StepStarted(1, 75, "m"))])
+    for piece in ("Here is sk-abcd", "efgh1234 and the", "n more"):
+        view = fold(view, TextDelta(piece), 102.0)
+        assert "abcd" not in view.tail  # never a part of the key
+    assert view.tail == "Here is sk-*** and then "  # "more" waits for the end of its word
+    view = fold(view, ToolStarted(1, "read_file", "read_file: a.txt"), 103.0)
+    assert view.tail == "Here is sk-*** and then more"  # the reply is whole: all of it
 
 
 def test_elapsed_counts_from_the_first_event_and_never_goes_negative() -> None:
@@ -155,7 +165,7 @@ def test_tool_detail_and_label(name: str, summary: str, detail: str, label: str)
 
 def test_an_event_the_view_has_nothing_for_ends_the_pulse_and_changes_nothing_else() -> None:
     pulsing = fold_all([(0.0, TaskStarted("t1", "x", "m", 9)), (1.0, StepStarted(1, 9, "m")),
-                        (2.0, Pulse("Still working — the model · 6 s silent"))])
+                        (2.0, Pulse("waiting for the model · 6 s"))])
     after = fold(pulsing, LaterKind(3), 3.0)  # type: ignore[arg-type]
     assert after == replace(pulsing, pulse=None)
     assert status_line(after, 5.0) == "step 1/9 · thinking · 5s"

@@ -83,6 +83,23 @@ def test_banner_html_shows_answer_banner_and_collapsible_previews() -> None:
     assert "b.txt <span>+0 −4</span> (deleted)" in rendered
 
 
+def test_the_widget_lists_each_changed_file_once() -> None:
+    """The banner lists the changes; the widget shows each once: the banner's line, the
+    collapsible summary of its preview when it has one."""
+    rendered = banner_html(outcome(
+        banner="✓ Task complete\n  +2 −0 a.py (created)\n  +0 −4 b.txt (deleted)\n"
+               "  ✓ Verified: read-back of a.py ✓",
+        changes=[
+            FileChange(path="a.py", added=2, removed=0, kind="created", preview="x = 1"),
+            FileChange(path="b.txt", added=0, removed=4, kind="deleted"),
+        ]))
+    assert rendered.count("b.txt") == 1
+    assert rendered.count("+2 −0 a.py (created)") == 1
+    assert "<summary>  +2 −0 a.py (created)</summary>" in rendered
+    assert rendered.index("✓ Task complete") < rendered.index("a.py") \
+        < rendered.index("b.txt") < rendered.index("Verified")
+
+
 def test_change_html_escapes_preview_inside_pre() -> None:
     rendered = change_html(FileChange(path="p.md", added=1, removed=0, preview="</pre><b>x</b>"))
     assert "&lt;/pre&gt;&lt;b&gt;x&lt;/b&gt;" in rendered
@@ -120,7 +137,7 @@ def test_fast_stream_is_throttled_and_the_end_always_renders() -> None:
 def test_notices_and_tail_are_escaped_in_widgets() -> None:
     clock = FakeClock()
     view = make_view(clock=clock)
-    view.on_event(TextDelta(EVIL))
+    view.on_event(TextDelta(EVIL + " "))  # shown once its word is whole
     clock.now += 1
     view.on_event(Notice(f"⚠ provider: {EVIL}"))
     assert "<script" not in view.notices.value and "&lt;script&gt;" in view.notices.value
@@ -374,11 +391,11 @@ async def test_the_pulse_seconds_keep_growing_until_the_task_ends() -> None:
     state, _ = wd.step_watchdog(state, wd.CommandStarted(100_000.0, "sleep 120"),
                                 MercuryConfig())
     clock.now = 104.0
-    view.on_event(Pulse("Still working — running sleep 120 · 4 s", watch=state))
-    assert "Still working — running sleep 120 · 4 s" in view.status.value
+    view.on_event(Pulse("running sleep 120 · 4 s", watch=state))
+    assert "running sleep 120 · 4 s" in view.status.value
     clock.now = 154.2
     fire_tick(view)  # the timer redraws the line with no new event
-    assert "Still working — running sleep 120 · 54 s" in view.status.value
+    assert "running sleep 120 · 54 s" in view.status.value
     armed = view._ticker
     assert armed is not None and not armed.cancelled()  # and arms the next redraw
 

@@ -7,10 +7,11 @@ What it does, exactly (this docstring is the one description of its behaviour):
   starting or a command finishing (``Activity``, ``CommandStarted``, ``CommandFinished``).
   Every activity resets both thresholds and re-arms the pulse.
 * Soft threshold (``config.stall_soft_ms``, default 3 min): the first ``Tick`` at or past it
-  returns ``PulseDue`` with ``Still working — <activity> · N s silent`` (N = whole seconds of
-  silence). It fires once per silent window; later ticks in the same window are ``Quiet``.
+  returns ``PulseDue`` with ``<activity> · N s`` (``waiting for the model · 8 s``; N = whole
+  seconds of silence, a stream that stopped mid-reply included: the model is still what it
+  waits for). It fires once per silent window; later ticks in the same window are ``Quiet``.
 * While a command is running, the running command counts as progress: the pulse reads
-  ``Still working — running <cmd> · N s`` (N = whole seconds the command has run, ``<cmd>``
+  ``running <cmd> · N s`` (N = whole seconds the command has run, ``<cmd>``
   shortened to one line of at most 48 characters), and the hard threshold never fires. A
   command that prints nothing beyond its own timeout is ended by that timeout, elsewhere;
   its ``CommandFinished`` then starts a fresh silent window.
@@ -37,7 +38,7 @@ IDLE_ACTIVITY = "waiting for the model"
 """What the watchdog says it is waiting on before any activity was observed."""
 
 DEFAULT_ACTIVITY_LABELS: dict[str, str] = {
-    "chunk": "streaming the reply",
+    "chunk": IDLE_ACTIVITY,
     "tool_output": "reading tool output",
 }
 """Labels used when an ``Activity`` comes with an empty label."""
@@ -211,7 +212,7 @@ def pulse_text(state: WatchdogState, now_ms: float) -> str:
     if state.commands:
         oldest = state.commands[0]
         ran_s = int(max(0.0, now_ms - oldest.started_ms) // 1000)
-        return f"Still working — running {shorten(oldest.command)} · {ran_s} s"
+        return f"running {shorten(oldest.command)} · {ran_s} s"
     start = now_ms if state.window_start_ms is None else state.window_start_ms
     silent_s = int(max(0.0, now_ms - start) // 1000)
-    return f"Still working — {state.activity} · {silent_s} s silent"
+    return f"{state.activity} · {silent_s} s"

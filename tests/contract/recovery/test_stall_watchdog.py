@@ -41,7 +41,7 @@ def run(
 
 
 def silent(activity: str, seconds: int) -> PulseDue:
-    return PulseDue(f"Still working — {activity} · {seconds} s silent")
+    return PulseDue(f"{activity} · {seconds} s")
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ def silent(activity: str, seconds: int) -> PulseDue:
         ),
         pytest.param(
             [Activity(0, "chunk", ""), Tick(3 * MIN)],
-            [Q, silent("streaming the reply", 180)],
+            [Q, silent("waiting for the model", 180)],
             id="empty-chunk-label-gets-a-default",
         ),
         pytest.param(
@@ -115,7 +115,7 @@ def test_silent_windows(
 
 
 def running(command: str, seconds: int) -> PulseDue:
-    return PulseDue(f"Still working — running {command} · {seconds} s")
+    return PulseDue(f"running {command} · {seconds} s")
 
 
 @pytest.mark.parametrize(
@@ -186,7 +186,7 @@ def test_long_command_is_shortened_in_the_pulse() -> None:
     command = "python -m pytest tests/integration/test_everything.py -x -q --maxfail=1 -k slow"
     [_, pulse] = run([CommandStarted(0, command), Tick(3 * MIN)])
     assert isinstance(pulse, PulseDue)
-    shown = pulse.text.removeprefix("Still working — running ").removesuffix(" · 180 s")
+    shown = pulse.text.removeprefix("running ").removesuffix(" · 180 s")
     assert shown.endswith("…")
     assert len(shown) == 48
     assert command.startswith(shown[:-1])
@@ -264,7 +264,7 @@ def test_unstarted_watchdog_starts_its_window_at_the_first_tick() -> None:
 
 def test_pulse_text_can_be_redrawn_between_decisions() -> None:
     state, _ = step_watchdog(start_watchdog(0.0), Activity(0, "chunk", "thinking"), DEFAULT)
-    assert pulse_text(state, 42_500) == "Still working — thinking · 42 s silent"
+    assert pulse_text(state, 42_500) == "thinking · 42 s"
 
 
 def test_a_pulse_carries_its_activity_and_silent_seconds_as_fields() -> None:
