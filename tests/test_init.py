@@ -93,3 +93,19 @@ def test_install_json_ships_with_the_panel_and_names_the_pip_package() -> None:
     install = json.loads((ROOT / "install.json").read_text())
     name = project["project"]["name"]
     assert (install["packageManager"], install["packageName"]) == ("python", name)
+
+
+RUN_PATH_PROBE = """
+import json, sys
+import mercury_nb.agent.task, mercury_nb.runs.runner, mercury_nb.cli
+heavy = ("nbformat", "nbdime", "jsonschema", "litellm")
+print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in heavy)))
+"""
+
+
+def test_the_run_path_imports_no_notebook_diff_machinery_until_a_notebook_changes() -> None:
+    """nbformat's validator pulls in jsonschema's format checkers (~1.5 s at import): the
+    per-cell diff of a changed notebook imports them when it runs, not every process."""
+    done = subprocess.run([sys.executable, "-c", RUN_PATH_PROBE], capture_output=True,
+                          text=True, timeout=120, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

@@ -8,10 +8,6 @@ import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import nbformat
-from nbdime import diff_notebooks
-from nbdime.patching import patch_singleline_string
-
 from mercury_nb.contract.notebook_changes import CellChange, LineOp, NotebookDiff, SourceLine
 
 MAX_CELLS = 60
@@ -38,6 +34,9 @@ def notebook_change(path: str, before: str | None, after: str) -> NotebookDiff |
     cell, or None when ``path`` is no notebook or either version does not parse."""
     if not path.endswith(".ipynb") or len(after) + len(before or "") > MAX_NOTEBOOK_CHARS:
         return None
+    import nbformat  # imported here: nbformat's validator costs ~1.5 s at import (jsonschema)
+    from nbdime import diff_notebooks
+
     try:
         with warnings.catch_warnings():  # nbformat warns of what it repairs (duplicate ids)
             warnings.simplefilter("ignore")
@@ -170,6 +169,8 @@ def _source_diff(old: str, diff: Any) -> list[SourceLine]:
             at += entry.length
         elif entry.op == "patch":  # one line changed within (a character-level diff)
             shown.append(SourceLine(op="-", text=_cut(lines[at])))
+            from nbdime.patching import patch_singleline_string
+
             changed = patch_singleline_string(lines[at], entry.diff)
             shown.append(SourceLine(op="+", text=_cut(changed)))
             at += 1

@@ -19,11 +19,10 @@ from mercury_nb.agent.events import (
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.ui import widgets as widgets_module
 from mercury_nb.ui.status import StatusView, fold
+from mercury_nb.ui.verdict_html import banner_html, change_html
 from mercury_nb.ui.widgets import (
     WIDGET_TEXT,
     WidgetView,
-    banner_html,
-    change_html,
     status_html,
 )
 
