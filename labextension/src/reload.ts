@@ -137,7 +137,12 @@ export async function reloadChanged(
     if (!context || !widget || path === null) {
       continue;
     }
-    if (context.model.dirty && !(await onlyMetadataDirty(context.model.toJSON(), change.notebook))) {
+    // only a notebook's model is JSON (a text model's toJSON parses its text and throws)
+    const onlyMetadata =
+      change.notebook !== undefined &&
+      change.notebook !== null &&
+      (await onlyMetadataDirty(context.model.toJSON(), change.notebook));
+    if (context.model.dirty && !onlyMetadata) {
       const reload = await askSafely({
         title: 'File changed by a mercury task',
         body: `${path} was changed on disk by a task, and it has unsaved edits here. Reload it from disk (your edits are lost) or keep your edits (saving will overwrite the task's changes)?`,

@@ -4,7 +4,9 @@
 
 * the whole filesystem bound read-only (``--ro-bind / /``), then the workspace bound
   writable on the same path, a private ``/tmp`` (``--tmpfs``), a minimal ``/dev`` and a
-  ``/proc`` of its own;
+  ``/proc`` of its own; the product's own Python environment, when it lies under ``/tmp``
+  (a virtualenv in a clone there), is bound read-only again over the private ``/tmp``
+  (:func:`kept_through_tmp`), so ``python`` and the notebook check still start;
 * every namespace unshared (``--unshare-all``: user, IPC, PID, network, UTS, cgroup), the
   network given back only with ``sandbox_network`` (``--share-net``);
 * the process tree confined: a PID namespace of its own, killed with its parent
@@ -19,6 +21,7 @@ flags); a probe that did not answer :class:`SandboxReady` refuses the task befor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import assert_never
 
@@ -78,12 +81,31 @@ def unavailable_text(probe: SandboxProbe) -> str | None:
             assert_never(unreachable)
 
 
-def bwrap_arguments(bwrap: str, workspace: str | None, *, network: bool) -> tuple[str, ...]:
+PRIVATE_TMP = "/tmp"
+
+
+def kept_through_tmp(paths: Iterable[str]) -> tuple[str, ...]:
+    """Of ``paths`` (absolute, resolved), those the private ``/tmp`` would hide: strictly
+    under ``/tmp``, each once, none inside another kept one (``/tmp`` itself never)."""
+    under = sorted({p.rstrip("/") for p in paths if p.startswith(PRIVATE_TMP + "/")
+                    and p.rstrip("/") != PRIVATE_TMP})
+    kept: list[str] = []
+    for path in under:
+        if not any(path == k or path.startswith(k + "/") for k in kept):
+            kept.append(path)
+    return tuple(kept)
+
+
+def bwrap_arguments(bwrap: str, workspace: str | None, *, network: bool,
+                    readable: Iterable[str] = ()) -> tuple[str, ...]:
     """bubblewrap and its options, to be followed by the command's own argv (see the
     module); ``workspace`` (an absolute, resolved path) is the one writable folder (None:
-    the probe, which writes nothing)."""
+    the probe, which writes nothing); ``readable``: folders bound read-only again over the
+    private ``/tmp`` (:func:`kept_through_tmp` picks them)."""
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp"]
+            "--tmpfs", PRIVATE_TMP]
+    for path in kept_through_tmp(readable):
+        args += ["--ro-bind", path, path]
     if workspace is not None:
         args += ["--bind", workspace, workspace, "--chdir", workspace]
     args += ["--unshare-all"]

@@ -11,6 +11,7 @@ sandbox_policy.bwrap_arguments`). A sandbox that was asked for and cannot run ra
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,14 @@ class Launch:
     sandboxed: bool
 
 
+def own_environment() -> tuple[str, ...]:
+    """The folders this process's Python runs from: its prefixes and the package's own
+    root (an editable install), which a sandboxed ``python`` needs to see."""
+    package_root = Path(__file__).resolve().parents[2]
+    return tuple(str(Path(p).resolve()) for p in
+                 (sys.prefix, sys.exec_prefix, sys.base_prefix, package_root))
+
+
 def shell_argv(command: str) -> tuple[str, ...]:
     """A shell command line as an argv (what ``create_subprocess_shell`` runs)."""
     return (SHELL, "-c", command)
@@ -68,7 +77,8 @@ def prepare(argv: Sequence[str], config: MercuryConfig, workspace: Path, *,
             if not isinstance(probed, SandboxReady):
                 raise SandboxUnavailable(UNAVAILABLE.format(why=unavailable_text(probed)))
             wrapper = bwrap_arguments(probed.bwrap, str(workspace.resolve()),
-                                      network=config.sandbox_network)
+                                      network=config.sandbox_network,
+                                      readable=own_environment())
             return Launch((*wrapper, *argv), {**env, **SANDBOX_ENV}, decided.withheld,
                           sandboxed=True)
         case _ as unreachable:

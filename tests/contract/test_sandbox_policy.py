@@ -11,6 +11,7 @@ from mercury_nb.contract.sandbox_policy import (
     SandboxProbe,
     SandboxReady,
     bwrap_arguments,
+    kept_through_tmp,
     unavailable_text,
 )
 
@@ -91,3 +92,28 @@ def test_the_settings_come_from_the_environment(environ: dict[str, str], field: 
 def test_bad_settings_are_refused(environ: dict[str, str]) -> None:
     with pytest.raises(ValueError):
         MercuryConfig.load(environ)
+
+
+@pytest.mark.parametrize(
+    ("paths", "kept"),
+    [
+        pytest.param(("/usr", "/root/.venv"), (), id="nothing-under-tmp"),
+        pytest.param(("/tmp/ci/.venv",), ("/tmp/ci/.venv",), id="a-venv-under-tmp"),
+        pytest.param(("/tmp", "/tmp/"), (), id="never-tmp-itself"),
+        pytest.param(("/tmpfoo/x",), (), id="a-sibling-of-tmp"),
+        pytest.param(("/tmp/ci/.venv", "/tmp/ci", "/tmp/ci/.venv"), ("/tmp/ci",),
+                     id="nested-and-repeated-once"),
+        pytest.param(("/tmp/b", "/tmp/a/"), ("/tmp/a", "/tmp/b"), id="several"),
+    ],
+)
+def test_kept_through_tmp(paths: tuple[str, ...], kept: tuple[str, ...]) -> None:
+    assert kept_through_tmp(paths) == kept
+
+
+def test_kept_folders_are_bound_read_only_after_the_private_tmp() -> None:
+    args = bwrap_arguments("/usr/bin/bwrap", "/tmp/w", network=False,
+                           readable=("/tmp/ci/.venv", "/usr"))
+    at = args.index("--ro-bind", 2)
+    assert args[at:at + 3] == ("--ro-bind", "/tmp/ci/.venv", "/tmp/ci/.venv")
+    assert args.index("--tmpfs") < at < args.index("--bind")
+    assert "/usr" not in args[at + 3:]

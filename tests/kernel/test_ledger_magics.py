@@ -138,7 +138,7 @@ def test_pause_list_refuse_continue_show(home: Path, shell: InteractiveShell, wo
     shell.run_line_magic("mercury", f"show {task.id}")
     detail = capsys.readouterr().out
     assert detail.startswith(f"task {task.id} · completed")
-    assert " resume: " in detail and "task-finished · text-stop · completed" in detail
+    assert f"continued with {model_name}" in detail and "ended: completed" in detail
 
 
 def test_line_continue_by_id(home: Path, shell: InteractiveShell, workspace: Path,

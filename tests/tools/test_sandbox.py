@@ -187,3 +187,32 @@ async def test_the_notebook_check_runs_in_the_sandbox(root: Path) -> None:
         assert not ran.ok and "Read-only file system" in ran.detail, ran.detail
         assert (root / "made.txt").read_text() == "y"  # the first cell ran, in the workspace
         assert not outside.exists()
+
+
+@needs_bwrap
+async def test_a_python_environment_under_tmp_stays_visible(
+        registry: ToolRegistry, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clone (and its virtualenv) under /tmp: the private /tmp would hide the interpreter
+    the commands and the notebook check start, so the product's own environment is bound
+    read-only over it; the rest of /tmp stays private."""
+    from mercury_nb.tools import command_launch
+
+    with tempfile.TemporaryDirectory(dir="/tmp") as env_dir, \
+            tempfile.TemporaryDirectory(dir="/tmp") as other:
+        (Path(env_dir) / "tool.txt").write_text("the environment\n")
+        (Path(other) / "private.txt").write_text("not for the sandbox\n")
+        monkeypatch.setattr(command_launch, "own_environment", lambda: (env_dir,))
+        seen = await run(registry, sandboxed(root), f"cat {env_dir}/tool.txt")
+        assert seen.ok and "the environment" in seen.content, seen.content
+        hidden = await run(registry, sandboxed(root), f"cat {other}/private.txt")
+        assert not hidden.ok and "not for the sandbox" not in hidden.content
+        kept = await run(registry, sandboxed(root), f"touch {env_dir}/written")
+        assert not kept.ok and not (Path(env_dir) / "written").exists()
+
+
+def test_the_own_environment_names_the_interpreters_prefix() -> None:
+    from mercury_nb.tools.command_launch import own_environment
+
+    names = own_environment()
+    assert str(Path(sys.prefix).resolve()) in names
+    assert any((Path(p) / "mercury_nb").is_dir() for p in names)  # the package's own root
