@@ -37,6 +37,12 @@ def _model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--api-base", help="base URL of an OpenAI-compatible endpoint")
     parser.add_argument("--workdir", type=Path, help="workspace root (default: current folder)")
     parser.add_argument("--max-steps", type=int, help="model steps per step budget")
+    parser.add_argument("--max-cost", type=float, dest="max_cost_usd", metavar="USD",
+                        help="pause once the task's estimated cost reaches USD (every model "
+                             "and sub-agent; a continue may raise it)")
+    parser.add_argument("--max-tokens", type=int, metavar="N",
+                        help="pause once the task has used N tokens (every model and "
+                             "sub-agent; a continue may raise it)")
     parser.add_argument("--yes", action="store_true",
                         help="take ask_user's recommended option without waiting")
     parser.add_argument("--pass-env", action="append", default=None, metavar="NAME",
@@ -152,7 +158,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings flags of ``run`` / ``continue`` as given (see ``runs.plan``)."""
     names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes", "pass_env",
-             "sandbox", "sandbox_network")
+             "sandbox", "sandbox_network", "max_cost_usd", "max_tokens")
     return {name: getattr(args, name) for name in names if hasattr(args, name)}
 
 

@@ -30,7 +30,7 @@ def submit_command(args: argparse.Namespace, flags: dict[str, Any], *, usage_err
     words (and exit code), or the task run to its end here with its banner on stdout."""
     from mercury_nb.runs import submit
     from mercury_nb.runs.exit_signals import StopOnSignals
-    from mercury_nb.ui.plain import PlainView
+    from mercury_nb.ui.plain import PlainView, banner_with_footer
 
     resume = args.command != "run"
     as_json = bool(args.json)
@@ -70,7 +70,7 @@ def submit_command(args: argparse.Namespace, flags: dict[str, Any], *, usage_err
             if as_json:
                 print(outcome.model_dump_json(indent=2), flush=True)
             else:
-                print(outcome.banner, flush=True)
+                print(banner_with_footer(outcome), flush=True)
             if run.handle is not None:
                 run.handle.flush()  # the final row is written while late signals are ignored
     return exit_code_for(outcome)

@@ -68,6 +68,7 @@ def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[
         "models_used": list(session.models_used),
         "last_verdict": session.last_verdict,
         "grounded_paths": list(session.grounded_paths),
+        "usage": {name: list(used) for name, used in session.usage.items()},
         "continuations": state.budget.continuations if state else 0,
         "truncation_rounds": state.truncation.rounds if state else 0,
     }
@@ -88,7 +89,19 @@ def restore_session(data: dict[str, Any], config: MercuryConfig) -> TaskSession:
     session.models_used = list(data["models_used"])
     session.last_verdict = data.get("last_verdict")
     session.grounded_paths = tuple(data.get("grounded_paths") or ())
+    session.usage = restored_usage(data.get("usage"))
     return session
+
+
+def restored_usage(stored: Any) -> dict[str, tuple[int, int]]:
+    """A checkpoint's usage (model -> [prompt, completion]); {} for one from before usage
+    was kept, or anything unreadable."""
+    usage: dict[str, tuple[int, int]] = {}
+    for name, used in (stored if isinstance(stored, dict) else {}).items():
+        if isinstance(used, list | tuple) and len(used) == 2 \
+                and all(isinstance(n, int) and n >= 0 for n in used):
+            usage[str(name)] = (int(used[0]), int(used[1]))
+    return usage
 
 
 def restore_snapshot(data: dict[str, Any]) -> Snapshot:

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal, get_args
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.memory_governor import PressureReason
 from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
+from mercury_nb.contract.spend import context_text
 from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind
 
 AgentEventKind = Literal[
@@ -53,6 +54,14 @@ class StepStarted:
     step: int
     max_steps: int
     model: str
+    tokens: int = 0
+    """Tokens the task used before this step, every model and sub-agent (0: none reported)."""
+    cost_usd: float | None = None
+    """Their estimated USD (None: no price known for any of them, or none reported)."""
+    unpriced: tuple[str, ...] = field(default=(), metadata={"recorded": False})
+    """Models whose tokens have no known price: counted as tokens only (live views only)."""
+    context: int | None = None
+    """How full this request fills the usable context window, in percent (None: unknown)."""
 
 
 @dataclass(frozen=True)
@@ -107,10 +116,20 @@ class Pulse:
     silent_s: int = 0
     command: str | None = None
     watch: WatchdogState | None = field(default=None, metadata={"recorded": False})
+    context: int | None = None
+    """How full the waiting request fills the context window, in percent (``text`` ends
+    with ``· context 63%``; None: no window known)."""
 
     def text_at(self, now_s: float) -> str:
         """The pulse line at ``now_s`` (``text`` itself when the state is unknown)."""
-        return self.text if self.watch is None else pulse_text(self.watch, now_s * 1000.0)
+        if self.watch is None:
+            return self.text
+        return with_context(pulse_text(self.watch, now_s * 1000.0), self.context)
+
+
+def with_context(text: str, context: int | None) -> str:
+    """``text · context 63%`` (``text`` alone when the context use is unknown)."""
+    return text if context is None else f"{text} · {context_text(context)}"
 
 
 @dataclass(frozen=True)

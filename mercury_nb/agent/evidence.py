@@ -18,6 +18,7 @@ from mercury_nb.agent.turn_report import (
     Ended,
     Interrupted,
     Looped,
+    OverBudget,
     Pressured,
     ProviderFailed,
     Stalled,
@@ -112,6 +113,8 @@ async def gather_turn_facts(
             return replace(base, pressure_pause=why)
         case CannotFit(ending=ending):
             return replace(base, window_too_small=ending)
+        case OverBudget(hit=hit):
+            return replace(base, budget_hit=hit)
         case _ as unreachable:
             assert_never(unreachable)
 

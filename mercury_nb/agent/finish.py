@@ -15,6 +15,7 @@ from mercury_nb.contract.banners import (
 )
 from mercury_nb.contract.endings import (
     BlockedPause,
+    BudgetPause,
     DeclinedPause,
     Ending,
     Failed,
@@ -38,6 +39,7 @@ from mercury_nb.contract.notebook_changes import NotebookDiff
 from mercury_nb.contract.outcome import CommandEvidence, TaskOutcome, Usage
 from mercury_nb.contract.recovery.continuing import RunSettings, cause_of
 from mercury_nb.contract.redaction import displayable, known_secrets, redact, redact_data
+from mercury_nb.contract.spend import Spend, budget_text
 from mercury_nb.contract.untrusted import clean_data
 from mercury_nb.workspace.changes import ChangeReport
 
@@ -57,6 +59,8 @@ def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
             return not_created_line(missing)
         case Paused(reason=reason, blocker=blocker):
             return blocker_clause(blocker, blocker_chars) if blocker else reason
+        case BudgetPause(hit=hit):
+            return budget_text(hit)
         case BlockedPause(reason=reason):
             return blocked_clause(reason, blocker_chars)
         case DeclinedPause(reason=reason):
@@ -120,7 +124,10 @@ def _cleaned_notebook(diff: NotebookDiff | None, secrets: tuple[str, ...]) -> No
     return NotebookDiff.model_validate(redact_data(clean_data(diff.model_dump()), secrets))
 
 
-def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) -> TaskOutcome:
+def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport,
+                  spend: Spend | None = None) -> TaskOutcome:
+    """The outcome of ``ending``; ``spend`` is the session's usage priced (None: not priced,
+    so no cost is said)."""
     config = session.config
     secrets = known_secrets(config, os.environ)
 
@@ -160,4 +167,6 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport) ->
                         total_tokens=prompt + completion)
             for name, (prompt, completion) in session.usage.items()
         },
+        cost_usd=spend.usd if spend is not None else None,
+        unpriced=list(spend.unpriced) if spend is not None else [],
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 from mercury_nb.agent.events import EventSink, TaskFinished
 from mercury_nb.agent.finish import build_outcome
 from mercury_nb.agent.session import TaskSession
+from mercury_nb.agent.spending import priced
 from mercury_nb.contract.endings import Aborted, Ending, Failed
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.vocabulary import TurnVerdict
@@ -40,7 +41,7 @@ async def measured_outcome(session: TaskSession, ending: Ending, snapshot: Snaps
                            root: Path) -> TaskOutcome:
     """The outcome of ``ending``, with the change summary measured against ``snapshot``."""
     report = await asyncio.to_thread(measure_changes, snapshot, root)
-    return build_outcome(session, ending, report)
+    return build_outcome(session, ending, report, await priced(session.usage))
 
 
 async def setup_failed(session: TaskSession, snapshot: Snapshot, root: Path,

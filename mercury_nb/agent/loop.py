@@ -9,22 +9,19 @@ from typing import assert_never
 
 from mercury_nb.agent.checkpoint import checkpoint_of, step_ended
 from mercury_nb.agent.escalation import grounding_message, step_observation
-from mercury_nb.agent.events import (
-    EventSink,
-    Notice,
-    StepStarted,
-    TurnEnded,
-)
+from mercury_nb.agent.events import EventSink, Notice, StepStarted, TurnEnded
 from mercury_nb.agent.evidence import gather_turn_facts
 from mercury_nb.agent.memory import MemoryGovernor
 from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession
+from mercury_nb.agent.spending import SpendMeter
 from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.agent.tool_fit import ToolFit
 from mercury_nb.agent.tool_runner import run_tool_calls
 from mercury_nb.agent.turn_report import (
     CannotFit,
+    OverBudget,
     Pressured,
     TurnReport,
     ended,
@@ -95,11 +92,14 @@ class AgentLoop:
     """Checked before every request: compaction in place, or a pressure pause."""
     fit: ToolFit = field(init=False, repr=False)
     """Checked before every request: the tool set the window holds, or the failure."""
+    spender: SpendMeter = field(init=False, repr=False)
+    """Checked before every request (and before a summary's): the budgets, or the pause."""
 
     def __post_init__(self) -> None:
         self.watch = StallWatch(self.config, self.on_event)
         self.memory = MemoryGovernor(self.config)
         self.fit = ToolFit(self.config, self.memory.learned)
+        self.spender = SpendMeter(self.config)
         # run_command reports to this task's watch (a copy: a resumed loop has its own)
         self.ctx = replace(self.ctx, **self.watch.tool_callbacks())
 
@@ -112,8 +112,7 @@ class AgentLoop:
         return self.models[self.session.provider_index % len(self.models)]
 
     async def run(self) -> Ending:
-        state = self.state or RouterState.start(self.session.task, self.config)
-        self.state = state
+        state = self.state = self.state or RouterState.start(self.session.task, self.config)
         # a restored task resumes on the provider its checkpoint names (the router's copy)
         directive = TurnDirective(provider_index=state.providers.current)
         while True:
@@ -153,8 +152,7 @@ class AgentLoop:
                 case _ as unreachable:
                     assert_never(unreachable)
 
-    def _begin(self, notice: Notice | None, fresh_budget: bool,
-               directive: TurnDirective) -> None:
+    def _begin(self, notice: Notice | None, fresh_budget: bool, directive: TurnDirective) -> None:
         if notice is not None:
             self.on_event(notice)
         if fresh_budget:
@@ -189,9 +187,13 @@ class AgentLoop:
                                          cap, self.on_event)
             if isinstance(tools, WindowTooSmall):  # no request can be sent in this window
                 return CannotFit(tools)
+            if (hit := await self.spender.check(self.session, self.on_event)) is not None:
+                return OverBudget(hit)  # spent: paused before the request (or a summary's)
             pressure = await self.memory.relieve(self, tools, cap)
             if pressure is not None:
                 return await self._paused(pressure.why, pressure.reason == "context", cap)
+            if (hit := await self.spender.check(self.session, self.on_event)) is not None:
+                return OverBudget(hit)  # a summary's tokens count too
             request = ModelRequest(
                 messages=tuple(self.session.messages), tools=tools,
                 tool_choice=directive.tool_choice if first else "auto", max_tokens=cap,
@@ -202,7 +204,9 @@ class AgentLoop:
             model = self.model
             if model.name not in self.session.models_used:
                 self.session.models_used.append(model.name)
-            self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name))
+            spent, self.watch.context = self.spender.spend, self.memory.context
+            self.on_event(StepStarted(self.session.steps_total, self.config.max_steps, model.name,
+                                      spent.tokens, spent.usd, spent.unpriced, self.memory.context))
             try:
                 reply = await watched_step(model, request, self.on_event,
                                            self.session.steps_total, self.watch,
@@ -230,6 +234,7 @@ class AgentLoop:
                 return stalled_turn(self.session, stalled, model.name, request, tool_names,
                                     did_work)
             self.memory.step_went_through()
+            self.spender.step_done(self.session, model.name, self.on_event)
             results: list[tuple[AssembledToolCall, ToolResult]] = []
             calls_before = len(self.session.tool_log)
             finish: FinishCall | None = None

@@ -68,6 +68,7 @@ from mercury_nb.contract.recovery.memory_governor import (
     tools_tokens,
     usable_budget,
 )
+from mercury_nb.contract.spend import context_percent
 from mercury_nb.transport.context_window import context_window_of
 from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
 
@@ -137,6 +138,9 @@ class MemoryGovernor:
     overflow: OverflowState = field(default_factory=OverflowState)
     learned: dict[str, int] = field(default_factory=dict)
     """Model name -> the window its own overflow error named."""
+    context: int | None = None
+    """How full the last checked prompt fills the usable budget, in percent (None: no
+    window known): the status and the pulse show it."""
 
     async def output_cap(self, loop: GovernedLoop, asked: int) -> int:
         """``asked`` capped at the window's output fraction (the output never fills it)."""
@@ -203,6 +207,8 @@ class MemoryGovernor:
             self.state, decision = step_governor(self.state, observation, self.config)
             match decision:
                 case NoPressure():
+                    self.context = context_percent(observation.prompt_tokens,
+                                                   None if budget == NO_BUDGET else budget)
                     return None
                 case Compact(reason=reason):
                     self._compact(loop, reason, budget - extra_tokens)

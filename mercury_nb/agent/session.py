@@ -58,7 +58,10 @@ class TaskSession:
     """The model's final reply, set only from a complete text-stop stream."""
     last_verdict: str | None = None
     usage: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """Model name -> (prompt, completion) tokens its provider reported, summed."""
+    """Model name -> (prompt, completion) tokens its provider reported, summed over every
+    run of the task (a checkpoint keeps them) and, for a parent, its sub-agents' too."""
+    usage_to: TaskSession | None = field(default=None, repr=False)
+    """A sub-agent's parent session: every token it uses counts there as well."""
     grounded_paths: tuple[str, ...] = ()
     """Workspace-relative files the agent itself read into the conversation (answer grounding)."""
 
@@ -74,6 +77,14 @@ class TaskSession:
     def add_usage(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
         prompt, completion = self.usage.get(model, (0, 0))
         self.usage[model] = (prompt + prompt_tokens, completion + completion_tokens)
+        if self.usage_to is not None:
+            self.usage_to.add_usage(model, prompt_tokens, completion_tokens)
+
+    @property
+    def task_usage(self) -> dict[str, tuple[int, int]]:
+        """What the whole task used (a sub-agent's parent's, its own included): what its
+        budgets count."""
+        return self.usage_to.task_usage if self.usage_to is not None else self.usage
 
     @classmethod
     def start(cls, task: str, config: MercuryConfig, task_id: str | None = None) -> TaskSession:

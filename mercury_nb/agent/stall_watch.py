@@ -40,6 +40,7 @@ from mercury_nb.agent.events import (
     Pulse,
     ToolFinished,
     ToolStarted,
+    with_context,
 )
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery import stall_watchdog as wd
@@ -86,6 +87,9 @@ class StallWatch:
         self._ticker: asyncio.TimerHandle | None = None
         self._scope: asyncio.Timeout | None = None
         self._stall: wd.HardStall | None = None
+        self.context: int | None = None
+        """How full the context window is (percent), as the loop last measured it: the
+        pulse says so."""
 
     # --- observations ------------------------------------------------------------------
     def on_chunk(self) -> None:
@@ -181,7 +185,8 @@ class StallWatch:
             case wd.Quiet():
                 pass
             case wd.PulseDue(text=text, activity=activity, silent_s=silent, command=command):
-                self.on_event(Pulse(text, activity, silent, command, watch=self.state))
+                self.on_event(Pulse(with_context(text, self.context), activity, silent,
+                                    command, watch=self.state, context=self.context))
             case wd.HardStall() as stall:
                 self._hard_stall(stall)
             case _ as unreachable:

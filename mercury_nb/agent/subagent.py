@@ -66,6 +66,9 @@ class SubagentParent:
     models: tuple[ChatModel, ...]
     registry: ToolRegistry
     on_event: EventSink
+    session: TaskSession | None = None
+    """The parent's session: every token a sub-agent uses counts there too, and its budgets
+    (the parent's settings) count the whole task's."""
 
 
 SubagentFactory = Callable[[SubagentParent], SubagentRunner]
@@ -117,6 +120,7 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
     config = ctx.config.with_changes(max_auto_continuations=0)
     root = workspace_of(ctx)
     session = TaskSession.start(task, config, sub_id)
+    session.usage_to = parent.session
     session.messages = [system_message(str(root.root), config.mode), user_message(task)]
     loop = AgentLoop(
         session=session,
@@ -158,6 +162,7 @@ def resumed(loop: AgentLoop, nudge: str) -> AgentLoop:
     data = json.loads(json.dumps(session_checkpoint(loop.session, loop.state)))
     config = loop.config  # the live config: it still carries the API key
     session = restore_session(data, config)
+    session.usage_to = loop.session.usage_to  # its tokens go on counting in the parent's
     session.messages.append(user_message(nudge))
     return AgentLoop(
         session=session,

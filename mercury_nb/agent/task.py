@@ -104,7 +104,7 @@ async def run_session(
     for note in found.notes:
         sink(Notice(note))
     tools = registry or default_registry(kernel=kernel is not None)
-    parent = SubagentParent(session.task_id, tuple(models), tools, sink)
+    parent = SubagentParent(session.task_id, tuple(models), tools, sink, session)
     ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id,
                        subagents=subagents(parent) if subagents is not None else None,
                        kernel=kernel)

@@ -10,6 +10,7 @@ from mercury_nb.contract.endings import WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
+from mercury_nb.contract.spend import BudgetHit
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.router_state import STALL_KIND, ProviderTrouble
 from mercury_nb.contract.turns.stream_assembly import StepReply
@@ -82,7 +83,15 @@ class CannotFit:
     ending: WindowTooSmall
 
 
-TurnReport = Ended | Interrupted | ProviderFailed | Stalled | Looped | Pressured | CannotFit
+@dataclass(frozen=True)
+class OverBudget:
+    """A spending budget was reached: the task pauses before the next request. No turn ended."""
+
+    hit: BudgetHit
+
+
+TurnReport = (Ended | Interrupted | ProviderFailed | Stalled | Looped | Pressured | CannotFit
+              | OverBudget)
 
 
 def verdict_of(report: TurnReport) -> TurnVerdict | None:
@@ -93,7 +102,7 @@ def verdict_of(report: TurnReport) -> TurnVerdict | None:
             return verdict
         case Interrupted() | ProviderFailed() | Stalled() | Looped():
             return TurnVerdict.INTERRUPTED
-        case Pressured() | CannotFit():
+        case Pressured() | CannotFit() | OverBudget():
             return None
         case _ as unreachable:
             assert_never(unreachable)

@@ -13,6 +13,7 @@ from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
     Blocker,
+    BudgetPause,
     DeclinedPause,
     Ending,
     Failed,
@@ -47,6 +48,7 @@ from mercury_nb.contract.gate.run_evidence import (
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
+from mercury_nb.contract.spend import budget_text, raise_hint
 from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.untrusted import one_line, shown_name, shown_names
 
@@ -243,6 +245,9 @@ def _ending_banner(ending: Ending, changes: Sequence[FileChange], blocker_chars:
             lines = [f"I've paused for now — {_sentence(reason)}. {RESUME_HINT}"]
             if blocker is not None:
                 lines.append(blocker_line(blocker, blocker_chars))
+            return _with_changes(lines, changes, CHANGES_SO_FAR)
+        case BudgetPause(hit=hit):
+            lines = [f"I've paused — {budget_text(hit)}.", raise_hint(hit)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case BlockedPause(reason=reason):
             lines = [BLOCKED, blocked_line(reason, blocker_chars), BLOCKED_HINT]

@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
+from mercury_nb.contract import config_limits as limits
 from mercury_nb.contract.config_commands import CommandSettings
-from mercury_nb.contract.config_limits import ContextLimits, KernelLimits, ReadLimits, StreamLimits
 
 ENV_PREFIX = "MERCURY_"
 REQUEST_DEADLINE_TIMEOUTS = 3
@@ -20,7 +20,8 @@ _NO_EMPTY = frozenset({"home", "workdir"})
 silently mean ``~/.mercury``."""
 
 
-class MercuryConfig(ContextLimits, ReadLimits, KernelLimits, StreamLimits, CommandSettings):
+class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits,
+                    limits.StreamLimits, limits.SpendLimits, CommandSettings):
     """Every knob and threshold of mercury-nb in one place.
 
     Each field can be overridden by an environment variable named ``MERCURY_`` plus the

@@ -139,3 +139,20 @@ class StreamLimits(BaseModel):
     stream_record_chars: int = Field(default=16_000, ge=256)
     """Most characters of one step's streamed text recorded for live watchers; the rest is
     shown with the final answer only."""
+
+
+class SpendLimits(BaseModel):
+    """The fields of :class:`~mercury_nb.contract.config.MercuryConfig` that cap what a task
+    spends (``--max-cost``, ``--max-tokens``; ``MERCURY_<FIELD>``). They count every model of
+    the chain and every sub-agent of the task, across its continues; reaching one pauses the
+    task before its next request, resumable with a higher budget."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    max_cost_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    """Estimated USD (from the price table) the task may spend before it pauses. Tokens of a
+    model without a known price (a local one) are not in it: they count as tokens only."""
+
+    max_tokens: int | None = Field(default=None, ge=1)
+    """Tokens (prompt and completion, as the providers report them) the task may use before
+    it pauses; not ``max_output_tokens``, which caps one reply."""

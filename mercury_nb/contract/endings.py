@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.spend import BudgetHit
 from mercury_nb.contract.task_status import EndingStatus as EndingStatus  # re-exported
 
 
@@ -107,6 +108,14 @@ class Paused:
 
     reason: str
     blocker: Blocker | None = None
+
+
+@dataclass(frozen=True)
+class BudgetPause:
+    """A spending budget (``max_cost_usd`` or ``max_tokens``) was reached: paused before the
+    next request; a continue with a higher budget goes on."""
+
+    hit: BudgetHit
 
 
 @dataclass(frozen=True)
@@ -216,6 +225,7 @@ Ending = (
     | FilesMissingPause
     | TruncationPause
     | Paused
+    | BudgetPause
     | BlockedPause
     | DeclinedPause
     | QuestionPause
@@ -239,6 +249,7 @@ def status_of(ending: Ending) -> EndingStatus:
             | FilesMissingPause()
             | TruncationPause()
             | Paused()
+            | BudgetPause()
             | BlockedPause()
             | DeclinedPause()
             | QuestionPause()
@@ -273,6 +284,7 @@ def resumable(ending: Ending) -> bool:
             | QuestionPause()
             | FilesMissingPause()
             | Paused()
+            | BudgetPause()
             | ProviderFailure()
             | Failed()
             | Aborted()

@@ -94,5 +94,11 @@ class TaskOutcome(BaseModel):
     """Workspace files the answer talks about that the task never read (the banner says
     "answered without reading …"); empty for every other ending."""
     usage: dict[str, Usage] = {}
-    """Token usage per model of the chain (keyed by its configured name), summed over the
-    task's requests in this run; models whose provider reported no usage are absent."""
+    """Token usage per model of the chain (keyed by its configured name), summed over every
+    request of the task (its earlier runs before a continue, its sub-agents' too); models
+    whose provider reported no usage are absent."""
+    cost_usd: float | None = None
+    """The estimated USD of those tokens (litellm's price table); None when no price is known
+    for any of them (a local model), or none were reported. Models in ``unpriced`` are not in it."""
+    unpriced: list[str] = []
+    """Models whose tokens have no known price: counted as tokens only."""

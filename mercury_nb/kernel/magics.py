@@ -68,6 +68,10 @@ class MercuryMagics(Magics):
     @argument("--fallback", metavar="M2", action="append", default=None,
               help="a fallback model; repeat for more")
     @argument("--max-steps", metavar="N", type=int, default=None, help="steps per step budget")
+    @argument("--max-cost", metavar="USD", type=float, default=None, dest="max_cost_usd",
+              help="pause once the task's estimated cost reaches USD")
+    @argument("--max-tokens", metavar="N", type=int, default=None,
+              help="pause once the task has used N tokens")
     @argument("--workdir", metavar="DIR", default=None, help="workspace root (default: cwd)")
     @argument("--api-base", metavar="URL", default=None, help="OpenAI-compatible base URL")
     @argument("--pass-env", metavar="NAME", action="append", default=None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from traitlets import Bool, Dict, Int, List, Unicode
+from traitlets import Bool, Dict, Float, Int, List, Unicode
 from traitlets.config import Configurable
 
 
@@ -23,12 +23,17 @@ class Mercury(Configurable):
                       help="'workspace-write': every command under bubblewrap.").tag(config=True)
     sandbox_network = Bool(None, allow_none=True,
                            help="Sandboxed commands may reach the network.").tag(config=True)
+    max_cost_usd = Float(None, allow_none=True,
+                         help="Estimated USD a task may spend before it pauses.").tag(config=True)
+    max_tokens = Int(None, allow_none=True,
+                     help="Tokens a task may use before it pauses.").tag(config=True)
     overrides = Dict(help="Any other MercuryConfig field, by name.").tag(config=True)
 
     def base_values(self) -> dict[str, Any]:
         """The values set here, as the ``base`` layer of ``MercuryConfig.load``."""
         values: dict[str, Any] = dict(self.overrides)
-        for name in ("model", "api_base", "max_steps", "workdir", "sandbox", "sandbox_network"):
+        for name in ("model", "api_base", "max_steps", "workdir", "sandbox", "sandbox_network",
+                     "max_cost_usd", "max_tokens"):
             value = getattr(self, name)
             if value is not None and value != "":
                 values[name] = value

@@ -21,8 +21,9 @@ FRONT_END_FLAGS = frozenset({"wait", "json", "command", "id", "task", "quiet"})
 """Flags of the magic and the CLI that are not settings (ignored by :func:`plan`)."""
 
 CONTINUE_FLAGS = ("model", "fallback", "fallbacks", "api_base", "max_steps", "yes", "auto_yes",
-                  "pass_env", "sandbox", "sandbox_network")
-"""The flags a ``continue`` lays over its checkpoint's settings. A resumed task keeps its own
+                  "pass_env", "sandbox", "sandbox_network", "max_cost_usd", "max_tokens")
+"""The flags a ``continue`` lays over its checkpoint's settings (``--max-cost 1`` raises
+the budget a task paused on). A resumed task keeps its own
 workspace and mode: ``--workdir`` only picks whose paused task continues, and ``--chat``
 does not turn a task into a question."""
 

@@ -1,8 +1,9 @@
-"""Estimated cost of a task's tokens from litellm's bundled price file, read without litellm.
+"""Estimated cost of a task's tokens for the panel, from the one price source the agent uses.
 
-The table is :func:`mercury_nb.transport.model_info.bundled_table`, the one the context
-windows come from (located without importing litellm, parsed once). Local models (Ollama, LM Studio,
-vLLM, llamafile, scripted) are "unknown", never a fake $0.
+Prices are :func:`mercury_nb.transport.prices.model_price`'s (litellm's bundled table, read
+without litellm), the arithmetic :func:`mercury_nb.contract.spend.cost_usd`, so the panel's
+"Tokens and cost" and a task's ``cost_usd`` agree. Local models (Ollama, LM Studio, vLLM,
+llamafile, scripted) are "unknown", never a fake $0.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mercury_nb.contract.spend import Unpriced, cost_usd
 from mercury_nb.server.models import Cost
 from mercury_nb.transport.model_info import bundled_table
+from mercury_nb.transport.prices import LOCAL_PREFIXES, model_price
 
-LOCAL_PREFIXES = ("ollama/", "ollama_chat/", "lm_studio/", "hosted_vllm/", "llamafile/",
-                  "scripted/", "local/")
+__all__ = ["LOCAL_PREFIXES", "estimate", "estimate_all"]
+
 _INPUT_KEYS = ("prompt_tokens", "input_tokens")
 _OUTPUT_KEYS = ("completion_tokens", "output_tokens")
 
@@ -27,28 +30,13 @@ def _tokens(usage: Mapping[str, Any], keys: tuple[str, ...]) -> int:
     return 0
 
 
-def _entry(model: str) -> Mapping[str, Any] | None:
-    prices = bundled_table()
-    for name in (model, model.split("/", 1)[-1]):
-        entry = prices.get(name)
-        if isinstance(entry, dict) and "input_cost_per_token" in entry:
-            return entry
-    return None
-
-
 def estimate(model: str, usage: Mapping[str, Any]) -> Cost:
     """The estimated USD cost of ``usage`` (prompt/completion token counts) on ``model``."""
-    if model.startswith(LOCAL_PREFIXES):
-        return Cost(model=model, usd=None, reason="local model")
-    entry = _entry(model)
-    if entry is None:
-        return Cost(model=model, usd=None, reason="no price known")
-    try:
-        usd = (_tokens(usage, _INPUT_KEYS) * float(entry.get("input_cost_per_token") or 0)
-               + _tokens(usage, _OUTPUT_KEYS) * float(entry.get("output_cost_per_token") or 0))
-    except (TypeError, ValueError):
-        return Cost(model=model, usd=None, reason="no price known")
-    return Cost(model=model, usd=round(usd, 6))
+    price = model_price(model, None if model.startswith(LOCAL_PREFIXES) else bundled_table())
+    if isinstance(price, Unpriced):
+        return Cost(model=model, usd=None, reason=price.reason)
+    return Cost(model=model, usd=cost_usd(_tokens(usage, _INPUT_KEYS),
+                                          _tokens(usage, _OUTPUT_KEYS), price))
 
 
 def estimate_all(usage: Mapping[str, Mapping[str, Any]]) -> list[Cost]:

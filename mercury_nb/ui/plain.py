@@ -22,6 +22,7 @@ from mercury_nb.ui.status import (
     SEPARATOR,
     StatusView,
     fold,
+    footer,
     start_text,
     status_line,
     tool_label,
@@ -29,10 +30,17 @@ from mercury_nb.ui.status import (
 
 
 def final_text(outcome: TaskOutcome) -> str:
-    """The closing text of a task: the model's answer (if any), then the banner."""
+    """The closing text of a task: the model's answer (if any), then the banner and its
+    footer (``4 steps · 12.3k tokens · ~$0.004``, once a provider reported tokens)."""
     parts = [outcome.answer.strip()] if outcome.answer and outcome.answer.strip() else []
-    parts.append(outcome.banner)
+    parts.append(banner_with_footer(outcome))
     return "\n\n".join(parts)
+
+
+def banner_with_footer(outcome: TaskOutcome) -> str:
+    """The banner, then its footer on a line of its own (when there is one)."""
+    below = footer(outcome)
+    return f"{outcome.banner}\n{below}" if below else outcome.banner
 
 
 def event_line(view: StatusView, event: AgentEvent) -> str | None:

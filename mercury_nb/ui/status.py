@@ -17,6 +17,7 @@ from mercury_nb.agent.events import (
     TurnEnded,
 )
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.spend import Spend, context_text, footer_text, spend_text
 from mercury_nb.contract.stream_text import StreamText, add_text, flush_text
 
 TAIL_CHARS = 4000
@@ -74,6 +75,10 @@ class StatusView:
     started_at: float | None = None
     finished_at: float | None = None
     outcome: TaskOutcome | None = None
+    spend: Spend = field(default_factory=Spend)
+    """What the task had spent when the current step started (tokens, estimated cost)."""
+    context: int | None = None
+    """How full the current step's request fills the context window, in percent."""
 
     @property
     def last_notice(self) -> str | None:
@@ -96,10 +101,12 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
         case TaskStarted(task_id=task_id, model=model, max_steps=max_steps, attached=attached):
             return replace(view, task_id=task_id, model=model, max_steps=max_steps,
                            attached=attached)
-        case StepStarted(step=step, max_steps=max_steps, model=model):
+        case StepStarted(step=step, max_steps=max_steps, model=model, tokens=tokens,
+                         cost_usd=usd, unpriced=unpriced, context=context):
             return replace(
                 view, step=step, max_steps=max_steps, model=model, tool=None, tool_summary="",
-                tail="", tail_cut=False, stream=StreamText(),
+                tail="", tail_cut=False, stream=StreamText(), spend=Spend(tokens, usd, unpriced),
+                context=context,
             )
         case TextDelta(text=text):
             stream, shown = add_text(view.stream, text, (), STREAM_CHARS)
@@ -167,13 +174,28 @@ def start_text(model: str, attached: tuple[str, ...] = ()) -> str:
     return text
 
 
+def outcome_spend(outcome: TaskOutcome) -> Spend:
+    """What a finished task spent, from its outcome."""
+    tokens = sum(used.total_tokens for used in outcome.usage.values())
+    return Spend(tokens, outcome.cost_usd, tuple(outcome.unpriced))
+
+
+def footer(outcome: TaskOutcome) -> str:
+    """The banner's footer, ``4 steps · 12.3k tokens · ~$0.004`` (empty: no tokens reported)."""
+    return footer_text(outcome.steps, outcome_spend(outcome))
+
+
 def status_line(view: StatusView, now: float) -> str:
-    """One line: ``step 3/75 · run_command · 12s`` while running; while the stall watchdog's
-    pulse shows, ``step 3/75 · <pulse, its seconds as of now>`` instead; the status once
-    finished."""
+    """One line: ``step 3/75 · run_command · 12s · 8.1k tokens · ~$0.002 · context 63%``
+    while running (what was spent before the step, once a provider reported tokens; the
+    context once a window is known); while the stall watchdog's pulse shows, ``step 3/75 ·
+    <pulse, its seconds as of now>`` instead (it names the context itself); once finished,
+    ``completed · 4 steps · 12.3k tokens · ~$0.004 · 12s``."""
     elapsed = f"{elapsed_s(view, now)}s"
     if view.outcome is not None:
-        return SEPARATOR.join((view.outcome.status, _steps(view.outcome.steps), elapsed))
+        spent = spend_text(outcome_spend(view.outcome))
+        ended = (view.outcome.status, _steps(view.outcome.steps), spent, elapsed)
+        return SEPARATOR.join(part for part in ended if part)
     if view.step == 0:
         return SEPARATOR.join((start_text(view.model, view.attached), elapsed))
     budget = f"step {view.step}/{view.max_steps}" if view.max_steps else f"step {view.step}"
@@ -182,4 +204,6 @@ def status_line(view: StatusView, now: float) -> str:
         return SEPARATOR.join((budget, KERNEL_PULSE.format(seconds=seconds)))
     if view.pulse is not None:  # the pulse carries the growing count: one number, not two
         return SEPARATOR.join((budget, view.pulse.text_at(now)))
-    return SEPARATOR.join((budget, view.tool or "thinking", elapsed))
+    context = context_text(view.context) if view.context is not None else ""
+    parts = (budget, view.tool or "thinking", elapsed, spend_text(view.spend), context)
+    return SEPARATOR.join(part for part in parts if part)

@@ -11,6 +11,7 @@ from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.contract.task_status import EndingStatus
 from mercury_nb.contract.untrusted import one_line, shown_name
 from mercury_nb.ui.markdown import markdown_html
+from mercury_nb.ui.status import footer
 
 _STATUS_COLOURS: dict[EndingStatus, str] = {
     "completed": "#2e7d32",
@@ -112,8 +113,8 @@ def _banner_body(outcome: TaskOutcome) -> tuple[str, list[FileChange]]:
 
 def banner_html(outcome: TaskOutcome) -> str:
     """The final verdict as HTML: the answer (Markdown, sanitized), the banner with each
-    changed file once (its preview collapsible), all escaped. Nothing from the model or the
-    disk reaches the page unsanitized."""
+    changed file once (its preview collapsible), its footer (steps, tokens, cost), all
+    escaped. Nothing from the model or the disk reaches the page unsanitized."""
     colour = _STATUS_COLOURS.get(outcome.status, "#616161")
     if outcome.unread:  # an answer about files it never read is delivered, with a warning
         colour = UNGROUNDED_COLOUR
@@ -129,5 +130,9 @@ def banner_html(outcome: TaskOutcome) -> str:
         f'border-left:4px solid {colour};padding:4px 8px">{body}</div>'
     )
     parts.extend(change_html(change) for change in rest)
+    below = footer(outcome)
+    if below:
+        parts.append('<div class="mercury-footer" style="font-family:monospace;color:#616161;'
+                     f'margin-top:2px">{esc(below)}</div>')
     parts.append("</div>")
     return "".join(parts)

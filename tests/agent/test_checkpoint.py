@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from mercury_nb.agent.checkpoint import (
     config_of,
     restore_router_state,
     restore_session,
     restore_snapshot,
+    restored_usage,
 )
 from mercury_nb.agent.events import AgentEvent, TurnEnded
 from mercury_nb.agent.task import run_task
@@ -59,3 +62,17 @@ async def test_what_the_task_read_survives_a_checkpoint(tmp_path: Path, scripted
     assert session.grounded_paths == ("README.md",)
     assert session.tool_log[0].read_paths == ("notes.md",)
     assert session.read_paths == {"README.md", "notes.md"}
+
+
+@pytest.mark.parametrize(
+    ("stored", "usage"),
+    [
+        pytest.param({"m": [120, 30]}, {"m": (120, 30)}, id="kept"),
+        pytest.param(None, {}, id="a-checkpoint-from-before-usage-was-kept"),
+        pytest.param({"m": [1], "n": ["a", 2], "o": [-1, 2], "p": [3, 4]}, {"p": (3, 4)},
+                     id="unreadable-entries-are-dropped"),
+        pytest.param(["m", 1], {}, id="not-a-mapping"),
+    ],
+)
+def test_restored_usage(stored: object, usage: dict[str, tuple[int, int]]) -> None:
+    assert restored_usage(stored) == usage

@@ -27,8 +27,12 @@ def test_the_kinds_are_the_classes_own_and_the_notices() -> None:
 @pytest.mark.parametrize(
     ("event", "fields"),
     [
-        pytest.param(ev.StepStarted(2, 9, "m"), {"step": 2, "max_steps": 9, "model": "m"},
-                     id="step"),
+        pytest.param(ev.StepStarted(2, 9, "m"), {"step": 2, "max_steps": 9, "model": "m",
+                                                 "tokens": 0, "cost_usd": None,
+                                                 "context": None}, id="step"),
+        pytest.param(ev.StepStarted(2, 9, "m", 12_345, 0.004, ("x",), 63),
+                     {"step": 2, "max_steps": 9, "model": "m", "tokens": 12_345,
+                      "cost_usd": 0.004, "context": 63}, id="step-with-spend"),
         pytest.param(ev.ToolStarted(2, "run_command", "run_command: ls", "ls"),
                      {"step": 2, "name": "run_command", "summary": "run_command: ls",
                       "command": "ls"}, id="tool"),
@@ -37,7 +41,7 @@ def test_the_kinds_are_the_classes_own_and_the_notices() -> None:
         pytest.param(ev.Pulse("Still working", "the model", 6, None,
                               WatchdogState(window_start_ms=0.0)),
                      {"text": "Still working", "activity": "the model", "silent_s": 6,
-                      "command": None}, id="a-pulse's-clock-stays-live"),
+                      "command": None, "context": None}, id="a-pulse's-clock-stays-live"),
     ],
 )
 def test_recorded_fields(event: ev.AgentEvent, fields: dict[str, object]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -336,3 +337,21 @@ async def test_context_window_comes_from_litellm_when_it_knows_the_model(
 def test_rss_is_read_from_the_process() -> None:
     rss = memory.read_rss_mb()
     assert rss is not None and 1 < rss < 1_000_000
+
+
+async def test_a_summarys_tokens_count_toward_the_budget(tmp_path: Path, scripted_model) -> None:
+    names = write_files(tmp_path, [8_000] * 4)  # as above: the fifth request needs a summary
+
+    def summary_with_usage(request: ModelRequest) -> Turn:
+        return replace(_summary_turn(request), usage=(5000, 300))
+
+    window = 2 * 1024 + base_tokens(tmp_path) + 7_000
+    model = scripted_model([*reads(names), summary_with_usage])  # never a sixth request
+    config = cfg(tmp_path, context_window=window, max_output_tokens=1024,
+                 compaction_keep_recent=2, max_tokens=5000)
+    outcome = await run_task(QUESTION, config, model=model)
+
+    assert outcome.status == "paused", outcome.banner
+    assert len(model.requests) == 5  # the four reads and the summary request
+    assert outcome.banner.startswith("I've paused — budget reached: 5.3k of 5k tokens used")
+    assert outcome.usage["scripted/test"].total_tokens == 5300

@@ -52,7 +52,10 @@ async def test_stalled_loopback_stream_is_aborted_and_the_retry_completes(
     assert outcome.providers == {"openai/mercury-test": f"stalled: {stall_notices[0]}"}
     # the soft threshold pulsed once in the silent window, before the hard one cut it
     cut = events.index(Notice(stall_notices[0], "stall"))
-    assert pulses(events[:cut]) == ["waiting for the model · 0 s"]
+    # ...saying how full the context is (litellm knows the model's window)
+    [pulse] = [e for e in events[:cut] if isinstance(e, Pulse)]
+    assert pulse.context is not None
+    assert pulse.text == f"waiting for the model · 0 s · context {pulse.context}%"
     # the retry re-sent the same step: nothing was streamed before the stall
     assert server.requests[1]["messages"] == server.requests[0]["messages"]
 

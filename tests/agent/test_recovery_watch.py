@@ -103,6 +103,17 @@ async def test_soft_threshold_pulses_once_and_names_the_activity() -> None:
         "waiting for m · 5 s", "waiting for m", 5)
 
 
+async def test_the_pulse_says_how_full_the_context_is() -> None:
+    watch, clock, sink = watch_with(stall_hard_ms=10_000_000)
+    watch.context = 63  # as the loop measured the request it waits on
+    async with watch.request("waiting for m"):
+        clock.now += 5.0
+        await sink.arrived.wait()
+    [pulse] = sink.of(Pulse)
+    assert (pulse.text, pulse.context) == ("waiting for m · 5 s · context 63%", 63)
+    assert pulse.text_at(clock.now + 7.0) == "waiting for m · 12 s · context 63%"
+
+
 async def test_a_running_tool_is_progress_and_is_never_cut() -> None:
     watch, clock, sink = watch_with()
     forward = watch.tool_sink(sink)

@@ -24,6 +24,9 @@ README = Path(__file__).resolve().parents[2] / "README.md"
             id="api-base",
         ),
         pytest.param({"MERCURY_MAX_STEPS": "7"}, "max_steps", 7, id="max-steps"),
+        pytest.param({"MERCURY_MAX_COST_USD": "0.5"}, "max_cost_usd", 0.5, id="max-cost"),
+        pytest.param({"MERCURY_MAX_TOKENS": "20000"}, "max_tokens", 20_000, id="max-tokens"),
+        pytest.param({}, "max_cost_usd", None, id="no-cost-budget-by-default"),
         pytest.param({"MERCURY_WORKDIR": "/tmp"}, "workdir", Path("/tmp"), id="workdir"),
         pytest.param(
             {"MERCURY_STALL_SOFT_MS": "1000"},

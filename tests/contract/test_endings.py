@@ -10,6 +10,7 @@ from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
     Blocker,
+    BudgetPause,
     DeclinedPause,
     Ending,
     EndingStatus,
@@ -31,6 +32,7 @@ from mercury_nb.contract.endings import (
     status_of,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.spend import CostBudgetHit, TokenBudgetHit
 
 PASSED = CheckRecord("pytest", 0, 5)
 FAILED = CheckRecord("npm test", 1, 5)
@@ -51,6 +53,8 @@ SAMPLES: list[tuple[Ending, EndingStatus]] = [
     (TruncationPause(rounds=6), "paused"),
     (Paused("the same tool call kept repeating", Blocker("run_command", "exit 1")), "paused"),
     (BlockedPause("I can't reach the package index"), "paused"),
+    (BudgetPause(CostBudgetHit(0.52, 0.5)), "paused"),
+    (BudgetPause(TokenBudgetHit(3600, 3000, ("scripted/x",))), "paused"),
     (DeclinedPause("the notes already say hello"), "paused"),
     (QuestionPause("JSON or SQLite?"), "paused"),
     (ProviderFailure("503", (ProviderAttempt("gpt-4o", "503 unavailable"),)), "failed"),

@@ -352,6 +352,11 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
                      id="sandbox-flag-over-traitlets"),
         pytest.param([], {"MERCURY_SANDBOX_NETWORK": "0"}, "--sandbox-network",
                      {"sandbox_network": True}, id="sandbox-network-flag"),
+        pytest.param(["Mercury.max_cost_usd = 2.0", "Mercury.max_tokens = 9000"],
+                     {"MERCURY_MAX_COST_USD": "1.5"}, "--max-cost 0.5",
+                     {"max_cost_usd": 0.5, "max_tokens": 9000}, id="budget-flags-and-traitlets"),
+        pytest.param([], {"MERCURY_MAX_TOKENS": "100"}, "--max-tokens 50",
+                     {"max_tokens": 50, "max_cost_usd": None}, id="max-tokens-flag-over-env"),
     ],
 )
 def test_config_precedence(

@@ -11,6 +11,7 @@ from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
     Blocker,
+    BudgetPause,
     DeclinedPause,
     Ending,
     Failed,
@@ -32,6 +33,7 @@ from mercury_nb.contract.endings import (
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import FileChange
+from mercury_nb.contract.spend import CostBudgetHit, TokenBudgetHit
 
 CHANGES = [
     FileChange(path="src/app.py", added=12, removed=0, kind="created"),
@@ -157,6 +159,22 @@ NO_TOOLS_FIX = (
             ["The task asks me to run `sleep 300` — it has not run, so I'm not calling this "
              "done.", "Last run: none — `sleep 300` never ran."],
             id="requested-run-never-ran",
+        ),
+        pytest.param(
+            BudgetPause(CostBudgetHit(0.52, 0.5)),
+            CHANGES[:1],
+            ["I've paused — budget reached: $0.52 of $0.50 spent.",
+             "To go on, continue with a higher budget: --max-cost USD (or MERCURY_MAX_COST_USD).",
+             "Changes so far:", SUMMARY[0]],
+            id="cost-budget",
+        ),
+        pytest.param(
+            BudgetPause(TokenBudgetHit(12_345, 10_000, ("ollama/llama3",))),
+            [],
+            ["I've paused — budget reached: 12.3k of 10k tokens used (no price known for "
+             "ollama/llama3: tokens only).",
+             "To go on, continue with a higher budget: --max-tokens N (or MERCURY_MAX_TOKENS)."],
+            id="token-budget-of-a-local-model",
         ),
         pytest.param(
             TruncationPause(6),
@@ -307,6 +325,8 @@ NON_COMPLETIONS: list[Ending] = [
     FilesMissingPause(("hello.py",)),
     Paused("memory pressure stayed high", None),
     BlockedPause("I'm not capable of providing a response."),
+    BudgetPause(CostBudgetHit(0.52, 0.5)),
+    BudgetPause(TokenBudgetHit(12_345, 10_000, ("ollama/llama3",))),
     DeclinedPause("nothing needs changing"),
     QuestionPause("What can I help you with today?"),
     ProviderFailure("boom", (ProviderAttempt("a", "b"),)),

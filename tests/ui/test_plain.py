@@ -17,9 +17,9 @@ from mercury_nb.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome, Usage
 from mercury_nb.ui import plain as plain_module
-from mercury_nb.ui.plain import PlainView, event_line, final_text, status_block
+from mercury_nb.ui.plain import PlainView, banner_with_footer, event_line, final_text, status_block
 from mercury_nb.ui.status import StatusView, fold
 
 
@@ -55,6 +55,16 @@ IN_STEP = fold(StatusView(), StepStarted(3, 75, "m"), 0.0)
 )
 def test_event_line(event: AgentEvent, line: str | None) -> None:
     assert event_line(IN_STEP, event) == line
+
+
+def test_the_closing_text_ends_with_the_footer_once_tokens_were_reported() -> None:
+    spent = outcome().model_copy(update={
+        "usage": {"m": Usage(prompt_tokens=12_000, completion_tokens=345, total_tokens=12_345)},
+        "cost_usd": 0.004, "steps": 4})
+    assert final_text(spent) == ("Created app.py.\n\n✓ Task complete\n"
+                                 "4 steps · 12.3k tokens · ~$0.004")
+    assert banner_with_footer(spent) == "✓ Task complete\n4 steps · 12.3k tokens · ~$0.004"
+    assert banner_with_footer(outcome()) == "✓ Task complete"  # nothing reported, nothing said
 
 
 @pytest.mark.parametrize(

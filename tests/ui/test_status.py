@@ -19,7 +19,7 @@ from mercury_nb.agent.events import (
     ToolFinished,
     ToolStarted,
 )
-from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.outcome import TaskOutcome, Usage
 from mercury_nb.ui.status import (
     NOTICES_KEPT,
     TAIL_CHARS,
@@ -40,9 +40,13 @@ class LaterKind:
     count: int
 
 
-def outcome(status: str = "completed", steps: int = 3) -> TaskOutcome:
+def outcome(status: str = "completed", steps: int = 3, **more: object) -> TaskOutcome:
     return TaskOutcome(task_id="t1", task="build", status=status, verdict="text-stop",  # type: ignore[arg-type]
-                       answer="ok", banner="banner text", steps=steps)
+                       answer="ok", banner="banner text", steps=steps, **more)  # type: ignore[arg-type]
+
+
+SPENT = {"usage": {"gpt-x": Usage(prompt_tokens=12_000, completion_tokens=345,
+                                  total_tokens=12_345)}, "cost_usd": 0.004}
 
 
 def fold_all(timed: Sequence[tuple[float, AgentEvent]]) -> StatusView:
@@ -76,6 +80,23 @@ STARTED = (100.0, TaskStarted("t1", "build", "gpt-x", 75))
                      "paused · 75 steps · 10s", id="finished-freezes-elapsed"),
         pytest.param([STARTED, (101.0, TaskFinished(outcome("completed", 1)))], 101.0,
                      "completed · 1 step · 1s", id="one-step-singular"),
+        pytest.param([STARTED, (101.0, TaskFinished(outcome("completed", 4, **SPENT)))], 112.0,
+                     "completed · 4 steps · 12.3k tokens · ~$0.004 · 1s",
+                     id="finished-with-tokens-and-cost"),
+        pytest.param([STARTED, (101.0, TaskFinished(outcome(
+            "paused", 4, usage=SPENT["usage"], unpriced=["gpt-x"])))], 101.0,
+                     "paused · 4 steps · 12.3k tokens · cost unknown (no price known for gpt-x: "
+                     "tokens only) · 1s", id="finished-with-an-unknown-price"),
+        pytest.param([STARTED, (101.0, StepStarted(4, 75, "gpt-x", 8_100, 0.002, (), 63))],
+                     103.0, "step 4/75 · thinking · 3s · 8.1k tokens · ~$0.002 · context 63%",
+                     id="running-with-spend-and-context"),
+        pytest.param([STARTED, (101.0, StepStarted(2, 75, "gpt-x", 0, None, (), 7))],
+                     103.0, "step 2/75 · thinking · 3s · context 7%",
+                     id="no-tokens-reported-yet"),
+        pytest.param([STARTED, (101.0, StepStarted(4, 75, "gpt-x", 8_100, 0.002, (), 63)),
+                      (102.0, Pulse("waiting for the model · 181 s · context 63%"))], 103.0,
+                     "step 4/75 · waiting for the model · 181 s · context 63%",
+                     id="the-pulse-names-the-context-once"),
         pytest.param([(100.0, ToolStarted(4, "edit_file", "a.py"))], 101.0,
                      "step 4 · edit_file · 1s", id="tool-before-any-step-event"),
         pytest.param([(100.0, TaskStarted("t1", "plot @sales", "gpt-x", 75,

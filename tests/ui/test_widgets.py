@@ -16,7 +16,7 @@ from mercury_nb.agent.events import (
     TextDelta,
     ToolStarted,
 )
-from mercury_nb.contract.outcome import FileChange, TaskOutcome
+from mercury_nb.contract.outcome import FileChange, TaskOutcome, Usage
 from mercury_nb.ui import widgets as widgets_module
 from mercury_nb.ui.status import StatusView, fold
 from mercury_nb.ui.verdict_html import banner_html, change_html
@@ -80,6 +80,16 @@ def test_banner_html_shows_answer_banner_and_collapsible_previews() -> None:
     assert "<summary>a.py <span>+2 −0</span> (created)</summary>" in rendered
     assert "x = 1\ny = 2" in rendered
     assert "b.txt <span>+0 −4</span> (deleted)" in rendered
+
+
+def test_banner_html_ends_with_the_footer_escaped_once_tokens_were_reported() -> None:
+    spent = outcome(steps=4, cost_usd=None, unpriced=["<b>local</b>"], usage={
+        "<b>local</b>": Usage(prompt_tokens=12_000, completion_tokens=345, total_tokens=12_345)})
+    rendered = banner_html(spent)
+    assert ('<div class="mercury-footer" style="font-family:monospace;color:#616161;'
+            'margin-top:2px">4 steps · 12.3k tokens · cost unknown (no price known for '
+            '&lt;b&gt;local&lt;/b&gt;: tokens only)</div></div>') in rendered
+    assert "mercury-footer" not in banner_html(outcome())  # nothing reported, nothing said
 
 
 def test_the_widget_lists_each_changed_file_once() -> None:

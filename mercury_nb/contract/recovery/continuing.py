@@ -20,6 +20,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
+    BudgetPause,
     DeclinedPause,
     Ending,
     Failed,
@@ -96,6 +97,7 @@ def cured_by(ending: Ending) -> tuple[Setting, ...]:
             | FilesMissingPause()
             | TruncationPause()
             | Paused()
+            | BudgetPause()
             | BlockedPause()
             | DeclinedPause()
             | QuestionPause()

@@ -23,6 +23,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
+    BudgetPause,
     DeclinedPause,
     Ending,
     EndingStatus,
@@ -45,6 +46,7 @@ from mercury_nb.contract.failure_banners import window_reason
 from mercury_nb.contract.gate.completion_gate import not_created_line
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.bounded import Retry, bounded
+from mercury_nb.contract.spend import budget_text
 
 SUBAGENT_RESUME_NUDGE = (
     "[SYSTEM: RESUMED] This task paused — {why} — and the supervisor gave you a fresh step "
@@ -134,6 +136,8 @@ def why_not_done(ending: Ending) -> str | None:
             return not_created_line(missing)
         case Paused(reason=reason):
             return reason.strip().rstrip(".…")
+        case BudgetPause(hit=hit):
+            return f"the task's {budget_text(hit)}"
         case BlockedPause(reason=reason):
             return f"it was blocked: {' '.join(reason.split()).rstrip('.…')}"
         case DeclinedPause(reason=reason):

@@ -17,6 +17,7 @@ from mercury_nb.contract.gate.run_evidence import RunAnswer
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
+from mercury_nb.contract.spend import BudgetHit
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind, ToolChoice
@@ -109,6 +110,8 @@ class TurnFacts:
     """The memory governor's pause words (``PauseForPressure.why``): memory or context
     pressure outlasted compaction, so the task pauses honestly before the next request."""
     window_too_small: WindowTooSmall | None = None
+    budget_hit: BudgetHit | None = None
+    """A spending budget was reached before the next request: the task pauses, none sent."""
     """The window cannot hold what every request carries: the task fails, no request sent."""
     reply_cap: int | None = None
     """``max_tokens`` of the turn's last request (a cut prose reply is asked for less)."""

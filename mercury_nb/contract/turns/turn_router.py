@@ -15,6 +15,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
+    BudgetPause,
     Ending,
     FilesMissingPause,
     NoChangesCompletion,
@@ -98,6 +99,8 @@ def step_router(
         return state, FinishWith(window_ending(state, facts.window_too_small, facts))
     if facts.pressure_pause is not None:
         return state, FinishWith(Paused(facts.pressure_pause))  # the banner adds the resume hint
+    if facts.budget_hit is not None:  # spent: paused before the next request, none sent
+        return state, FinishWith(BudgetPause(facts.budget_hit))
     match facts.verdict:
         case TurnVerdict.ABORTED:
             return state, FinishWith(Aborted())

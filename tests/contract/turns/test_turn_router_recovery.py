@@ -1,5 +1,5 @@
 """Table tests of the recovery routes through the turn router: pressure pauses from the memory
-governor and attempts cut by the stall watchdog."""
+governor, budget pauses, and attempts cut by the stall watchdog."""
 
 from __future__ import annotations
 
@@ -7,9 +7,16 @@ import pytest
 
 from mercury_nb.contract.banners import banner_text
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.endings import Paused, ProviderFailure, TruncationPause, WindowTooSmall
+from mercury_nb.contract.endings import (
+    BudgetPause,
+    Paused,
+    ProviderFailure,
+    TruncationPause,
+    WindowTooSmall,
+)
 from mercury_nb.contract.escalation.provider_policy import CONTINUE_FROM_PARTIAL
 from mercury_nb.contract.recovery.memory_governor import PressureObservation, pressure_pause
+from mercury_nb.contract.spend import BudgetHit, CostBudgetHit, TokenBudgetHit
 from mercury_nb.contract.turns.router_state import (
     STALL_KIND,
     FinishWith,
@@ -61,6 +68,18 @@ def test_a_pressure_pause_ends_the_task_whatever_the_verdict(verdict: TurnVerdic
     facts = TurnFacts(verdict=verdict, pressure_pause=CONTEXT)
     new_state, decision = step_router(state, facts, CONFIG)
     assert decision == FinishWith(Paused(CONTEXT))
+    assert new_state == state
+
+
+@pytest.mark.parametrize("hit", [CostBudgetHit(0.52, 0.5), TokenBudgetHit(3600, 3000)],
+                         ids=["cost", "tokens"])
+@pytest.mark.parametrize("verdict", list(TurnVerdict), ids=lambda v: v.value)
+def test_a_reached_budget_pauses_the_task_whatever_the_verdict(
+    verdict: TurnVerdict, hit: BudgetHit
+) -> None:
+    state = RouterState.start("build it", CONFIG)
+    new_state, decision = step_router(state, TurnFacts(verdict=verdict, budget_hit=hit), CONFIG)
+    assert decision == FinishWith(BudgetPause(hit))
     assert new_state == state
 
 
