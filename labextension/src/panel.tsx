@@ -32,6 +32,7 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
   const [models, setModels] = useState<IModels | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [connecting, setConnecting] = useState(false);
+  const [connected, setConnected] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [now, setNow] = useState(Date.now() / 1000);
   const pulses = useRef<Map<string, ILivePulse>>(new Map());
@@ -127,6 +128,7 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
       <Prompt
         models={models}
         host={props.host}
+        picked={connected}
         onStarted={id => select(id)}
         onConnect={() => setConnecting(true)}
       />
@@ -134,7 +136,12 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
         <ConnectForm
           models={models}
           onClose={() => setConnecting(false)}
-          onConnected={() => void listModels().then(setModels)}
+          onConnected={model =>
+            void listModels().then(found => {
+              setModels(found);
+              setConnected(model); // picked in the prompt box, ready to Start
+            })
+          }
         />
       )}
       {(error || list.pages.error) && (

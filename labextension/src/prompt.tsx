@@ -3,10 +3,11 @@
  * 1–1000; empty means the server's configured default) and Start, which starts a task in
  * the folder shown under it (folder.tsx: the file browser's current folder unless the user
  * picks another). An invalid budget is refused here, with a message, and never sent. Demo
- * models are marked in the picker; a start refused for want of a key says so and links the
- * "Connect a model" form (connect.tsx).
+ * models are marked in the picker, a chosen demo's description shown under it (the narrow
+ * side bar cuts the option's own words); a start refused for want of a key says so and
+ * links the "Connect a model" form (connect.tsx).
  */
-import React, { useState } from 'react';
+import React, { useEffect, useState } from 'react';
 
 import { APIError, IModels, startTask } from './api';
 import { FolderPicker } from './folder';
@@ -47,6 +48,8 @@ export function firstChoice(models: IModels | null): string {
 export function Prompt(props: {
   models: IModels | null;
   host: IPanelHost;
+  /** A model just connected by the form: picked, and any "no key" refusal cleared. */
+  picked?: string | null;
   onStarted: (id: string) => void;
   onConnect: () => void;
 }): JSX.Element {
@@ -57,7 +60,15 @@ export function Prompt(props: {
   const [needsKey, setNeedsKey] = useState(false);
   const [folder, setFolder] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    if (props.picked) {
+      setModel(props.picked);
+      setError(null);
+      setNeedsKey(false);
+    }
+  }, [props.picked]);
   const chosen = model || firstChoice(props.models);
+  const picked = props.models?.choices?.find(choice => choice.name === chosen);
   const budget = parseMaxSteps(steps);
   const problem = typeof budget === 'object' ? budget.problem : null;
   const fallback = props.models?.max_steps;
@@ -132,6 +143,9 @@ export function Prompt(props: {
           Start
         </button>
       </div>
+      {picked?.demo && picked.description && (
+        <div className="jp-mercury-muted jp-mercury-model-note">{picked.description}</div>
+      )}
       <div className="jp-mercury-prompt-row jp-mercury-steps-row">
         <label
           className="jp-mercury-steps-label"

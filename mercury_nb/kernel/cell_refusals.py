@@ -1,4 +1,5 @@
-"""How a ``%%mercury`` cell words the door's refusals of its own settings (a ``UsageError``)."""
+"""How a ``%%mercury`` cell words the door's refusals: of its own settings (a ``UsageError``),
+and a start refused for want of a key (printed once; nothing started, nothing recorded)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,24 @@ from mercury_nb.runs.lookup import Refusal
 
 CELL_USAGE_REFUSALS = frozenset({"bad-workdir", "bad-max-steps", "bad-settings"})
 """Refusals of the cell's own settings: a ``UsageError`` with the usage, not a printed line."""
+NOT_STARTED = ("Nothing was recorded: set the key and run the cell again, or run offline with "
+               "a demo model: --model scripted/quickstart")
+"""Under a ``missing-key`` refusal's error: there is no failed task to continue."""
 
 
 def refusal_text(refusal: Refusal, usage: str) -> str:
-    """How a cell words a refusal of its settings (``usage``, the magic's, follows)."""
+    """How a cell words a refusal (``usage``, the magic's, follows a refusal of its
+    settings); any other refusal is its message, a missing key's with :data:`NOT_STARTED`."""
     match refusal.kind:
+        case "missing-key":
+            why = (refusal.value or refusal.message).rstrip(".")
+            return f"Not started: {why}.\n{NOT_STARTED}"
         case "bad-workdir":
             return f"workdir {refusal.value!r} is not a directory\n{usage}"
         case "bad-max-steps":
             return ("invalid mercury settings — max_steps: Input should be greater than or "
                     f"equal to 1\n{usage}")
-        case _:
+        case "bad-settings":
             return f"invalid mercury settings — {refusal.value}\n{usage}"
+        case _:
+            return refusal.message

@@ -191,13 +191,14 @@ class MercuryMagics(Magics):
         run = submit(RunRequest(kernel=CellKernel(self.shell),
             task=task, resume=resume, task_id=task_id, words=words, flags=vars(args),
             traitlets=self.settings.base_values(), view_for=view_for, report=print,
+            refuse_missing_key=True,
         ), loop=loop if loop is not None else scheduling.cell_loop())
         if isinstance(run, Refusal):
             from mercury_nb.kernel.cell_refusals import CELL_USAGE_REFUSALS, refusal_text
 
             if run.kind in CELL_USAGE_REFUSALS:
                 raise UsageError(refusal_text(run, usage()))
-            print(run.message)  # a --wait cell still awaits what we return
+            print(refusal_text(run, usage()))  # once; a --wait cell awaits what we return
             return NothingToWait() if waiting else None
         if loop is None:
             scheduling.run_until_done(run, views[0])

@@ -148,7 +148,8 @@ def sandbox_refusal(config: MercuryConfig) -> Refusal | None:
 
 
 def _missing_key(config: MercuryConfig) -> Refusal | None:
-    """A ``missing-key`` refusal whose message is the setup-failure banner (None: keys found)."""
+    """A ``missing-key`` refusal whose message is the setup-failure banner and whose value is
+    the bare error, for a front end that words a start refused (None: keys found)."""
     from mercury_nb.transport.factory import SETUP_FAILED, missing_key_error
 
     error = missing_key_error(config)
@@ -157,4 +158,5 @@ def _missing_key(config: MercuryConfig) -> Refusal | None:
     from mercury_nb.contract.endings import Failed
     from mercury_nb.ui.banners import banner_text
 
-    return Refusal(banner_text(Failed(SETUP_FAILED.format(error=error)), []), kind="missing-key")
+    return Refusal(banner_text(Failed(SETUP_FAILED.format(error=error)), []), kind="missing-key",
+                   value=error)

@@ -15,7 +15,17 @@ from mercury_nb.server.inputs import bad_text
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
 
-__all__ = ["detail", "detail_json", "resolve_workdir", "runs", "summary"]
+__all__ = ["detail", "detail_json", "refused", "resolve_workdir", "runs", "summary"]
+
+
+def refused(refusal: runs.Refusal) -> tuple[str, dict[str, Any]]:
+    """A start's refusal as the API words it (the message, the reply's other fields): a
+    missing key's bare error, with the panel's "Connect a model" form linked; else the runs
+    layer's message and kind."""
+    if refusal.kind == "missing-key":
+        why = (refusal.value or refusal.message).rstrip(".")
+        return f"{why}.", {"kind": refusal.kind, "link": "connect"}
+    return refusal.message, {"kind": refusal.kind}
 
 class WorkdirError(ValueError):
     """A workdir that is not a folder inside the server root."""

@@ -31,6 +31,7 @@ from mercury_nb.server.backend import (
     WorkdirError,
     detail,
     detail_json,
+    refused,
     resolve_workdir,
     runs,
     summary,
@@ -91,10 +92,8 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
 
 
 class TasksHandler(MercuryHandler):
-    """GET: the task list (``workspace``, ``status``, ``limit``, ``offset``). POST: start.
-
-    Without ``limit``, a page is the server's page size (the panel pages by the ``limit`` it
-    gets back)."""
+    """GET: the task list (``workspace``, ``status``, ``limit``, ``offset``; without ``limit``
+    a page is the server's page size: the panel pages by the ``limit`` it gets). POST: start."""
 
     @tornado.web.authenticated
     @authorized
@@ -149,8 +148,8 @@ class TasksHandler(MercuryHandler):
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
                 return self.fail(400, f"invalid settings: {run.message}")
-            link = {"link": "connect"} if run.kind == "missing-key" else {}  # the form
-            return self.fail(409, run.message, kind=run.kind, **link)
+            message, fields = refused(run)  # a missing key's links the form
+            return self.fail(409, message, **fields)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
 

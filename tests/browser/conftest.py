@@ -2,15 +2,19 @@
 driven by Python Playwright (never a downloaded browser).
 
 ``lab`` (session) yields a :class:`Lab` (base URL, token, root dir, MERCURY_HOME, env, and
-the small task-list page size the server is configured with, so paging is cheap to test);
+the small task-list page size the server is configured with, so paging is cheap to test),
+started as on a first launch: no provider key in its environment, no news toast;
 ``browser`` (module) is Chromium; ``page`` yields a Playwright page logged in to that lab.
 The lab process loads ``tests/server/panel_scripts.py`` (and ``review_scripts.py``) through a
 ``--config`` file, so the scripted models the tests name exist inside the server. Reusable by
-any browser test in this folder.
+any browser test in this folder; :func:`running_lab` and :func:`lab_page` start another lab
+(``scripted=False``: a first launch's, without the test scripts, the ``first_lab`` fixture)
+and open a page on it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -34,6 +38,9 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
 SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
 if str(SCRIPTS_DIR) not in sys.path:  # the tests import panel_scripts too (its constants)
     sys.path.insert(0, str(SCRIPTS_DIR))
+KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "MERCURY_API_KEY",
+                 "MERCURY_MODEL", "MERCURY_FALLBACKS", "MERCURY_API_BASE")
+"""Left out of the lab's environment: its default model has no key, as on a first launch."""
 LAB_START_TIMEOUT_S = 90.0
 PAGE_SIZE = 5
 """``MercuryServerApp.page_size`` in the test lab: the panel's list pages by it."""
@@ -80,28 +87,48 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
     raise RuntimeError(f"jupyter lab did not start: {log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="session")
-def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    base = tmp_path_factory.mktemp("lab")
+def _quiet_lab_settings(settings: Path) -> None:
+    """No "Jupyter news" question or update toast over the panel's toasts and screenshots."""
+    folder = settings / "@jupyterlab" / "apputils-extension"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
+
+
+SCRIPTED_CONFIG = (
+    "import sys\n"
+    f"sys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
+    "import panel_scripts\n"
+    "panel_scripts.register_all()\n"
+    "import review_scripts\n"
+    "review_scripts.register_all()\n"
+)
+"""The test scripts every ``lab`` test names (``scripted/panel-...``, ``scripted/review-...``)."""
+
+
+@contextlib.contextmanager
+def running_lab(base: Path, *, scripted: bool = True) -> Iterator[Lab]:
+    """A ``jupyter lab`` under ``base`` until the block ends; ``scripted=False``: without the
+    test scripts, so its picker offers what a first launch offers (the default model, the
+    shipped demos)."""
     root, home = base / "root", base / "mercury-home"
     root.mkdir()
     home.mkdir()
     config = base / "lab_config.py"
     config.write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
-        "import panel_scripts\n"
-        "panel_scripts.register_all()\n"
-        "import review_scripts\n"
-        "review_scripts.register_all()\n"
-        f"c.MercuryServerApp.page_size = {PAGE_SIZE}\n"
+        (SCRIPTED_CONFIG if scripted else "")
+        + f"c.MercuryServerApp.page_size = {PAGE_SIZE}\n"
         "c.LabApp.news_url = None\n"
         "c.LabApp.expose_app_in_browser = True\n"  # window.jupyterapp, for tests to reach models
         "c.LabApp.check_for_updates_class = 'jupyterlab.NeverCheckForUpdate'\n"
     )
     token, port = secrets.token_hex(16), _free_port()
-    env = {**os.environ, "MERCURY_HOME": str(home), "MERCURY_MAX_AUTO_CONTINUATIONS": "0",
+    settings = base / "jupyter-config" / "lab" / "user-settings"
+    _quiet_lab_settings(settings)
+    env = {**{k: v for k, v in os.environ.items() if k not in KEY_VARIABLES},
+           "MERCURY_HOME": str(home), "MERCURY_MAX_AUTO_CONTINUATIONS": "0",
            "JUPYTER_CONFIG_DIR": str(base / "jupyter-config"),
+           "JUPYTERLAB_SETTINGS_DIR": str(settings),
            "JUPYTER_RUNTIME_DIR": str(base / "runtime")}
     log = base / "lab.log"
     with log.open("wb") as sink:
@@ -123,6 +150,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
             process.wait(timeout=5)
 
 
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    with running_lab(tmp_path_factory.mktemp("lab")) as started:
+        yield started
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's Chromium under Playwright; the test is skipped (saying why) without it.
@@ -141,9 +174,17 @@ def browser() -> Iterator[Any]:
             chromium.close()
 
 
-@pytest.fixture
-def page(browser: Any, lab: Lab) -> Iterator[Any]:
-    """A fresh page on JupyterLab, logged in with the token, the shell ready."""
+@pytest.fixture(scope="module")
+def first_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    """A lab as a first launch has it: no key, no test scripts (:func:`running_lab`); a
+    module uses it as its ``lab`` by overriding that fixture with this one."""
+    with running_lab(tmp_path_factory.mktemp("first-lab"), scripted=False) as started:
+        yield started
+
+
+@contextlib.contextmanager
+def lab_page(browser: Any, lab: Lab) -> Iterator[Any]:
+    """A fresh page on ``lab``'s JupyterLab, logged in with the token, the shell ready."""
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     tab = context.new_page()
     tab.set_default_timeout(30_000)
@@ -153,3 +194,10 @@ def page(browser: Any, lab: Lab) -> Iterator[Any]:
         yield tab
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(browser: Any, lab: Lab) -> Iterator[Any]:
+    """A fresh page on the session's JupyterLab (:func:`lab_page`)."""
+    with lab_page(browser, lab) as tab:
+        yield tab

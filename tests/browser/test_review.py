@@ -119,6 +119,10 @@ def test_cells_changed_by_a_task_are_highlighted_after_the_reload(page: Any, lab
     news = page.locator(".Toastify__toast", has_text="Jupyter news")  # Lab's own question
     if news.count():
         news.locator("button", has_text="No").click()
+    page.wait_for_function(  # the toast has slid in: all of it inside the window
+        "() => { const t = document.querySelector('.Toastify__toast');"
+        " const box = t?.getBoundingClientRect();"
+        " return !!box && box.left >= 0 && box.right <= window.innerWidth; }")
     page.screenshot(path=shot_path("notebook-reload-highlight.png"))
     marked.first.wait_for(state="detached", timeout=20_000)  # the highlight is brief
     assert wait_finished(lab, task_id)["task"]["status"] != "running"

@@ -32,6 +32,9 @@ from mercury_nb.testing import (
 from mercury_nb.transport.protocol import ModelRequest, StreamChunk
 from mercury_nb.ui.views import guarded_sink
 
+NOT_SENT_KEY = "sk-never-sent"
+"""For tests that replace run_task: no request is made; without a key the cell would refuse
+the start (default model, no key) before run_task is reached."""
 
 @pytest.fixture
 def ip(monkeypatch: pytest.MonkeyPatch) -> Iterator[InteractiveShell]:
@@ -233,6 +236,7 @@ async def test_background_exception_is_surfaced_in_the_magics_cell(
         raise RuntimeError("boom from the agent")
 
     monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
+    monkeypatch.setenv("OPENAI_API_KEY", NOT_SENT_KEY)  # past the cell's missing-key refusal
     ip.run_cell_magic("mercury", f"--workdir {shlex.quote(str(tmp_path))}", "Anything.")
     record = registry.latest()
     assert record is not None
@@ -248,6 +252,7 @@ def test_wait_exception_is_the_cells_error(
         raise RuntimeError("boom while waiting")
 
     monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
+    monkeypatch.setenv("OPENAI_API_KEY", NOT_SENT_KEY)  # past the cell's missing-key refusal
     result = ip.run_cell(f"%%mercury --wait --workdir {shlex.quote(str(tmp_path))}\nAnything.")
     assert isinstance(result.error_in_exec, RuntimeError)
     assert str(result.error_in_exec) == "boom while waiting"
@@ -315,6 +320,7 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
         return done
 
     monkeypatch.setattr("mercury_nb.agent.task.run_task", recording_run_task)
+    monkeypatch.setenv("OPENAI_API_KEY", NOT_SENT_KEY)  # past the cell's missing-key refusal
     return seen
 
 

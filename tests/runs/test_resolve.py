@@ -63,7 +63,7 @@ def test_precedence_is_env_over_traitlets_and_flags_over_both(
         pytest.param(lambda ws: RunRequest(task="x", flags={"workdir": str(ws),
                                                             "model": "openai/gpt-4o"},
                                            env={}, refuse_missing_key=True),
-                     "missing-key", None, id="missing-key"),
+                     "missing-key", "no API key for the model openai/gpt-4o", id="missing-key"),
         pytest.param(lambda ws: RunRequest(task="x", flags={"workdir": str(ws),
                                                             "sandbox": "workspace-write"},
                                            env={"MERCURY_BWRAP_PATH": str(ws / "no-bwrap")}),
