@@ -6,7 +6,7 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -141,7 +141,7 @@ def _source(cell: NotebookNode) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _output_text(output: NotebookNode) -> str:
+def _output_text(output: Mapping[str, Any]) -> str:
     kind = output.get("output_type")
     if kind == "stream":
         text = output.get("text", "")
@@ -159,6 +159,12 @@ def _output_text(output: NotebookNode) -> str:
     return f"{kind}: [{', '.join(data) or 'no data'}]"
 
 
+def outputs_text(outputs: Sequence[Mapping[str, Any]]) -> str:
+    """A cell's outputs as the model reads them: one line each, trimmed (as read_notebook)."""
+    rendered = "\n".join(_clip(_output_text(o), OUTPUT_ITEM_CHARS) for o in outputs)
+    return "outputs:\n" + _clip(rendered, CELL_OUTPUT_CHARS)
+
+
 def render_notebook(notebook: NotebookNode, shown: str) -> str:
     """Cells with index, type, source and trimmed outputs, as the model reads them."""
     cells = notebook.cells
@@ -171,8 +177,7 @@ def render_notebook(notebook: NotebookNode, shown: str) -> str:
         parts.append(_source(cell) or "(empty)")
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
         if outputs:
-            rendered = "\n".join(_clip(_output_text(o), OUTPUT_ITEM_CHARS) for o in outputs)
-            parts.append("outputs:\n" + _clip(rendered, CELL_OUTPUT_CHARS))
+            parts.append(outputs_text(outputs))
     return "\n".join(parts)
 
 

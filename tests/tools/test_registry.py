@@ -30,6 +30,7 @@ ALL_TOOLS = {
     "read_notebook": {"path"},
     "edit_notebook_cell": {"path", "index", "source"},
     "insert_notebook_cell": {"path", "index", "cell_type", "source"},
+    "run_cells": {"path", "cells"},
     "ask_user": {"question", "options", "recommended"},
     "delegate_task": {"task"},
     "finish": {"status", "summary", "blocker", "question"},
