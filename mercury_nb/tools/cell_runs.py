@@ -45,9 +45,8 @@ class RunCellsArgs(BaseModel):
     path: str = Field(description="Notebook path (.ipynb) relative to the workspace root.")
     cells: str | None = Field(
         default=None,
-        description="Cells to run, by 0-based index as read_notebook shows them: indices and "
-        "ranges (\"2-5\", \"0-3,7\"); omit to run every cell. A cell that uses variables of "
-        "earlier cells needs them in the selection (the kernel is fresh).")
+        description="Cell indices and ranges (\"2-5\", \"0-3,7\") as read_notebook numbers "
+        "them; omit for every cell. The kernel is fresh: include the cells they depend on.")
 
     @field_validator("cells", mode="before")
     @classmethod
@@ -270,11 +269,10 @@ def _plain_traceback(output: dict[str, Any]) -> str:
 RUN_CELLS_TOOL: FunctionTool[RunCellsArgs] = FunctionTool(
     name="run_cells",
     description=(
-        "Run a notebook's cells (all, or some by index) in a fresh kernel in the notebook's "
-        "folder, in order, stopping at the first failing cell. Returns each cell's outputs "
-        "and the failing cell's error (or that it waited for input, ran over its time limit, "
-        "or that the kernel died), and writes the outputs into the notebook. A clean run of "
-        "every cell after your last change verifies a notebook."),
+        "Run a notebook's cells in a fresh kernel in its folder, stopping at the first "
+        "failing cell. Returns each cell's outputs and the failing cell's error, and writes "
+        "the outputs into the notebook. A clean run of every cell after your last change "
+        "verifies the notebook."),
     brief="Run a notebook's cells in a fresh kernel.",
     args_model=RunCellsArgs,
     handler=run_cells,
