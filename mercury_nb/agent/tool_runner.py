@@ -81,11 +81,11 @@ async def run_tool_calls(
         summary = summarize_arguments(call.name, call.arguments)
         on_event(ToolStarted(step=step, name=call.name, summary=summary,
                              command=command_of(call.name, call.arguments)))
-        ctx.progress = _progress(on_event, step, call.name)
+        ctx.progress, ctx.step = _progress(on_event, step, call.name), step
         try:
             result = clean_result(await registry.execute(call.name, call.arguments, ctx), ctx)
         finally:
-            ctx.progress = None
+            ctx.progress = ctx.step = None
         session.messages.append(tool_message(call.id, call.name, result.content))
         session.log(
             ToolLogEntry(

@@ -86,6 +86,9 @@ class ToolContext:
     kernel: KernelAccess | None = None
     """The user's kernel, for a task from a ``%%mercury`` cell (inspect_variables,
     run_in_kernel); None everywhere else."""
+    step: int | None = None
+    """The step of the running tool call (set by the loop around each call): what an
+    agent-written cell's provenance names (``metadata.mercury``)."""
     progress: Callable[[str], None] | None = None
     """Shows how far the running tool call is (``cell 7/12``) in the live status; set by
     the loop around each call, None outside one."""

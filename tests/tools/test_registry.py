@@ -29,7 +29,7 @@ ALL_TOOLS = {
     "run_command": {"command", "timeout_s"},
     "read_notebook": {"path"},
     "edit_notebook_cell": {"path", "index", "source"},
-    "insert_notebook_cell": {"path", "index", "cell_type", "source"},
+    "insert_notebook_cell": {"path", "index", "cell_type", "source", "after_cell_id"},
     "run_cells": {"path", "cells"},
     "ask_user": {"question", "options", "recommended"},
     "delegate_task": {"task"},
