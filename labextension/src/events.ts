@@ -14,6 +14,7 @@ export type EventKind =
   | 'text-delta'
   | 'tool-started'
   | 'tool-finished'
+  | 'tool-progress'
   | 'pulse'
   | 'memory-pressure-pause'
   | 'step-ended'
@@ -44,6 +45,7 @@ const TOOL_VERBS: { [tool: string]: string } = {
   read_notebook: 'reads the notebook',
   edit_notebook_cell: 'edits a cell of',
   insert_notebook_cell: 'adds a cell to',
+  run_cells: 'runs the cells of',
   delegate_task: 'hands a sub-task to a sub-agent:',
   ask_user: 'asks you:'
 };
@@ -117,6 +119,7 @@ const WORDS: { [kind in EventKind]: (data: Data) => string | null } = {
   'step-ended': () => null,
   'tool-started': toolWords,
   'tool-finished': data => (data.ok === false ? `failed: ${toolWords(data)}` : null),
+  'tool-progress': () => null,
   pulse: data => text(data, 'text') || 'waiting for the model',
   'memory-pressure-pause': pause,
   'turn-ended': turn,

@@ -26,6 +26,7 @@ AgentEventKind = Literal[
     "text-delta",
     "tool-started",
     "tool-finished",
+    "tool-progress",
     "pulse",
     "memory-pressure-pause",
     "step-ended",
@@ -87,6 +88,17 @@ class ToolFinished:
     name: str
     ok: bool
     summary: str
+
+
+@dataclass(frozen=True)
+class ToolProgress:
+    """How far the running tool call is, in its own words (run_cells: ``cell 7/12``); the
+    live status shows it with the call's seconds until the next progress or its end."""
+
+    kind: ClassVar[AgentEventKind] = "tool-progress"
+    step: int
+    name: str
+    text: str
 
 
 @dataclass(frozen=True)
@@ -192,6 +204,7 @@ AgentEvent = (
     | TextDelta
     | ToolStarted
     | ToolFinished
+    | ToolProgress
     | Notice
     | Pulse
     | MemoryPressurePause
@@ -205,7 +218,7 @@ AGENT_EVENT_KINDS: frozenset[AgentEventKind] = frozenset(get_args(AgentEventKind
 """Every kind an event of :data:`AgentEvent` can have."""
 
 PROGRESS_KINDS: frozenset[AgentEventKind] = frozenset(
-    {"step-started", "text-delta", "tool-started", "tool-finished", "pulse"})
+    {"step-started", "text-delta", "tool-started", "tool-finished", "tool-progress", "pulse"})
 """Kinds recorded for live watchers only: a task's summary (``show``) leaves them out (any
 other kind, a new one too, is in the summary)."""
 

@@ -69,7 +69,8 @@ def check_records(session: TaskSession) -> list[CheckRecord]:
     return [
         CheckRecord(
             command=e.command or e.summary, exit_code=e.exit_code, seq=e.seq,
-            kind="notebook" if e.name == "notebook_check" else "command", timed_out=e.timed_out,
+            kind="notebook" if e.notebook_ran else "command", timed_out=e.timed_out,
+            path=e.notebook_run or "", failure=e.cell_error, partial=bool(e.cells_run),
         )
         for e in session.tool_log
         if e.command is not None or e.name == "notebook_check"
@@ -205,15 +206,21 @@ def missing_files(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
 
 
 async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> None:
-    """Execute changed notebooks unless one already ran after the last change."""
+    """Execute changed notebooks unless one already ran after the last change: the end-of-task
+    check ran, or run_cells ran every cell of that notebook (its run may be the last change
+    itself: what it wrote is its own outputs)."""
     session = loop.session
     last = session.last_mutation_seq
-    ran_after = any(e.name == "notebook_check" and (last is None or e.seq > last)
-                    for e in session.tool_log)
-    if ran_after:
+    if any(e.name == "notebook_check" and (last is None or e.seq > last)
+           for e in session.tool_log):
         return
+    whole = {e.notebook_run for e in session.tool_log
+             if e.name != "notebook_check" and e.notebook_ran and not e.cells_run
+             and (last is None or e.seq >= last)}
     for change in report.changes:
         if change.kind == "deleted" or not change.path.lower().endswith(".ipynb"):
+            continue
+        if change.path in whole:
             continue
         label = f"notebook_check: {change.path}"
         loop.on_event(ToolStarted(step=session.steps_total, name="notebook_check", summary=label))
@@ -226,6 +233,7 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
             seq=session.next_seq(), step=session.steps_total, name="notebook_check", ok=run.ok,
             mutating=False, summary=f"run notebook {change.path}", result_head=run.detail,
             command=f"run notebook {change.path}", exit_code=0 if run.ok else 1,
+            notebook_run=change.path, cell_error="" if run.ok else run.detail,
         ))
         loop.on_event(ToolFinished(step=session.steps_total, name="notebook_check", ok=run.ok,
                                    summary=label))

@@ -101,7 +101,7 @@ def command_evidence(session: TaskSession, ending: Ending | None = None) -> list
         CommandEvidence(
             command=e.command, exit_code=e.exit_code, step=e.step, timed_out=e.timed_out,
             after_last_change=last is None or e.seq > last or e.seq == verified_seq,
-            kind="notebook" if e.name == "notebook_check" else "command",
+            kind="notebook" if e.notebook_ran else "command",
         )
         for e in session.tool_log
         if e.command is not None

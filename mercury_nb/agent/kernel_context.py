@@ -10,7 +10,9 @@ model, instead of a silent guess.
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from dataclasses import dataclass
+from pathlib import Path
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.redaction import known_secrets
@@ -24,6 +26,10 @@ from mercury_nb.tools.variables import (
 )
 
 ATTACHED_HEADING = "Variables from the user's kernel, attached for {names}:"
+ASKED_FROM = ("This task was asked from the %%mercury cell with id {cell} of the notebook "
+              "{notebook}: \"this notebook\" is that notebook, and \"below this cell\" is "
+              "insert_notebook_cell with after_cell_id=\"{cell}\".")
+ASKED_FROM_NOTEBOOK = "This task was asked from a cell of the notebook {notebook}."
 
 
 @dataclass(frozen=True)
@@ -57,9 +63,31 @@ def attachments(task: str, kernel: KernelAccess | None, config: MercuryConfig) -
     return Attachments(f"{ATTACHED_HEADING.format(names=found)}\n{entries}", report.shown, notes)
 
 
-def first_request_text(task: str, found: Attachments) -> str:
-    """The first user message: the task, then the attached summaries and the notes."""
+def origin_text(kernel: KernelAccess | None, root: Path) -> str:
+    """Where the task was asked from, for the first request ("" when the kernel does not say
+    which notebook): the notebook relative to the workspace ``root`` when it is inside it,
+    and the asking cell's id."""
+    origin = kernel.origin() if kernel is not None else None
+    if origin is None or not origin.notebook:
+        return ""
+    notebook = origin.notebook
+    for candidate in (Path(notebook), Path.cwd() / notebook):
+        with suppress(OSError, ValueError):
+            if (candidate.is_absolute() and candidate.exists()
+                    and candidate.resolve().is_relative_to(root.resolve())):
+                notebook = candidate.resolve().relative_to(root.resolve()).as_posix()
+                break
+    if origin.cell_id is None:
+        return ASKED_FROM_NOTEBOOK.format(notebook=notebook)
+    return ASKED_FROM.format(cell=origin.cell_id, notebook=notebook)
+
+
+def first_request_text(task: str, found: Attachments, origin: str = "") -> str:
+    """The first user message: the task, where it was asked from, then the attached
+    summaries and the notes."""
     parts = [task]
+    if origin:
+        parts.append(origin)
     if found.text:
         parts.append(found.text)
     if found.notes:

@@ -27,6 +27,18 @@ class ToolLogEntry:
     changed_paths: tuple[str, ...] = ()
     read_paths: tuple[str, ...] = ()
     ran_in_kernel: bool = False
+    notebook_run: str | None = None
+    """For run_cells (and the end-of-task check): the notebook that ran in a fresh kernel."""
+    cells_run: str = ""
+    """For run_cells: the cells chosen when not every cell (``2–4``)."""
+    cell_error: str = ""
+    """The failing cell of a notebook run and its error's last line."""
+
+    @property
+    def notebook_ran(self) -> bool:
+        """A run of a notebook's cells in a fresh kernel (run_cells, the end-of-task check)."""
+        return self.name == "notebook_check" or (
+            self.notebook_run is not None and self.command is not None)
 
 
 @dataclass(frozen=True)

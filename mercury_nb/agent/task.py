@@ -14,7 +14,12 @@ from collections.abc import Sequence
 
 from mercury_nb.agent.events import EventSink, Notice, TaskFinished, TaskStarted
 from mercury_nb.agent.grounded_answers import answer_grounding, mark_unread
-from mercury_nb.agent.kernel_context import Attachments, attachments, first_request_text
+from mercury_nb.agent.kernel_context import (
+    Attachments,
+    attachments,
+    first_request_text,
+    origin_text,
+)
 from mercury_nb.agent.lifecycle import measured_outcome, setup_failed, until_ending
 from mercury_nb.agent.loop import AgentLoop
 from mercury_nb.agent.prompts import system_message, user_message
@@ -65,7 +70,8 @@ async def run_task(
     root = Workspace(config.workdir)
     found = attachments(session.task, kernel, config)
     session.messages = [system_message(str(root.root), config.mode),
-                        user_message(first_request_text(session.task, found))]
+                        user_message(first_request_text(session.task, found,
+                                                        origin_text(kernel, root.root)))]
     snapshot = await asyncio.to_thread(take_snapshot, root.root, config)
     try:
         models = [model] if model is not None else resolve_chain(config)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from mercury_nb.agent.events import EventSink, ToolFinished, ToolStarted
+from mercury_nb.agent.events import EventSink, ToolFinished, ToolProgress, ToolStarted
 from mercury_nb.agent.prompts import summarize_arguments, tool_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.gate.command_effects import is_read_only_command
@@ -81,7 +81,11 @@ async def run_tool_calls(
         summary = summarize_arguments(call.name, call.arguments)
         on_event(ToolStarted(step=step, name=call.name, summary=summary,
                              command=command_of(call.name, call.arguments)))
-        result = clean_result(await registry.execute(call.name, call.arguments, ctx), ctx)
+        ctx.progress, ctx.step = _progress(on_event, step, call.name), step
+        try:
+            result = clean_result(await registry.execute(call.name, call.arguments, ctx), ctx)
+        finally:
+            ctx.progress = ctx.step = None
         session.messages.append(tool_message(call.id, call.name, result.content))
         session.log(
             ToolLogEntry(
@@ -98,8 +102,16 @@ async def run_tool_calls(
                 changed_paths=result.changed_paths,
                 read_paths=result.read_paths,
                 ran_in_kernel=result.ran_in_kernel,
+                notebook_run=result.notebook_run,
+                cells_run=result.cells_run,
+                cell_error=result.cell_error,
             )
         )
         on_event(ToolFinished(step=step, name=call.name, ok=result.ok, summary=summary))
         results.append((call, result))
     return results
+
+
+def _progress(on_event: EventSink, step: int, name: str) -> Callable[[str], None]:
+    """The call's progress callback: each line is a :class:`ToolProgress` event."""
+    return lambda text: on_event(ToolProgress(step=step, name=name, text=str(text)))

@@ -127,9 +127,16 @@ def change_summary_lines(changes: Sequence[FileChange]) -> list[str]:
     return [change_line(change) for change in changes]
 
 
+NOTEBOOK_VERIFIED = "✓ Verified: {path} ran top to bottom in a fresh kernel"
+"""The evidence line of a notebook whose every cell ran without error after the last change."""
+
+
 def evidence_line(evidence: Verified | ReadBack) -> str:
-    """``✓ Verified: <cmd> ✓``, or the read-back of non-code files."""
+    """``✓ Verified: <cmd> ✓``, a notebook that ran top to bottom in a fresh kernel, or the
+    read-back of non-code files."""
     match evidence:
+        case Verified(check=check) if check.kind == "notebook" and check.path:
+            return NOTEBOOK_VERIFIED.format(path=one_line(check.path))
         case Verified(check=check):
             return f"✓ Verified: {one_line(check.command)} ✓"
         case ReadBack(paths=paths):
@@ -154,6 +161,8 @@ def check_clause(check: CheckRecord, stale: bool) -> str:
     command = one_line(check.command)
     if stale:
         return f"{command} (ran before the latest changes)"
+    if check.failure:  # a notebook run: its failing cell and the error's last line
+        return f"{command} ✗ ({one_line(check.failure)})"
     if check.timed_out or check.exit_code is None:
         return f"{command} ✗ ({'timed out' if check.timed_out else 'no exit code'})"
     return f"{command} ✗ (exit {check.exit_code})"

@@ -132,7 +132,7 @@ class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits
     """Characters of the last failed mutating result quoted as the blocker."""
 
     notebook_timeout_s: float = Field(default=120.0, gt=0)
-    """Per-cell timeout when a changed notebook is executed as evidence."""
+    """Per-cell timeout when a changed notebook is executed as evidence, or by run_cells."""
 
     ask_user_timeout_s: float = Field(default=30.0, ge=0)
     """Headless or ``--yes`` runs take the recommended ``ask_user`` option after this."""

@@ -38,6 +38,11 @@ class CommandSettings(BaseModel):
     sandbox_probe_timeout_s: float = Field(default=10.0, gt=0)
     """How long the one probe of bubblewrap (a trivial sandboxed ``true``) may take."""
 
+    notebook_total_timeout_s: float = Field(default=600.0, gt=0)
+    """Time limit of one ``run_cells`` call (it starts as a command does): the kernel's start
+    and all its cells together; then the run is stopped, kernel and all, and the cell it was
+    in is named. Each cell has ``notebook_timeout_s``."""
+
     @field_validator("pass_env", mode="before")
     @classmethod
     def _split_names(cls, value: object) -> object:

@@ -11,12 +11,16 @@ the owner, so nothing is missed.
 
 from __future__ import annotations
 
+import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import Any
 
-from mercury_nb.tools.kernel_access import DisplaySink
+from mercury_nb.tools.kernel_access import CellOrigin, DisplaySink
+
+SESSION_NAME = "JPY_SESSION_NAME"
+"""The variable Jupyter Server sets in a kernel's environment: the notebook it runs for."""
 
 _NONE = object()
 
@@ -69,6 +73,7 @@ class CellKernel:
         self.shell = shell
         self.tracker = follow_cells(shell)
         self.owner = self.tracker.current
+        self.asked_from = cell_origin(shell, self.owner, os.environ)
 
     def namespace(self) -> dict[str, Any]:
         namespace: dict[str, Any] = self.shell.user_ns
@@ -83,6 +88,22 @@ class CellKernel:
 
     def displays_of(self, thread_id: int, sink: DisplaySink) -> AbstractContextManager[None]:
         return _routed_displays(self.shell, thread_id, sink)
+
+    def origin(self) -> CellOrigin:
+        return self.asked_from
+
+
+def cell_origin(shell: Any, running: object, environ: Mapping[str, str]) -> CellOrigin:
+    """The notebook of ``environ`` (``JPY_SESSION_NAME``) and the id of the cell executing in
+    ``shell`` now: its execute request's ``metadata.cellId`` (JupyterLab sends it), else the
+    ``cell_id`` IPython's ExecutionInfo of ``running`` carries."""
+    cell_id: object = None
+    with suppress(Exception):  # a shell without a parent message (a plain IPython)
+        cell_id = (shell.parent_header.get("metadata") or {}).get("cellId")
+    if not isinstance(cell_id, str) or not cell_id:
+        cell_id = getattr(running, "cell_id", None)
+    notebook = environ.get(SESSION_NAME) or None
+    return CellOrigin(notebook, cell_id if isinstance(cell_id, str) and cell_id else None)
 
 
 @contextmanager

@@ -27,6 +27,7 @@ TOOL_VERBS: dict[str, str] = {
     "read_notebook": "reads the notebook",
     "edit_notebook_cell": "edits a cell of",
     "insert_notebook_cell": "adds a cell to",
+    "run_cells": "runs the cells of",
     "delegate_task": "hands a sub-task to a sub-agent:",
     "ask_user": "asks you:",
 }
@@ -94,6 +95,8 @@ def words_for(kind: RecordedKind, data: Mapping[str, Any]) -> str | None:
             return tool_words(data)
         case "tool-finished":
             return None if data.get("ok", True) else f"failed: {tool_words(data)}"
+        case "tool-progress":
+            return None  # live only: the status line shows it
         case "pulse":
             return _text(data, "text") or "waiting for the model"
         case "memory-pressure-pause":

@@ -46,6 +46,15 @@ class ToolResult:
     ran_in_kernel: bool = False
     """For run_in_kernel: code ran in the user's kernel (whatever it raised; False when the
     call was refused): the banner says "ran code in your kernel"."""
+    notebook_run: str | None = None
+    """For run_cells: the notebook whose cells ran in a fresh kernel (workspace-relative);
+    the run is a notebook check for the gate (``command`` and ``exit_code`` say how it went)."""
+    cells_run: str = ""
+    """For run_cells: the cells that were chosen (``2–4, 7``) when not every cell; a run of
+    some cells counts for the gate only when it fails."""
+    cell_error: str = ""
+    """For run_cells: the failing cell and its error's last line (``cell 6: ZeroDivisionError:
+    division by zero``), what the gate's blocker names; empty when every cell ran."""
 
 
 @dataclass
@@ -77,6 +86,12 @@ class ToolContext:
     kernel: KernelAccess | None = None
     """The user's kernel, for a task from a ``%%mercury`` cell (inspect_variables,
     run_in_kernel); None everywhere else."""
+    step: int | None = None
+    """The step of the running tool call (set by the loop around each call): what an
+    agent-written cell's provenance names (``metadata.mercury``)."""
+    progress: Callable[[str], None] | None = None
+    """Shows how far the running tool call is (``cell 7/12``) in the live status; set by
+    the loop around each call, None outside one."""
 
 
 class Tool(Protocol):

@@ -18,6 +18,16 @@ DisplaySink = Callable[[Mapping[str, Any]], None]
 """Takes one display output's MIME bundle (``{"text/plain": …, "image/png": …}``)."""
 
 
+@dataclass(frozen=True)
+class CellOrigin:
+    """Where the task was asked: the notebook of the kernel (``JPY_SESSION_NAME``, as the
+    server names it) and the id of the ``%%mercury`` cell that asked (the execute request's
+    ``metadata.cellId``); either is None when the front end does not say."""
+
+    notebook: str | None = None
+    cell_id: str | None = None
+
+
 class KernelAccess(Protocol):
     """The user's kernel, as a task's tools see it."""
 
@@ -38,6 +48,11 @@ class KernelAccess(Protocol):
         the notebook (other threads display as usual)."""
         ...
 
+    def origin(self) -> CellOrigin:
+        """The notebook and the cell the task was asked from ("this notebook", "below this
+        cell")."""
+        ...
+
 
 @dataclass
 class NamespaceKernel:
@@ -46,6 +61,7 @@ class NamespaceKernel:
     values: dict[str, Any] = field(default_factory=dict)
     hidden: frozenset[str] = frozenset()
     busy: Callable[[], bool] = lambda: False
+    asked_from: CellOrigin = CellOrigin()
 
     def namespace(self) -> dict[str, Any]:
         return self.values
@@ -58,6 +74,9 @@ class NamespaceKernel:
 
     def displays_of(self, thread_id: int, sink: DisplaySink) -> AbstractContextManager[None]:
         return _nothing()
+
+    def origin(self) -> CellOrigin:
+        return self.asked_from
 
 
 @contextmanager

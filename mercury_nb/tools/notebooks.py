@@ -6,7 +6,7 @@ import json
 import os
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -75,6 +75,24 @@ class InsertCellArgs(BaseModel):
     index: int = Field(description="0-based position of the new cell; len(cells) appends.")
     cell_type: Literal["code", "markdown", "raw"] = Field(description="Kind of cell.")
     source: str = Field(description="The new cell's source.")
+    after_cell_id: str | None = Field(
+        default=None, description="Put the cell right after the cell with this id instead "
+        "of at index (\"below this cell\").")
+
+
+def mark_provenance(cell: NotebookNode, ctx: ToolContext) -> None:
+    """``metadata.mercury = {"task": id, "step": n}`` on a cell the agent wrote (a task's
+    call only: the context names its task and step)."""
+    if ctx.process_scope is not None and ctx.step is not None:
+        cell.setdefault("metadata", {})["mercury"] = {"task": ctx.process_scope,
+                                                      "step": ctx.step}
+
+
+def _index_after(notebook: NotebookNode, cell_id: str, rel: str) -> int:
+    for position, cell in enumerate(notebook.cells):
+        if cell.get("id") == cell_id:
+            return position + 1
+    raise ToolError(f"no cell with id {cell_id!r} in {rel} (read_notebook shows the cells)")
 
 
 def load_notebook(ws: Workspace, path: Path, shown: str,
@@ -141,7 +159,7 @@ def _source(cell: NotebookNode) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _output_text(output: NotebookNode) -> str:
+def _output_text(output: Mapping[str, Any]) -> str:
     kind = output.get("output_type")
     if kind == "stream":
         text = output.get("text", "")
@@ -159,6 +177,12 @@ def _output_text(output: NotebookNode) -> str:
     return f"{kind}: [{', '.join(data) or 'no data'}]"
 
 
+def outputs_text(outputs: Sequence[Mapping[str, Any]]) -> str:
+    """A cell's outputs as the model reads them: one line each, trimmed (as read_notebook)."""
+    rendered = "\n".join(_clip(_output_text(o), OUTPUT_ITEM_CHARS) for o in outputs)
+    return "outputs:\n" + _clip(rendered, CELL_OUTPUT_CHARS)
+
+
 def render_notebook(notebook: NotebookNode, shown: str) -> str:
     """Cells with index, type, source and trimmed outputs, as the model reads them."""
     cells = notebook.cells
@@ -171,8 +195,7 @@ def render_notebook(notebook: NotebookNode, shown: str) -> str:
         parts.append(_source(cell) or "(empty)")
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
         if outputs:
-            rendered = "\n".join(_clip(_output_text(o), OUTPUT_ITEM_CHARS) for o in outputs)
-            parts.append("outputs:\n" + _clip(rendered, CELL_OUTPUT_CHARS))
+            parts.append(outputs_text(outputs))
     return "\n".join(parts)
 
 
@@ -197,6 +220,7 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(f"cell index {args.index} is out of range: {rel} has {valid}")
     cell = notebook.cells[args.index]
     cell.source = args.source
+    mark_provenance(cell, ctx)
     note = ""
     if cell.cell_type == "code":
         cell.outputs = []
@@ -219,8 +243,10 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
         older = None
     else:
         notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
+    index = args.index if args.after_cell_id is None else _index_after(
+        notebook, args.after_cell_id, rel)
     count = len(notebook.cells)
-    if not 0 <= args.index <= count:
+    if not 0 <= index <= count:
         raise ToolError(
             f"cell index {args.index} is out of range: {rel} has {_cells(count)}, "
             f"so the index must be 0..{count}"
@@ -228,11 +254,12 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
     cell = _new_cell(args.cell_type, args.source)
     if notebook.get("nbformat_minor", 0) < 5:
         cell.pop("id", None)  # cell ids only exist from nbformat 4.5 on
-    notebook.cells.insert(args.index, cell)
+    mark_provenance(cell, ctx)
+    notebook.cells.insert(index, cell)
     save_notebook(ws, path, notebook, rel)
     verb = "created" if created else "inserted into"
     content = (
-        f"{verb} {rel}: a {args.cell_type} cell at index {args.index} "
+        f"{verb} {rel}: a {args.cell_type} cell at index {index} "
         f"(now {_cells(len(notebook.cells))}){conversion_note(older)}"
     )
     return ToolResult(ok=True, content=content, changed_paths=(rel,))

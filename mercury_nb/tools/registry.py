@@ -86,10 +86,12 @@ class ToolRegistry:
 
 
 def default_registry(*, kernel: bool = False) -> ToolRegistry:
-    """A registry with every built-in tool: files, commands, notebooks, ask_user,
+    """A registry with every built-in tool: files, commands, notebooks (run_cells too: it
+    starts a fresh kernel, so every front end has it), ask_user,
     delegate_task and finish; with ``kernel`` (a task from a cell) also inspect_variables
     and run_in_kernel."""
     from mercury_nb.tools.ask_user import ASK_USER_TOOL
+    from mercury_nb.tools.cell_runs import RUN_CELLS_TOOL
     from mercury_nb.tools.commands import COMMAND_TOOLS
     from mercury_nb.tools.delegate import DELEGATE_TASK_TOOL
     from mercury_nb.tools.files import FILE_TOOLS
@@ -98,7 +100,8 @@ def default_registry(*, kernel: bool = False) -> ToolRegistry:
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
     return ToolRegistry(
-        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, *(KERNEL_TOOLS if kernel else ()),
+        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, RUN_CELLS_TOOL,
+         *(KERNEL_TOOLS if kernel else ()),
          ASK_USER_TOOL, DELEGATE_TASK_TOOL, FINISH_TOOL]
     )
 

@@ -13,6 +13,7 @@ from mercury_nb.agent.events import (
     TaskStarted,
     TextDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
     TurnEnded,
 )
@@ -42,6 +43,10 @@ KERNEL_TOOL = "run_in_kernel"
 KERNEL_PULSE = "running in your kernel · {seconds} s"
 """The live status while run_in_kernel runs, its seconds growing."""
 
+PROGRESS_PULSE = "{progress} · {seconds} s"
+"""The live status of a tool call that reports how far it is (run_cells: ``cell 7/12 · 34
+s``), its seconds those of the call, growing."""
+
 
 @dataclass(frozen=True)
 class StatusView:
@@ -57,6 +62,8 @@ class StatusView:
     tool: str | None = None
     tool_summary: str = ""
     tool_started_at: float | None = None
+    tool_progress: str = ""
+    """How far the running tool call says it is (``cell 7/12``); empty until it says."""
     attached: tuple[str, ...] = ()
     """The kernel variables ``@name`` attached to the first request."""
     tools_run: int = 0
@@ -115,7 +122,9 @@ def fold(view: StatusView, event: AgentEvent, now: float) -> StatusView:
             stream, rest = flush_text(view.stream, ())  # the reply's text is whole now
             view = _with_text(replace(view, stream=stream), rest)
             return replace(view, step=max(view.step, step), tool=name, tool_summary=summary,
-                           tool_started_at=now)
+                           tool_started_at=now, tool_progress="")
+        case ToolProgress(name=name, text=text):
+            return replace(view, tool_progress=text) if name == view.tool else view
         case ToolFinished(ok=ok):
             return replace(
                 view,
@@ -202,6 +211,10 @@ def status_line(view: StatusView, now: float) -> str:
     if view.tool == KERNEL_TOOL and view.tool_started_at is not None:
         seconds = max(0, int(now - view.tool_started_at))
         return SEPARATOR.join((budget, KERNEL_PULSE.format(seconds=seconds)))
+    if view.tool_progress and view.tool_started_at is not None:
+        seconds = max(0, int(now - view.tool_started_at))
+        return SEPARATOR.join((budget, PROGRESS_PULSE.format(progress=view.tool_progress,
+                                                             seconds=seconds)))
     if view.pulse is not None:  # the pulse carries the growing count: one number, not two
         return SEPARATOR.join((budget, view.pulse.text_at(now)))
     context = context_text(view.context) if view.context is not None else ""

@@ -120,6 +120,9 @@ async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, backen
     assert any(
         e.command == "run notebook analysis.ipynb" and e.exit_code == 1 for e in outcome.evidence
     )
+    # the blocker names the failing cell and the error's last line
+    assert ("Last check: run notebook analysis.ipynb ✗ (cell 1: ValueError: boom)"
+            in outcome.banner), outcome.banner
 
 
 async def test_notebook_that_runs_clean_is_evidence(tmp_path: Path, scripted_model) -> None:
@@ -142,7 +145,7 @@ async def test_notebook_that_runs_clean_is_evidence(tmp_path: Path, scripted_mod
     )
     outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
     assert outcome.status == "completed", outcome.banner
-    assert "✓ Verified: run notebook analysis.ipynb ✓" in outcome.banner
+    assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
 
 
 async def test_rejected_max_tokens_is_halved_and_kept(tmp_path: Path, backend) -> None:

@@ -268,3 +268,37 @@ async def test_editing_a_v3_notebook_says_it_was_converted(
     assert result.content.endswith("(converted from nbformat v3 to v4 to edit it)")
     assert json.loads(path.read_text())["nbformat"] == 4
     nbformat.validate(nbformat.read(path, as_version=4))
+
+
+async def test_insert_after_a_cell_id_lands_below_that_cell_with_its_provenance(
+        registry: ToolRegistry, ctx: ToolContext, nb_path: Path) -> None:
+    asking = valid_cells(nb_path)[1]["id"]
+    ctx.process_scope, ctx.step = "task-7", 3
+    result = await call(registry, ctx, "insert_notebook_cell", path="analysis.ipynb", index=0,
+                        cell_type="code", source="plot()", after_cell_id=asking)
+    assert result.ok and "at index 2" in result.content, result.content
+    cells = valid_cells(nb_path)
+    assert [c.source for c in cells] == ["# Title", "print('hi')\n1 + 1", "plot()", "raw text"]
+    assert cells[2].metadata["mercury"] == {"task": "task-7", "step": 3}
+    assert "mercury" not in cells[1].metadata
+
+
+async def test_an_edited_cell_carries_the_task_and_step(
+        registry: ToolRegistry, ctx: ToolContext, nb_path: Path) -> None:
+    ctx.process_scope, ctx.step = "task-8", 5
+    result = await call(registry, ctx, "edit_notebook_cell", path="analysis.ipynb", index=0,
+                        source="# New title")
+    assert result.ok
+    assert valid_cells(nb_path)[0].metadata["mercury"] == {"task": "task-8", "step": 5}
+
+
+async def test_no_provenance_outside_a_task_and_an_unknown_id_is_refused(
+        registry: ToolRegistry, ctx: ToolContext, nb_path: Path) -> None:
+    before = nb_path.read_bytes()
+    result = await call(registry, ctx, "insert_notebook_cell", path="analysis.ipynb", index=0,
+                        cell_type="code", source="x", after_cell_id="nope")
+    assert not result.ok and "no cell with id 'nope' in analysis.ipynb" in result.content
+    assert nb_path.read_bytes() == before
+    await call(registry, ctx, "insert_notebook_cell", path="analysis.ipynb", index=0,
+               cell_type="code", source="x")
+    assert "mercury" not in valid_cells(nb_path)[0].metadata

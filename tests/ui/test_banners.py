@@ -66,6 +66,14 @@ NO_TOOLS_FIX = (
             id="verified",
         ),
         pytest.param(
+            VerifiedCompletion(Verified(CheckRecord("run notebook analysis.ipynb", 0, 4,
+                                                    kind="notebook", path="analysis.ipynb"))),
+            [FileChange(path="analysis.ipynb", added=3, removed=0)],
+            ["✓ Task complete", "+3 −0 analysis.ipynb",
+             "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel"],
+            id="verified-notebook",
+        ),
+        pytest.param(
             VerifiedCompletion(ReadBack(("README.md",))),
             CHANGES[1:2],
             [
@@ -114,6 +122,15 @@ NO_TOOLS_FIX = (
             CHANGES[:1],
             [VERIFY_FAILED, "Last check: npm test ✗ (exit 1)", "Changes so far:", SUMMARY[0]],
             id="verification-failed",
+        ),
+        pytest.param(
+            VerificationFailedPause(CheckRecord(
+                "run notebook analysis.ipynb", 1, 4, kind="notebook", path="analysis.ipynb",
+                failure="cell 7: ZeroDivisionError: division by zero"), stale=False),
+            [],
+            [VERIFY_FAILED, "Last check: run notebook analysis.ipynb ✗ (cell 7: "
+             "ZeroDivisionError: division by zero)"],
+            id="notebook-failed-names-the-cell-and-the-error",
         ),
         pytest.param(
             VerificationFailedPause(CheckRecord("pytest", 0, 3, timed_out=True), stale=False),

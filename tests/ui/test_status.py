@@ -17,6 +17,7 @@ from mercury_nb.agent.events import (
     TaskStarted,
     TextDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
 )
 from mercury_nb.contract.outcome import TaskOutcome, Usage
@@ -112,6 +113,25 @@ STARTED = (100.0, TaskStarted("t1", "build", "gpt-x", 75))
                       (104.0, Pulse("Still working — running run_in_kernel x · 181 s"))],
                      300.0, "step 3/75 · running in your kernel · 197 s",
                      id="kernel-pulse-over-the-stall-pulse"),
+        pytest.param([STARTED, (101.0, StepStarted(3, 75, "gpt-x")),
+                      (103.0, ToolStarted(3, "run_cells", "run_cells: a.ipynb")),
+                      (104.0, ToolProgress(3, "run_cells", "cell 1/12")),
+                      (130.0, ToolProgress(3, "run_cells", "cell 7/12")),
+                      (131.0, Pulse("Still working — running run_cells a.ipynb · 28 s"))],
+                     137.5, "step 3/75 · cell 7/12 · 34 s",
+                     id="cell-run-progress-with-the-call's-seconds"),
+        pytest.param([STARTED, (101.0, StepStarted(3, 75, "gpt-x")),
+                      (103.0, ToolStarted(3, "run_cells", "run_cells: a.ipynb")),
+                      (104.0, ToolProgress(3, "run_cells", "cell 1/2")),
+                      (105.0, ToolFinished(3, "run_cells", True, "run_cells: a.ipynb")),
+                      (106.0, ToolStarted(3, "read_file", "read_file: a.py"))],
+                     107.0, "step 3/75 · read_file · 7s",
+                     id="progress-ends-with-its-call"),
+        pytest.param([STARTED, (101.0, StepStarted(3, 75, "gpt-x")),
+                      (103.0, ToolStarted(3, "read_file", "read_file: a.py")),
+                      (104.0, ToolProgress(3, "run_cells", "cell 1/2"))],
+                     107.0, "step 3/75 · read_file · 7s",
+                     id="progress-of-another-call-is-not-shown"),
     ],
 )
 def test_status_line(timed: list[tuple[float, AgentEvent]], now: float, line: str) -> None:

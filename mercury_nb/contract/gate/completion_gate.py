@@ -189,7 +189,10 @@ def _reason(evidence: EvidenceVerdict) -> str:
 
 
 def describe_result(check: CheckRecord) -> str:
-    """``passed``, ``timed out``, ``exited N`` or ``ended without an exit code``."""
+    """``passed``, ``timed out``, ``exited N`` or ``ended without an exit code``; a notebook
+    run that failed: ``failed at cell N: <the error's last line>``."""
+    if check.failure:
+        return f"failed at {check.failure}"
     if check.timed_out:
         return "timed out"
     if check.exit_code is None:

@@ -46,6 +46,12 @@ class CheckRecord:
     seq: int
     kind: Literal["command", "notebook"] = "command"
     timed_out: bool = False
+    path: str = ""
+    """For a notebook run: the notebook (workspace-relative)."""
+    failure: str = ""
+    """For a failed notebook run: its failing cell and the error's last line."""
+    partial: bool = False
+    """A notebook run of some of its cells only: its failure counts, its pass is no check."""
 
     @property
     def passed(self) -> bool:
@@ -111,7 +117,7 @@ def is_check(
     """A notebook execution is always a check; a command is one when its words say so, or
     when it is a run the task asked for (``runs``; not when notebooks changed)."""
     if record.kind == "notebook":
-        return True
+        return not (record.partial and record.passed)
     if notebooks_only:
         return executes_notebooks(record.command)
     return is_verification_command(record.command) or is_requested_run(record.command, runs)
@@ -130,7 +136,9 @@ def judge_evidence(
     than ``last_mutation_seq``; None means nothing changed) and exited 0. Among the
     checks after the change, a failure is only cleared by a later passing run of the
     same command, so a passing lint cannot hide failing tests. When notebooks changed,
-    only a notebook execution counts. A verification command must not itself be
+    only a notebook execution counts; a notebook run may be the last change itself (run_cells
+    writes the outputs of its run), and a failure in any run of a notebook's cells is cleared
+    only by a later run of every cell of that notebook. A verification command must not itself be
     reported as the last mutation; a run the task asked for (``runs``: "run hello.py")
     may be, since what it writes is part of what was asked.
     """
@@ -139,7 +147,7 @@ def judge_evidence(
     if after:
         newest_per_command: dict[tuple[str, str], CheckRecord] = {}
         for record in sorted(after, key=lambda r: r.seq):
-            newest_per_command[(record.kind, " ".join(record.command.split()))] = record
+            newest_per_command[_same_check(record)] = record
         failed = [r for r in newest_per_command.values() if not r.passed]
         if failed:
             return CheckFailed(max(failed, key=lambda r: r.seq))
@@ -150,11 +158,22 @@ def judge_evidence(
     return NoCheck(uncounted)
 
 
+def _same_check(record: CheckRecord) -> tuple[str, str]:
+    """What a later run must be to clear a failure: the same command; for a notebook, any
+    later run of every cell of the same notebook (one of some cells is no check when it
+    passes)."""
+    if record.kind == "notebook" and record.path:
+        return (record.kind, record.path)
+    return (record.kind, " ".join(record.command.split()))
+
+
 def _after(
     record: CheckRecord, last_mutation_seq: int | None, runs: RequestedRuns, notebooks: bool
 ) -> bool:
     if last_mutation_seq is None or record.seq > last_mutation_seq:
         return True
+    if record.seq == last_mutation_seq and record.kind == "notebook":
+        return True  # run_cells: what it wrote is the outputs of the run itself
     requested = (record.seq == last_mutation_seq and record.kind == "command" and not notebooks
                  and is_requested_run(record.command, runs))
     return requested

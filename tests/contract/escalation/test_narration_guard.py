@@ -202,6 +202,7 @@ def test_mutating_tools_are_the_issue_list() -> None:
         "edit_notebook_cell",
         "insert_notebook_cell",
         "run_in_kernel",
+        "run_cells",  # writes its outputs into the notebook
     }
 
 

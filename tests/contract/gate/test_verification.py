@@ -301,6 +301,46 @@ def test_changed_notebooks_need_a_notebook_run(
     assert judge_evidence(records, 3, notebooks_changed=True) == verdict
 
 
+def cells(exit_code: int, seq: int, *, partial: bool = False, path: str = "a.ipynb",
+          failure: str = "") -> CheckRecord:
+    """A run_cells record (its own write of outputs may be the last change)."""
+    return CheckRecord(f"run notebook {path}", exit_code, seq, kind="notebook", path=path,
+                       failure=failure, partial=partial)
+
+
+BOOM = "cell 4: ValueError: boom"
+
+
+@pytest.mark.parametrize(
+    ("records", "last_mutation", "verdict"),
+    [
+        pytest.param([cells(0, 4)], 4, Verified(cells(0, 4)),
+                     id="a-full-run-is-evidence-though-it-wrote-its-outputs"),
+        pytest.param([cells(1, 4, failure=BOOM)], 4, CheckFailed(cells(1, 4, failure=BOOM)),
+                     id="a-failing-full-run-is-a-blocker"),
+        pytest.param([cells(0, 4, partial=True)], 4, NoCheck(),
+                     id="a-passing-partial-run-is-no-check"),
+        pytest.param([cells(0, 2), cells(0, 4, partial=True)], 4, CheckStale(cells(0, 2)),
+                     id="a-passing-partial-run-does-not-make-an-older-run-fresh"),
+        pytest.param([cells(1, 4, partial=True, failure=BOOM)], 4,
+                     CheckFailed(cells(1, 4, partial=True, failure=BOOM)),
+                     id="a-failing-partial-run-is-a-blocker"),
+        pytest.param([cells(1, 4, partial=True, failure=BOOM), cells(0, 5)], 3,
+                     Verified(cells(0, 5)), id="a-later-full-run-clears-it"),
+        pytest.param([cells(1, 4, failure=BOOM), cells(0, 5, partial=True)], 3,
+                     CheckFailed(cells(1, 4, failure=BOOM)),
+                     id="a-later-partial-pass-does-not-clear-it"),
+        pytest.param([cells(1, 4, failure=BOOM), cells(0, 5, path="b.ipynb")], 3,
+                     CheckFailed(cells(1, 4, failure=BOOM)),
+                     id="another-notebook-does-not-clear-it"),
+        pytest.param([cells(0, 4)], 5, CheckStale(cells(0, 4)), id="an-edit-after-the-run"),
+    ],
+)
+def test_cell_runs_as_evidence(records: list[CheckRecord], last_mutation: int,
+                               verdict: EvidenceVerdict) -> None:
+    assert judge_evidence(records, last_mutation, notebooks_changed=True) == verdict
+
+
 @pytest.mark.parametrize(
     "check",
     [

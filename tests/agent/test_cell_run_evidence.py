@@ -1,0 +1,73 @@
+"""run_cells through a whole task: a clean run of every cell after the last change is the
+notebook's evidence (not re-run at the end), a failing cell is the blocker named with its cell
+and the error's last line, and the run's progress reaches the event stream."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from mercury_nb.agent.events import AgentEvent, ToolProgress
+from mercury_nb.agent.task import run_task
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.testing import Turn, call
+
+
+def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
+    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+
+
+def analysis(path: Path) -> None:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}
+    nbformat.write(nb, str(path))
+
+
+def insert(source: str) -> Turn:
+    return Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=1,
+                                 cell_type="code", source=source),))
+
+
+RUN = Turn(tool_calls=(call("run_cells", path="analysis.ipynb"),))
+
+
+async def test_a_clean_run_of_every_cell_is_the_evidence(tmp_path: Path, scripted_model) -> None:
+    analysis(tmp_path / "analysis.ipynb")
+    events: list[AgentEvent] = []
+    model = scripted_model([insert("print(x + 1)"), RUN, Turn(text="Added and ran it.")])
+    outcome = await run_task("add a cell to analysis.ipynb that prints x + 1", cfg(tmp_path),
+                             model=model, on_event=events.append)
+    assert outcome.status == "completed", outcome.banner
+    assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
+    runs = [e for e in outcome.evidence if e.command == "run notebook analysis.ipynb"]
+    assert [(e.kind, e.exit_code) for e in runs] == [("notebook", 0)]  # not run a second time
+    assert [e.text for e in events if isinstance(e, ToolProgress)] == ["cell 1/2", "cell 2/2"]
+    stored = nbformat.read(str(tmp_path / "analysis.ipynb"), as_version=4)
+    assert stored.cells[1].outputs[0]["text"] == "2\n"  # the user sees the outputs
+
+
+async def test_a_failing_cell_is_the_blocker(tmp_path: Path, scripted_model) -> None:
+    analysis(tmp_path / "analysis.ipynb")
+    model = scripted_model([insert("y = x / 0"), RUN, Turn(text="Done."),
+                            Turn(text="Done, really.")])
+    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
+    assert outcome.status == "paused"
+    assert "Task complete" not in outcome.banner
+    assert ("Last check: run notebook analysis.ipynb ✗ (cell 1: ZeroDivisionError: division "
+            "by zero)") in outcome.banner, outcome.banner
+
+
+async def test_a_run_of_some_cells_leaves_the_evidence_to_the_notebook_check(
+        tmp_path: Path, scripted_model) -> None:
+    analysis(tmp_path / "analysis.ipynb")
+    partial = Turn(tool_calls=(call("run_cells", path="analysis.ipynb", cells="0"),))
+    model = scripted_model([insert("z = x * 3"), partial, Turn(text="Added the cell.")])
+    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
+    assert outcome.status == "completed", outcome.banner
+    assert [e.command for e in outcome.evidence if e.kind == "notebook"] == [
+        "run cells 0 of analysis.ipynb", "run notebook analysis.ipynb"]
+    assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
