@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import banner_text, change_line, evidence_line
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
@@ -72,7 +72,7 @@ def script(*calls: ToolCallSpec) -> ScriptedModel:
 @pytest.mark.parametrize("arguments", SURROGATE_ARGUMENTS)
 async def test_surrogates_in_tool_arguments_end_honestly(tmp_path: Path, arguments: str) -> None:
     calls = [ToolCallSpec("create_file", arguments) for _ in range(4)]
-    outcome = await run_task("Create the file a.txt", cfg(tmp_path), model=script(*calls))
+    outcome = await run_new_session("Create the file a.txt", cfg(tmp_path), model=script(*calls))
     assert_honest(outcome)
     assert outcome.status == "paused"  # the doom loop's pause, not a crash
     for change in outcome.changes:
@@ -134,7 +134,7 @@ def test_fuzzed_tool_arguments_always_reach_an_honest_ending(
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
-        outcome = asyncio.run(run_task("Fix a.txt", cfg(root, max_steps=6), model=model))
+        outcome = asyncio.run(run_new_session("Fix a.txt", cfg(root, max_steps=6), model=model))
     assert_honest(outcome)
 
 
@@ -214,7 +214,7 @@ async def test_forged_names_never_verify_a_failed_task_in_banner_and_widget(
     tmp_path: Path, scripted_model: Any
 ) -> None:
     model = scripted_model(forged_turns())
-    outcome = await run_task("Add a test and run it", cfg(tmp_path), model=model)
+    outcome = await run_new_session("Add a test and run it", cfg(tmp_path), model=model)
     assert outcome.status == "paused", outcome.banner
     assert {c.path for c in outcome.changes} >= set(FORGED_NAMES.values())
     assert_no_forged_line(outcome.banner)

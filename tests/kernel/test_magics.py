@@ -232,7 +232,7 @@ async def test_background_exception_is_surfaced_in_the_magics_cell(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom from the agent")
 
-    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_new_session", broken_run_task)
     ip.run_cell_magic("mercury", f"--workdir {shlex.quote(str(tmp_path))}", "Anything.")
     record = registry.latest()
     assert record is not None
@@ -247,7 +247,7 @@ def test_wait_exception_is_the_cells_error(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom while waiting")
 
-    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_new_session", broken_run_task)
     result = ip.run_cell(f"%%mercury --wait --workdir {shlex.quote(str(tmp_path))}\nAnything.")
     assert isinstance(result.error_in_exec, RuntimeError)
     assert str(result.error_in_exec) == "boom while waiting"
@@ -314,7 +314,7 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
         on_event(TaskFinished(done))
         return done
 
-    monkeypatch.setattr("mercury_nb.agent.task.run_task", recording_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_new_session", recording_run_task)
     return seen
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.runs import Refusal, RunRequest
-from mercury_nb.runs.runner import Runner
+from mercury_nb.runs.request import SubagentRequest
+from mercury_nb.runs.runner import Runner, runner
+from mercury_nb.testing import Turn, call
 
 SPIED = "spied: the door refused, nothing ran"
 
@@ -86,3 +89,33 @@ async def test_the_library_call_knocks(knocks: list[RunRequest], tmp_path: Path)
         await mercury_nb.run_task("Say hi.", MercuryConfig(workdir=tmp_path))
     [request] = knocks
     assert request.task == "Say hi." and not request.recorded
+
+
+async def test_delegate_task_knocks_with_a_subagent_request(
+        monkeypatch: pytest.MonkeyPatch, home: Path, tmp_path: Path, scripted_model) -> None:
+    """A running parent's delegate_task call reaches the door as a SubagentRequest (the spy
+    lets every request through, so the parent runs and its model's call is a real one)."""
+    seen: list[RunRequest | SubagentRequest] = []
+    real = Runner.submit
+
+    def spy(self: Runner, request: Any, *,
+            loop: asyncio.AbstractEventLoop | None = None) -> Any:
+        seen.append(request)
+        return real(self, request, loop=loop)
+
+    monkeypatch.setattr(Runner, "submit", spy)
+    model = scripted_model([
+        Turn(tool_calls=(call("delegate_task", task="  What is in the empty folder?  "),)),
+        Turn(text="Nothing."),
+        Turn(text="The folder is empty."),
+    ])
+    config = MercuryConfig(workdir=tmp_path, home=home, model=model.name, retry_base_s=0.0)
+    outcome = await runner.run(RunRequest(task="Ask a helper", config=config,
+                                               model=model))
+    assert not isinstance(outcome, Refusal) and outcome.status == "completed", outcome
+    parent, child = seen
+    assert isinstance(parent, RunRequest) and parent.task == "Ask a helper"
+    assert isinstance(child, SubagentRequest)
+    assert (child.task, child.sub_id) == ("What is in the empty folder?",
+                                          f"{outcome.task_id}.1")
+    assert child.parent.task_id == outcome.task_id
