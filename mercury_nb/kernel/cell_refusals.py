@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from mercury_nb.runs.lookup import Refusal
 
-CELL_USAGE_REFUSALS = frozenset({"bad-workdir", "bad-max-steps", "bad-settings"})
+CELL_USAGE_REFUSALS = frozenset({"empty-task", "bad-workdir", "bad-max-steps", "bad-settings"})
 """Refusals of the cell's own settings: a ``UsageError`` with the usage, not a printed line."""
 
 
 def refusal_text(refusal: Refusal, usage: str) -> str:
     """How a cell words a refusal of its settings (``usage``, the magic's, follows)."""
     match refusal.kind:
+        case "empty-task":
+            return ("%%mercury needs a task: write it on the lines below the %%mercury line."
+                    f"\n{usage}")
         case "bad-workdir":
             return f"workdir {refusal.value!r} is not a directory\n{usage}"
         case "bad-max-steps":

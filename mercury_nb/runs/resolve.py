@@ -9,9 +9,9 @@
 3. the settings: :func:`~mercury_nb.runs.settings.plan` (defaults < traitlets < environment
    < flags; a caller's ``config`` stands in for the lower layers), invalid ones
    ``bad-settings``;
-4. the resolved workdir is a folder (``bad-workdir``), checked here only, once, and lies in
-   the request's ``within`` folder when it names one (``outside-root``; a continue checks
-   its task's workspace);
+4. the resolved workdir lies in the request's ``within`` folder when it names one
+   (``outside-root``; a continue checks its task's workspace) and is a folder
+   (``bad-workdir``): :func:`workdir_refusal`, here only, once;
 5. a model object given by the caller replaces the configured chain (the one override,
    :func:`with_model`; a continue gets it on its checkpoint's settings);
 6. the ledger (its home from the settings) and the plan: a new task
@@ -79,14 +79,25 @@ def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
                           check_workdir=False)
     except ValidationError as error:
         return Refusal(str(error), kind="bad-settings", value=settings_problems(error))
-    if not Path(config.workdir).is_dir():  # the one workdir check (flag, traitlets, env)
-        return Refusal(f"workdir {str(config.workdir)!r} is not a directory",
-                       kind="bad-workdir", value=str(config.workdir))
-    if (request.within is not None and not request.resume
-            and not inside(Path(config.workdir), request.within)):
-        return Refusal(OUTSIDE_ROOT.format(workspace=str(config.workdir)), kind="outside-root",
-                       value=str(config.workdir))
-    return with_model(config, request)
+    refused = workdir_refusal(Path(config.workdir), None if request.resume else request.within)
+    return refused if refused is not None else with_model(config, request)
+
+
+def workdir_refusal(workdir: Path, within: Path | None) -> Refusal | None:
+    """The one workdir check (flag, traitlets, environment, the panel's field): it lies in
+    ``within`` when given (``outside-root``; first, so a path outside says nothing of what
+    exists there), and it is a folder (``bad-workdir``). A name no folder can have (a NUL,
+    a lone surrogate, too long, a link loop) is not a folder; None: go on."""
+    try:
+        if within is not None and not inside(workdir, within):
+            return Refusal(OUTSIDE_ROOT.format(workspace=str(workdir)), kind="outside-root",
+                           value=str(workdir))
+        if workdir.is_dir():
+            return None
+    except (OSError, ValueError):
+        pass
+    return Refusal(f"workdir {str(workdir)!r} is not a directory", kind="bad-workdir",
+                   value=str(workdir))
 
 
 def with_model(config: MercuryConfig, request: RunRequest) -> MercuryConfig:

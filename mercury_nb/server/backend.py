@@ -15,10 +15,12 @@ from mercury_nb.server.inputs import bad_text
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
 
-__all__ = ["detail", "detail_json", "resolve_workdir", "runs", "summary"]
+__all__ = ["detail", "detail_json", "resolve_workdir", "runs", "settings_error", "summary"]
+
 
 class WorkdirError(ValueError):
-    """A workdir that is not a folder inside the server root."""
+    """A list query's ``workspace`` that is not a folder inside the server root (a new
+    task's workdir is the door's to check: :func:`settings_error` words its refusal)."""
 
 
 def resolve_workdir(root: Path, requested: str) -> Path:
@@ -40,6 +42,23 @@ def resolve_workdir(root: Path, requested: str) -> Path:
         detail = getattr(error, "strerror", None) or error
         raise WorkdirError(f"workdir {requested!r} is not a folder ({detail})") from None
     return target
+
+
+SETTINGS_REFUSALS = frozenset({"bad-settings", "bad-max-steps", "bad-workdir", "empty-task",
+                               "outside-root"})
+"""The door's refusals of a new task's own settings: a JSON 400, not a 409."""
+
+
+def settings_error(refusal: runs.Refusal, workdir: str) -> str:
+    """The 400's error for one of :data:`SETTINGS_REFUSALS`: the workdir in the panel's words
+    (``workdir`` as the body gave it, relative to the server root)."""
+    match refusal.kind:
+        case "bad-workdir":
+            return f"workdir {workdir!r} is not a folder"
+        case "outside-root":
+            return f"workdir {workdir!r} is outside the server root"
+        case _:
+            return f"invalid settings: {refusal.message}"
 
 
 def detail(task_id: str) -> Any:

@@ -28,11 +28,13 @@ from tornado import web, websocket
 
 from mercury_nb.contract.task_status import TASK_STATUSES
 from mercury_nb.server.backend import (
+    SETTINGS_REFUSALS,
     WorkdirError,
     detail,
     detail_json,
     resolve_workdir,
     runs,
+    settings_error,
     summary,
 )
 from mercury_nb.server.connections import Connections, connections_of
@@ -129,12 +131,9 @@ class TasksHandler(MercuryHandler):
     async def post(self) -> None:
         try:
             body: StartBody = self.body_as(StartBody)
-            workdir = resolve_workdir(self.root, body.workdir)
         except BadRequest as error:
             return self.fail(error.status, error.message)
-        except WorkdirError as error:
-            return self.fail(400, str(error))
-        flags: dict[str, Any] = {"workdir": workdir}
+        flags: dict[str, Any] = {"workdir": self.root / body.workdir}  # the door checks it
         if body.model:
             flags.update(model=body.model, fallbacks=tuple(body.fallbacks))
         connected = self.connections.get(body.model or "")
@@ -148,16 +147,11 @@ class TasksHandler(MercuryHandler):
                                           refuse_missing_key=True))
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
-                return self.fail(400, f"invalid settings: {run.message}")
+                return self.fail(400, settings_error(run, body.workdir))
             link = {"link": "connect"} if run.kind == "missing-key" else {}  # the form
             return self.fail(409, run.message, kind=run.kind, **link)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
-
-
-SETTINGS_REFUSALS = frozenset({"bad-settings", "bad-max-steps", "bad-workdir", "empty-task",
-                               "outside-root"})
-"""The door's refusals of a request's own settings: a 400, not a 409."""
 
 
 class TaskHandler(MercuryHandler):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from IPython.core.error import UsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 from mercury_nb.contract.config import MercuryConfig
@@ -54,6 +55,32 @@ def test_a_cell_knocks_once_with_its_raw_flags(ip: InteractiveShell, knocks: lis
     assert (request.task, request.resume) == ("Write a.txt.", False)
     assert request.flags["max_steps"] == 4 and request.flags["workdir"] == str(tmp_path)
     assert SPIED in capsys.readouterr().out
+
+
+class CountedText(str):
+    """A cell body that counts how often it (or a stripped copy) is stripped."""
+
+    strips = 0
+
+    def strip(self, chars: str | None = None) -> CountedText:
+        CountedText.strips += 1
+        return CountedText(str.strip(self, chars))
+
+
+def test_a_cell_body_is_stripped_once_by_the_request(ip: InteractiveShell,
+                                                     knocks: list[RunRequest],
+                                                     tmp_path: Path) -> None:
+    CountedText.strips = 0
+    ip.run_cell_magic("mercury", f"--workdir {tmp_path}", CountedText("\n  Write a.txt.  \n"))
+    [request] = knocks
+    assert request.task == "Write a.txt." and CountedText.strips == 1
+
+
+def test_a_blank_cell_is_the_doors_empty_task_as_a_usage_error(
+        ip: InteractiveShell, tmp_path: Path) -> None:
+    result = ip.run_cell(f"%%mercury --workdir {tmp_path}\n   \n\t\n")
+    assert isinstance(result.error_in_exec, UsageError)
+    assert str(result.error_in_exec).startswith("%%mercury needs a task: write it on the lines")
 
 
 def test_a_continue_cell_and_the_line_magic_knock_as_continues(
