@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
+from mercury_nb.contract import config_limits as limits
 from mercury_nb.contract.config_commands import CommandSettings
 from mercury_nb.contract.config_limits import ContextLimits, KernelLimits, ReadLimits, StreamLimits
 
@@ -57,7 +58,7 @@ class MercuryConfig(ContextLimits, ReadLimits, KernelLimits, StreamLimits, Comma
     """``execute`` builds things and is held to the completion contract;
     ``chat`` answers questions and never triggers forced rounds."""
 
-    max_steps: int = Field(default=75, ge=1)
+    max_steps: int = Field(default=75, ge=limits.MAX_STEPS_RANGE[0], le=limits.MAX_STEPS_RANGE[1])
     """Model steps (one streamed reply each) per step budget."""
 
     max_output_tokens: int = Field(default=32768, ge=256)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mercury_nb.contract.config_limits import STEPS_RANGE_WORDS
 from mercury_nb.runs.lookup import Refusal
 
 CELL_USAGE_REFUSALS = frozenset({"empty-task", "bad-workdir", "bad-max-steps", "bad-settings"})
@@ -17,7 +18,6 @@ def refusal_text(refusal: Refusal, usage: str) -> str:
         case "bad-workdir":
             return f"workdir {refusal.value!r} is not a directory\n{usage}"
         case "bad-max-steps":
-            return ("invalid mercury settings — max_steps: Input should be greater than or "
-                    f"equal to 1\n{usage}")
+            return f"invalid mercury settings — max_steps must be {STEPS_RANGE_WORDS}\n{usage}"
         case _:
             return f"invalid mercury settings — {refusal.value}\n{usage}"

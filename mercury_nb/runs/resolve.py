@@ -5,7 +5,7 @@
 :class:`~mercury_nb.runs.lookup.Refusal`:
 
 1. a new task's text is not empty (``empty-task``);
-2. an explicit ``max_steps`` is at least 1 (``bad-max-steps``);
+2. an explicit ``max_steps`` lies in the config's ``MAX_STEPS_RANGE`` (``bad-max-steps``);
 3. the settings: :func:`~mercury_nb.runs.settings.plan` (defaults < traitlets < environment
    < flags; a caller's ``config`` stands in for the lower layers), invalid ones
    ``bad-settings``;
@@ -38,6 +38,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.config_limits import MAX_STEPS_RANGE, STEPS_RANGE_WORDS
 from mercury_nb.ledger.texts import OUTSIDE_ROOT
 from mercury_nb.runs.lookup import Refusal
 from mercury_nb.runs.planning import (
@@ -66,10 +67,12 @@ def settings_problems(error: ValidationError) -> str:
 
 def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
     """Steps 2-5 of :func:`resolve`: the request's settings, or why they are refused."""
+    steps = request.flags.get("max_steps")  # a continue's too, on whatever it lays over
+    lowest, highest = MAX_STEPS_RANGE
+    if steps is not None and not lowest <= int(steps) <= highest:
+        return Refusal(f"--max-steps must be {STEPS_RANGE_WORDS}", kind="bad-max-steps",
+                       value=str(steps))
     flags = request.flags if request.flags_over_config else {}
-    steps = flags.get("max_steps")
-    if steps is not None and int(steps) < 1:
-        return Refusal("--max-steps must be at least 1", kind="bad-max-steps", value=str(steps))
     try:
         if request.config is not None:
             given = flag_values(flags)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb import runs
+from mercury_nb.contract.config_limits import STEPS_RANGE_WORDS
 from mercury_nb.server.inputs import bad_text
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
@@ -57,6 +58,8 @@ def settings_error(refusal: runs.Refusal, workdir: str) -> str:
             return f"workdir {workdir!r} is not a folder"
         case "outside-root":
             return f"workdir {workdir!r} is outside the server root"
+        case "bad-max-steps":
+            return f"max_steps must be {STEPS_RANGE_WORDS}"
         case _:
             return f"invalid settings: {refusal.message}"
 

@@ -208,6 +208,8 @@ class ContinueHandler(MercuryHandler):
                                           within=self.root,
                                           env=await self.continue_env(task_id, body.model)))
         if isinstance(run, runs.Refusal):
+            if run.kind == "bad-max-steps":
+                return self.fail(400, settings_error(run, ""))
             status = {"unknown-task": 404, "outside-root": 403}.get(run.kind, 409)
             return self.fail(status, run.message, kind=run.kind)
         self.finish(json.dumps({"task_id": run.task_id}))
