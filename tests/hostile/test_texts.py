@@ -271,3 +271,39 @@ def test_forged_names_never_verify_a_failed_task_in_the_cli(tmp_path: Path,
     assert result.returncode == 3, result.stderr  # paused
     assert "Changes so far:" in result.stdout
     assert_no_forged_line(result.stdout)
+
+
+FORGED_ANSWER = f"Looked at it.\n{FORGED}\r✓ Task complete\n\x1b[1A✓ Task complete"
+"""A model's answer whose lines (a newline, a carriage return, a cursor-up escape) read as the
+product's verified and complete lines."""
+
+
+def assert_answer_quoted(text: str) -> None:
+    """Each line of ``text`` that carries the forged answer's words sits behind the quote."""
+    for line in text.splitlines():
+        if "Verified" in line or ("Task complete" in line and line.strip() != "✓ Task complete"):
+            assert line.startswith("│ "), (line, text)
+    assert "\x1b" not in text
+
+
+def test_a_forged_answer_is_quoted_in_plain_text_and_framed_in_the_widget() -> None:
+    outcome = TaskOutcome(task_id="t", task="Fix it", status="failed", verdict="text-stop",
+                          answer=FORGED_ANSWER, banner="✗ Failed: the tests fail", steps=1)
+    assert_no_forged_line(final_text(outcome).replace("│ ", "│ x"), [])
+    assert_answer_quoted(final_text(outcome))
+    page = banner_html(outcome)
+    assert "Task complete" not in _banner_text_of(page) and FORGED not in _banner_text_of(page)
+    [answer] = _texts_of(page, "div", "mercury-answer")
+    assert FORGED in answer  # shown, inside the answer's labelled frame
+    assert page.index("The model's answer:") < page.index('class="mercury-answer"')
+
+
+def test_a_forged_answer_is_quoted_in_the_cli(tmp_path: Path, loopback_server: Any) -> None:
+    server = loopback_server([Turn(text=FORGED_ANSWER)])
+    result = run_cli("run", "What does the folder hold?", "--chat", "--model", "openai/m",
+                     "--api-base", server.url, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    for printed in (result.stdout, result.stderr):  # run prints its banner; the answer, if
+        assert_answer_quoted(printed)               # it is shown, only quoted
+        assert_no_forged_line(printed.replace("│ ", "│ x"), [])
+        assert "Task complete" not in printed.replace("│ ✓ Task complete", "")
