@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.vocabulary import MUTATING_TOOLS
 from mercury_nb.testing import LoopbackServer, Turn, call
@@ -96,7 +96,7 @@ async def record_cycle(scenario: str, rounds: int) -> list[dict[str, Any]]:
             guard_rounds=min(5, rounds), guard_rounds_total=rounds,
             ignored_forcing_limit=rounds + 1, context_window=32_768,
         )
-        outcome = await run_task(TASK, config)
+        outcome = await run_new_session(TASK, config)
         print(f"{scenario}: task ended {outcome.status}: {outcome.banner.splitlines()[0]}")
         return list(server.requests)
 

@@ -19,7 +19,7 @@ import platform
 import tempfile
 from pathlib import Path
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.access import close_all, open_ledger
 from mercury_nb.ledger.recorder import TaskRecorder
@@ -51,8 +51,8 @@ async def one_task(home: Path, root: Path, number: int, task: str, turns: list[T
     config = MercuryConfig(workdir=root, home=home, mode=mode, model=model.name)  # type: ignore[arg-type]
     handle = open_ledger(home)
     recorder = TaskRecorder(handle.writer, f"t{number}", task, config)
-    outcome = await run_task(task, config, model=model, task_id=f"t{number}",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session(task, config, model=model, task_id=f"t{number}",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
     close_all()
     assert outcome.status == "completed", outcome.banner

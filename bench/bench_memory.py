@@ -23,7 +23,7 @@ from pathlib import Path
 
 from mercury_nb.agent.events import AgentEvent, Notice
 from mercury_nb.agent.memory import read_rss_mb
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import SUMMARY_INSTRUCTIONS, message_chars
 from mercury_nb.transport.protocol import (
@@ -101,7 +101,7 @@ async def run(steps: int, window: int | None) -> ReadingModel:
             workdir=root, model=model.name, max_steps=steps + 10, context_window=window,
             mode="chat",
         )
-        outcome = await run_task(
+        outcome = await run_new_session(
             "What do the data files hold?", config, model=model, on_event=model.observe
         )
     print(f"outcome: {outcome.status} after {outcome.steps} steps, "

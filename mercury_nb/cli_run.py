@@ -87,7 +87,7 @@ def _refused(refusal: Refusal, args: argparse.Namespace, *, usage_error: UsageEr
         case "empty-task":
             return usage_error("the task is empty")
         case "bad-max-steps":
-            return usage_error("--max-steps must be at least 1")
+            return usage_error(refusal.message)
         case "bad-workdir" if args.workdir is not None:
             return usage_error(f"--workdir {args.workdir} is not a folder")
         case "bad-workdir":

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing.replay import load_recording, observed_on, replay_server
 
@@ -48,7 +48,7 @@ async def replay(path: Path) -> dict[str, str]:
                                    model="smollm2", api_base=server.url, retry_base_s=0.0,
                                    home=Path(tmp) / ".home",
                                    context_window=WINDOW_SET.get(recording.run))
-            outcome = await run_task(recording.task, config)
+            outcome = await run_new_session(recording.task, config)
             shapes = observed_on(server)
     return {
         "run": recording.run,

@@ -13,7 +13,6 @@ PACKAGE = Path(mercury_nb.__file__).parent
 SAME_ROLE = {
     "main": "each module's command-line entry point",
     "register": "each registry's own add (kernel magics, processes)",
-    "run_task": "the library's call (through the one door) and the loop's entry behind it",
     "stream_chunks": "each transport's implementation of the one stream protocol",
 }
 """Names two modules define for the same role; every other name is defined once."""
@@ -49,7 +48,7 @@ def test_each_public_name_is_defined_once() -> None:
 
 def test_the_names_that_meant_two_things_now_mean_one() -> None:
     names = defined_names()
-    for name in ("RunningTask", "Pulse", "task_detail", "ledger_for", "workspace_of",
-                 "redact", "status_of", "TaskDetail"):
+    for name in ("RunningTask", "Pulse", "task_detail", "run_task", "ledger_for",
+                 "workspace_of", "redact", "status_of", "TaskDetail"):
         assert len(names[name]) <= 1, (name, names[name])
     assert "ShownTask" not in names  # one model of a shown task: TaskDetail

@@ -4,8 +4,13 @@ Every event class carries its ``kind`` (a ClassVar of the closed :data:`AgentEve
 written here next to the classes; a notice's is its ``NoticeKind``), and
 :func:`recorded_fields` gives its fields as the ledger stores them, so recording, watching
 and showing an event need no table of classes elsewhere: a new event is its class here (its
-kind in :data:`AgentEventKind`, the class in :data:`AgentEvent`), and a view that has nothing
-particular to show for it shows it by default.
+kind in :data:`AgentEventKind`, the class in :data:`AgentEvent`, its line for people in its
+``words``), and a view that has nothing particular to show for it shows it by default.
+
+``words(data)`` says an event in plain words from its recorded fields (``%mercury show``, the
+CLI's ``show``; the panel's twin is ``labextension/src/events.ts``): no event kind, no verdict
+or decision names, no tool name followed by the same summary again; None, not a line for
+people. A class without its own reads as its ``text`` (:meth:`Words.words`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, get_args
 
+from mercury_nb.agent.event_lines import (
+    DECISION_WORDS,
+    VERDICT_WORDS,
+    Data,
+    Words,
+    chain_words,
+    text_of,
+    tool_words,
+)
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.memory_governor import PressureReason
 from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
@@ -39,7 +53,7 @@ its own (``ledger.records.LedgerKind``)."""
 
 
 @dataclass(frozen=True)
-class TaskStarted:
+class TaskStarted(Words):
     kind: ClassVar[AgentEventKind] = "task-started"
     task_id: str
     task: str
@@ -48,9 +62,13 @@ class TaskStarted:
     attached: tuple[str, ...] = ()
     """The kernel variables whose summaries ``@name`` attached to the first request."""
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return f"started with {chain_words(data)}"
+
 
 @dataclass(frozen=True)
-class StepStarted:
+class StepStarted(Words):
     kind: ClassVar[AgentEventKind] = "step-started"
     step: int
     max_steps: int
@@ -64,15 +82,23 @@ class StepStarted:
     context: int | None = None
     """How full this request fills the usable context window, in percent (None: unknown)."""
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return f"step {data.get('step', '?')}"
+
 
 @dataclass(frozen=True)
-class TextDelta:
+class TextDelta(Words):
     kind: ClassVar[AgentEventKind] = "text-delta"
     text: str
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return None  # the live views show the streamed text
+
 
 @dataclass(frozen=True)
-class ToolStarted:
+class ToolStarted(Words):
     kind: ClassVar[AgentEventKind] = "tool-started"
     step: int
     name: str
@@ -80,18 +106,26 @@ class ToolStarted:
     command: str | None = None
     """For run_command: the command line it runs."""
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return tool_words(data)
+
 
 @dataclass(frozen=True)
-class ToolFinished:
+class ToolFinished(Words):
     kind: ClassVar[AgentEventKind] = "tool-finished"
     step: int
     name: str
     ok: bool
     summary: str
 
+    @staticmethod
+    def words(data: Data) -> str | None:  # a tool that went fine: its start said it
+        return None if data.get("ok", True) else f"failed: {tool_words(data)}"
+
 
 @dataclass(frozen=True)
-class ToolProgress:
+class ToolProgress(Words):
     """How far the running tool call is, in its own words (run_cells: ``cell 7/12``); the
     live status shows it with the call's seconds until the next progress or its end."""
 
@@ -100,9 +134,13 @@ class ToolProgress:
     name: str
     text: str
 
+    @staticmethod
+    def words(data: Data) -> str | None:  # live only: the status line shows it
+        return None
+
 
 @dataclass(frozen=True)
-class Notice:
+class Notice(Words):
     """A user-facing line: a continuation, a provider switch, a forced round. ``kind`` says
     which, as a type (nobody parses ``text`` to find out)."""
 
@@ -111,7 +149,7 @@ class Notice:
 
 
 @dataclass(frozen=True)
-class Pulse:
+class Pulse(Words):
     """The stall watchdog's live pulse: ``waiting for the model · N s`` (or
     ``running <cmd> · N s``); shown until the next sign of progress.
     ``activity`` is what it waits on, ``silent_s`` the whole seconds of silence (or of the
@@ -132,6 +170,10 @@ class Pulse:
     """How full the waiting request fills the context window, in percent (``text`` ends
     with ``· context 63%``; None: no window known)."""
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return text_of(data, "text") or "waiting for the model"
+
     def text_at(self, now_s: float) -> str:
         """The pulse line at ``now_s`` (``text`` itself when the state is unknown)."""
         if self.watch is None:
@@ -145,7 +187,7 @@ def with_context(text: str, context: int | None) -> str:
 
 
 @dataclass(frozen=True)
-class MemoryPressurePause:
+class MemoryPressurePause(Words):
     """The memory governor paused the task: the conversation (``reason`` ``context``) or the
     kernel (``memory``) stayed too large after compacting. With the numbers it paused on: the
     prompt's
@@ -160,9 +202,18 @@ class MemoryPressurePause:
     rss_mb: float | None
     limit_mb: int | None
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        tokens = f" · {data.get('prompt_tokens')}/{data.get('budget_tokens')} tokens" \
+            if isinstance(data.get("prompt_tokens"), int) else ""
+        rss = data.get("rss_mb")
+        memory = f" · {round(rss)}/{data.get('limit_mb')} MB" \
+            if isinstance(rss, int | float) else ""
+        return f"paused on {text_of(data, 'reason')}{tokens}{memory}: {text_of(data, 'why')}"
+
 
 @dataclass(frozen=True)
-class StepEnded:
+class StepEnded(Words):
     """A step (one model response and every one of its tool calls) finished: the
     conversation holds it whole, never a tool call without its result. ``checkpoint(with
     snapshot)`` returns the resumable state as JSON-ready data that the loop no longer
@@ -177,9 +228,13 @@ class StepEnded:
     changed: bool
     checkpoint: Callable[[bool], dict[str, Any]]
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return None  # the turn's end says what follows
+
 
 @dataclass(frozen=True)
-class TurnEnded:
+class TurnEnded(Words):
     """A turn ended and the pure core decided what follows; ``checkpoint()`` returns the
     resumable state as JSON-ready data (computed only when a listener asks)."""
 
@@ -191,11 +246,21 @@ class TurnEnded:
     decision: DecisionKind
     checkpoint: Callable[[], dict[str, Any]]
 
+    @staticmethod
+    def words(data: Data) -> str | None:
+        verdict, decision = text_of(data, "verdict"), text_of(data, "decision")
+        parts = [VERDICT_WORDS.get(verdict, verdict), DECISION_WORDS.get(decision, decision)]
+        return ", ".join(part for part in parts if part) or "a turn ended"
+
 
 @dataclass(frozen=True)
-class TaskFinished:
+class TaskFinished(Words):
     kind: ClassVar[AgentEventKind] = "task-finished"
     outcome: TaskOutcome
+
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return f"ended: {text_of(data, 'status') or 'finished'}"
 
 
 AgentEvent = (
@@ -234,6 +299,15 @@ def recorded_fields(event: AgentEvent) -> dict[str, Any]:
     watchdog clock)."""
     return {item.name: getattr(event, item.name) for item in fields(event)
             if item.name != "kind" and item.metadata.get("recorded", True)}
+
+
+def words_of(kind: str, data: Data) -> str | None:
+    """The line of an event of ``kind`` (its class's ``words``; a notice kind, or one this
+    version does not know, reads as a notice) from its recorded ``data``."""
+    for cls in get_args(AgentEvent):
+        if cls.kind == kind:
+            return cls.words(data)
+    return Notice.words(data)
 
 
 def ignore_events(event: AgentEvent) -> None:

@@ -2,7 +2,8 @@
 compacts or summarizes the conversation that is actually sent, in place, or says why to pause.
 
 The rules are the pure :mod:`mercury_nb.contract.recovery.memory_governor`'s (when to compact, to
-summarize, to pause), :mod:`mercury_nb.contract.recovery.compaction`'s (how) and
+summarize, to pause), :mod:`mercury_nb.contract.recovery.compaction`'s and
+:mod:`~mercury_nb.contract.recovery.pressure_compaction`'s (how, and how far) and
 :mod:`mercury_nb.contract.recovery.context_budget`'s (what an overflow means, when a shrunk
 prompt is resent and when nothing is left to cut). Here:
 
@@ -24,7 +25,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
@@ -34,7 +35,6 @@ from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import (
     apply_summary,
-    compact_messages,
     plan_summary,
     protected_prefix_end,
 )
@@ -47,7 +47,6 @@ from mercury_nb.contract.recovery.context_budget import (
     ShrinkObservation,
     output_cap,
     parse_context_overflow,
-    shrink_floor,
     shrink_to_fit,
     step_overflow,
     step_overflow_shrunk,
@@ -68,6 +67,7 @@ from mercury_nb.contract.recovery.memory_governor import (
     tools_tokens,
     usable_budget,
 )
+from mercury_nb.contract.recovery.pressure_compaction import compact_for_pressure
 from mercury_nb.contract.spend import context_percent
 from mercury_nb.transport.context_window import context_window_of
 from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
@@ -243,13 +243,8 @@ class MemoryGovernor:
 
     def _compact(self, loop: GovernedLoop, reason: PressureReason, target: int) -> None:
         messages = loop.session.messages
-        result = compact_messages(messages, self.config)
-        if reason == "context" and estimate_tokens(result.messages) > target:
-            # still over: cut the largest texts, a recent one too when it alone is too big
-            floor = shrink_floor(self.config, loop.ctx.result_max_chars)
-            shrunk = shrink_to_fit(result.messages, max(1, target), floor)
-            result = replace(shrunk, compacted=result.compacted + shrunk.compacted,
-                             chars_before=result.chars_before)
+        result = compact_for_pressure(messages, reason, target, self.config,
+                                      loop.ctx.result_max_chars)  # the passes: the core's
         messages[:] = list(result.messages)  # the list that is sent, not a copy
         if reason == "memory":
             gc.collect()

@@ -1,6 +1,6 @@
 """Starting a task: a new one from its text, or a restored session, through one AgentLoop.
 
-:func:`run_task` and :func:`run_session` build what the loop needs (the model chain, the
+:func:`run_new_session` and :func:`run_session` build what the loop needs (the model chain, the
 typed tool context with its injected callbacks and the sub-agent runner the runs layer
 provides), announce the task,
 run the loop, and turn a cancellation (Stop, or a stop request from any process) into the
@@ -40,7 +40,7 @@ from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
 
 
-async def run_task(
+async def run_new_session(
     task: str,
     config: MercuryConfig | None = None,
     *,
@@ -96,7 +96,7 @@ async def run_session(
     kernel: KernelAccess | None = None,
     found: Attachments | None = None,
 ) -> TaskOutcome:
-    """Announce, run and finish ``session``: a new one from :func:`run_task`, or one restored
+    """Announce, run and finish ``session``: a new one from :func:`run_new_session`, or one restored
     from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
     as ``aborted``; the change summary is measured against ``snapshot``. ``ground``: a new
     question that names workspace files gets them read first (``agent.grounded_answers``).

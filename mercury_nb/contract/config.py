@@ -58,7 +58,7 @@ class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits
     """``execute`` builds things and is held to the completion contract;
     ``chat`` answers questions and never triggers forced rounds."""
 
-    max_steps: int = Field(default=75, ge=1)
+    max_steps: int = Field(default=75, ge=limits.MAX_STEPS_RANGE[0], le=limits.MAX_STEPS_RANGE[1])
     """Model steps (one streamed reply each) per step budget."""
 
     max_output_tokens: int = Field(default=32768, ge=256)

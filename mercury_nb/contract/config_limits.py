@@ -7,6 +7,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+MAX_STEPS_RANGE = (1, 1000)
+"""The bounds of ``max_steps``, the config field's and so every front end's (the flags, the
+environment, traitlets, the panel's POSTs; the panel's own field checks the same upper bound,
+``MAX_STEPS_LIMIT``, which a test holds to this one)."""
+STEPS_RANGE_WORDS = f"a whole number from {MAX_STEPS_RANGE[0]} to {MAX_STEPS_RANGE[1]}"
+"""How a refusal of an out-of-range ``max_steps`` says what it must be."""
+
 
 class ContextLimits(BaseModel):
     """The fields of :class:`~mercury_nb.contract.config.MercuryConfig` that size a request

@@ -11,6 +11,8 @@ Three strengths, each built on the one before:
 - :func:`shown_name` - :func:`one_line`, then in double quotes when the name could be taken
   for the product's own words: anything was escaped, it holds quotes, ends in a space, or
   starts with something other than a letter, digit or ``. _ / ~ -`` (``✓ Verified…``).
+
+A model's multi-line answer keeps its lines, each shown as a quote (:func:`quoted_answer`).
 """
 
 from __future__ import annotations
@@ -106,3 +108,16 @@ def shown_name(name: str) -> str:
 def shown_names(names: Any) -> list[str]:
     """:func:`shown_name` of each name."""
     return [shown_name(name) for name in names]
+
+
+ANSWER_PREFIX = "│ "
+"""What every line of a model's answer is shown behind in text (the CLI, a plain cell): no
+line of it starts where the product's own lines (``✓ Verified…``, ``✓ Task complete``) do."""
+
+
+def quoted_answer(text: str) -> str:
+    """A model's answer as a quote: each line :func:`one_line` (controls, escapes and
+    separators shown escaped, a tab as spaces) behind :data:`ANSWER_PREFIX`."""
+    lines = clean(text).strip().replace("\r\n", "\n").split("\n")
+    return "\n".join((ANSWER_PREFIX + one_line(line.replace("\t", "    "))).rstrip()
+                     for line in lines)

@@ -3,9 +3,10 @@ and a start refused for want of a key (printed once; nothing started, nothing re
 
 from __future__ import annotations
 
+from mercury_nb.contract.config_limits import STEPS_RANGE_WORDS
 from mercury_nb.runs.lookup import Refusal
 
-CELL_USAGE_REFUSALS = frozenset({"bad-workdir", "bad-max-steps", "bad-settings"})
+CELL_USAGE_REFUSALS = frozenset({"empty-task", "bad-workdir", "bad-max-steps", "bad-settings"})
 """Refusals of the cell's own settings: a ``UsageError`` with the usage, not a printed line."""
 NOT_STARTED = ("Nothing was recorded: set the key and run the cell again, or run offline with "
                "a demo model: --model scripted/quickstart")
@@ -19,11 +20,13 @@ def refusal_text(refusal: Refusal, usage: str) -> str:
         case "missing-key":
             why = (refusal.value or refusal.message).rstrip(".")
             return f"Not started: {why}.\n{NOT_STARTED}"
+        case "empty-task":
+            return ("%%mercury needs a task: write it on the lines below the %%mercury line."
+                    f"\n{usage}")
         case "bad-workdir":
             return f"workdir {refusal.value!r} is not a directory\n{usage}"
         case "bad-max-steps":
-            return ("invalid mercury settings — max_steps: Input should be greater than or "
-                    f"equal to 1\n{usage}")
+            return f"invalid mercury settings — max_steps must be {STEPS_RANGE_WORDS}\n{usage}"
         case "bad-settings":
             return f"invalid mercury settings — {refusal.value}\n{usage}"
         case _:

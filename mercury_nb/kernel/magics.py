@@ -134,13 +134,7 @@ class MercuryMagics(Magics):
             raise UsageError(f"{exc}\n{usage()}") from None
         except UsageError as exc:
             raise UsageError(f"{exc}\n{usage()}") from None
-        task = (cell or "").strip()
-        if not task:
-            raise UsageError(
-                "%%mercury needs a task: write it on the lines below the %%mercury line.\n"
-                + usage()
-            )
-        return CellRequest(task=task, args=args)
+        return CellRequest(task=cell or "", args=args)  # stripped once, by the request
 
     def _config(self, args: argparse.Namespace) -> MercuryConfig:
         """These flags' settings, for the ledger commands (a refusal raises ``UsageError``)."""

@@ -135,11 +135,11 @@ class PlannedRun:
                                          subagents=subagents, words=self.words,
                                          blocker=self.blocker, kernel=kernel,
                                          settings_changed=self.settings_changed)
-            from mercury_nb.agent.task import run_task
+            from mercury_nb.agent.task import run_new_session
 
-            return await run_task(self.task, config, on_event=sink, task_id=self.task_id,
-                                  ask_user=ask_user, registry=registry, model=model,
-                                  subagents=subagents, kernel=kernel)
+            return await run_new_session(self.task, config, on_event=sink, task_id=self.task_id,
+                                         ask_user=ask_user, registry=registry, model=model,
+                                         subagents=subagents, kernel=kernel)
         except BaseException as error:
             if recorder is not None:
                 recorder.abandon(error)

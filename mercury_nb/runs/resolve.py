@@ -5,13 +5,13 @@
 :class:`~mercury_nb.runs.lookup.Refusal`:
 
 1. a new task's text is not empty (``empty-task``);
-2. an explicit ``max_steps`` is at least 1 (``bad-max-steps``);
+2. an explicit ``max_steps`` lies in the config's ``MAX_STEPS_RANGE`` (``bad-max-steps``);
 3. the settings: :func:`~mercury_nb.runs.settings.plan` (defaults < traitlets < environment
    < flags; a caller's ``config`` stands in for the lower layers), invalid ones
    ``bad-settings``;
-4. the resolved workdir is a folder (``bad-workdir``), checked here only, once, and lies in
-   the request's ``within`` folder when it names one (``outside-root``; a continue checks
-   its task's workspace);
+4. the resolved workdir lies in the request's ``within`` folder when it names one
+   (``outside-root``; a continue checks its task's workspace) and is a folder
+   (``bad-workdir``): :func:`workdir_refusal`, here only, once;
 5. a model object given by the caller replaces the configured chain (the one override,
    :func:`with_model`; a continue gets it on its checkpoint's settings);
 6. the ledger (its home from the settings) and the plan: a new task
@@ -38,6 +38,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.config_limits import MAX_STEPS_RANGE, STEPS_RANGE_WORDS
 from mercury_nb.ledger.texts import OUTSIDE_ROOT
 from mercury_nb.runs.lookup import Refusal
 from mercury_nb.runs.planning import (
@@ -66,10 +67,12 @@ def settings_problems(error: ValidationError) -> str:
 
 def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
     """Steps 2-5 of :func:`resolve`: the request's settings, or why they are refused."""
+    steps = request.flags.get("max_steps")  # a continue's too, on whatever it lays over
+    lowest, highest = MAX_STEPS_RANGE
+    if steps is not None and not lowest <= int(steps) <= highest:
+        return Refusal(f"--max-steps must be {STEPS_RANGE_WORDS}", kind="bad-max-steps",
+                       value=str(steps))
     flags = request.flags if request.flags_over_config else {}
-    steps = flags.get("max_steps")
-    if steps is not None and int(steps) < 1:
-        return Refusal("--max-steps must be at least 1", kind="bad-max-steps", value=str(steps))
     try:
         if request.config is not None:
             given = flag_values(flags)
@@ -79,14 +82,25 @@ def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
                           check_workdir=False)
     except ValidationError as error:
         return Refusal(str(error), kind="bad-settings", value=settings_problems(error))
-    if not Path(config.workdir).is_dir():  # the one workdir check (flag, traitlets, env)
-        return Refusal(f"workdir {str(config.workdir)!r} is not a directory",
-                       kind="bad-workdir", value=str(config.workdir))
-    if (request.within is not None and not request.resume
-            and not inside(Path(config.workdir), request.within)):
-        return Refusal(OUTSIDE_ROOT.format(workspace=str(config.workdir)), kind="outside-root",
-                       value=str(config.workdir))
-    return with_model(config, request)
+    refused = workdir_refusal(Path(config.workdir), None if request.resume else request.within)
+    return refused if refused is not None else with_model(config, request)
+
+
+def workdir_refusal(workdir: Path, within: Path | None) -> Refusal | None:
+    """The one workdir check (flag, traitlets, environment, the panel's field): it lies in
+    ``within`` when given (``outside-root``; first, so a path outside says nothing of what
+    exists there), and it is a folder (``bad-workdir``). A name no folder can have (a NUL,
+    a lone surrogate, too long, a link loop) is not a folder; None: go on."""
+    try:
+        if within is not None and not inside(workdir, within):
+            return Refusal(OUTSIDE_ROOT.format(workspace=str(workdir)), kind="outside-root",
+                           value=str(workdir))
+        if workdir.is_dir():
+            return None
+    except (OSError, ValueError):
+        pass
+    return Refusal(f"workdir {str(workdir)!r} is not a directory", kind="bad-workdir",
+                   value=str(workdir))
 
 
 def with_model(config: MercuryConfig, request: RunRequest) -> MercuryConfig:

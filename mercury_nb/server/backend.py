@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb import runs
+from mercury_nb.contract.config_limits import STEPS_RANGE_WORDS
 from mercury_nb.server.inputs import bad_text
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
 
-__all__ = ["detail", "detail_json", "refused", "resolve_workdir", "runs", "summary"]
+__all__ = ["detail", "detail_json", "refused", "resolve_workdir", "runs", "settings_error",
+           "summary"]
 
 
 def refused(refusal: runs.Refusal) -> tuple[str, dict[str, Any]]:
@@ -28,7 +30,8 @@ def refused(refusal: runs.Refusal) -> tuple[str, dict[str, Any]]:
     return refusal.message, {"kind": refusal.kind}
 
 class WorkdirError(ValueError):
-    """A workdir that is not a folder inside the server root."""
+    """A list query's ``workspace`` that is not a folder inside the server root (a new
+    task's workdir is the door's to check: :func:`settings_error` words its refusal)."""
 
 
 def resolve_workdir(root: Path, requested: str) -> Path:
@@ -50,6 +53,25 @@ def resolve_workdir(root: Path, requested: str) -> Path:
         detail = getattr(error, "strerror", None) or error
         raise WorkdirError(f"workdir {requested!r} is not a folder ({detail})") from None
     return target
+
+
+SETTINGS_REFUSALS = frozenset({"bad-settings", "bad-max-steps", "bad-workdir", "empty-task",
+                               "outside-root"})
+"""The door's refusals of a new task's own settings: a JSON 400, not a 409."""
+
+
+def settings_error(refusal: runs.Refusal, workdir: str) -> str:
+    """The 400's error for one of :data:`SETTINGS_REFUSALS`: the workdir in the panel's words
+    (``workdir`` as the body gave it, relative to the server root)."""
+    match refusal.kind:
+        case "bad-workdir":
+            return f"workdir {workdir!r} is not a folder"
+        case "outside-root":
+            return f"workdir {workdir!r} is outside the server root"
+        case "bad-max-steps":
+            return f"max_steps must be {STEPS_RANGE_WORDS}"
+        case _:
+            return f"invalid settings: {refusal.message}"
 
 
 def detail(task_id: str) -> Any:

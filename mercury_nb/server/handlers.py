@@ -28,12 +28,14 @@ from tornado import web, websocket
 
 from mercury_nb.contract.task_status import TASK_STATUSES
 from mercury_nb.server.backend import (
+    SETTINGS_REFUSALS,
     WorkdirError,
     detail,
     detail_json,
     refused,
     resolve_workdir,
     runs,
+    settings_error,
     summary,
 )
 from mercury_nb.server.connections import Connections, connections_of
@@ -128,12 +130,9 @@ class TasksHandler(MercuryHandler):
     async def post(self) -> None:
         try:
             body: StartBody = self.body_as(StartBody)
-            workdir = resolve_workdir(self.root, body.workdir)
         except BadRequest as error:
             return self.fail(error.status, error.message)
-        except WorkdirError as error:
-            return self.fail(400, str(error))
-        flags: dict[str, Any] = {"workdir": workdir}
+        flags: dict[str, Any] = {"workdir": self.root / body.workdir}  # the door checks it
         if body.model:
             flags.update(model=body.model, fallbacks=tuple(body.fallbacks))
         connected = self.connections.get(body.model or "")
@@ -147,16 +146,11 @@ class TasksHandler(MercuryHandler):
                                           refuse_missing_key=True))
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
-                return self.fail(400, f"invalid settings: {run.message}")
+                return self.fail(400, settings_error(run, body.workdir))
             message, fields = refused(run)  # a missing key's links the form
             return self.fail(409, message, **fields)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
-
-
-SETTINGS_REFUSALS = frozenset({"bad-settings", "bad-max-steps", "bad-workdir", "empty-task",
-                               "outside-root"})
-"""The door's refusals of a request's own settings: a 400, not a 409."""
 
 
 class TaskHandler(MercuryHandler):
@@ -213,6 +207,8 @@ class ContinueHandler(MercuryHandler):
                                           within=self.root,
                                           env=await self.continue_env(task_id, body.model)))
         if isinstance(run, runs.Refusal):
+            if run.kind == "bad-max-steps":
+                return self.fail(400, settings_error(run, ""))
             status = {"unknown-task": 404, "outside-root": 403}.get(run.kind, 409)
             return self.fail(status, run.message, kind=run.kind)
         self.finish(json.dumps({"task_id": run.task_id}))

@@ -24,7 +24,8 @@ class StartBody(BaseModel):
     model: str | None = Field(default=None, min_length=1, max_length=200)
     fallbacks: list[str] = Field(default_factory=list, max_length=8)
     workdir: str = Field(default="", max_length=4096)
-    max_steps: int | None = Field(default=None, ge=1, le=1000)
+    max_steps: int | None = None
+    """Its bounds are the config's, checked by the door (a refusal is this API's 400)."""
 
 
 class ContinueBody(BaseModel):
@@ -33,7 +34,7 @@ class ContinueBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str | None = Field(default=None, min_length=1, max_length=200)
-    max_steps: int | None = Field(default=None, ge=1, le=1000)
+    max_steps: int | None = None
 
 
 class TaskSummary(BaseModel):

@@ -17,6 +17,7 @@ from mercury_nb.agent.events import (
     ToolStarted,
 )
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.untrusted import quoted_answer
 from mercury_nb.ui.live import ThrottledRenderer
 from mercury_nb.ui.status import (
     SEPARATOR,
@@ -30,9 +31,11 @@ from mercury_nb.ui.status import (
 
 
 def final_text(outcome: TaskOutcome) -> str:
-    """The closing text of a task: the model's answer (if any), then the banner and its
-    footer (``4 steps · 12.3k tokens · ~$0.004``, once a provider reported tokens)."""
-    parts = [outcome.answer.strip()] if outcome.answer and outcome.answer.strip() else []
+    """The closing text of a task: the model's answer (if any, quoted: no line of it can pass
+    for the product's), then the banner and its footer (``4 steps · 12.3k tokens · ~$0.004``,
+    once a provider reported tokens)."""
+    answer = outcome.answer.strip() if outcome.answer else ""
+    parts = [quoted_answer(answer)] if answer else []
     parts.append(banner_with_footer(outcome))
     return "\n\n".join(parts)
 

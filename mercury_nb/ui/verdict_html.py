@@ -120,8 +120,11 @@ def banner_html(outcome: TaskOutcome) -> str:
         colour = UNGROUNDED_COLOUR
     parts = [f'<div class="mercury-outcome mercury-{esc(outcome.status)}">']
     if outcome.answer and outcome.answer.strip():
-        parts.append(
-            '<div class="mercury-answer" style="margin-bottom:6px;line-height:1.5">'
+        parts.append(  # labelled and framed: no line of it can pass for the banner's
+            '<div class="mercury-answer-label" style="font-size:85%;color:#757575">'
+            "The model's answer:</div>"
+            '<div class="mercury-answer" style="margin-bottom:6px;line-height:1.5;'
+            'border-left:3px dotted #9e9e9e;padding:2px 8px;font-weight:normal">'
             f"{markdown_html(outcome.answer.strip())}</div>"
         )
     body, rest = _banner_body(outcome)

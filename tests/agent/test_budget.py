@@ -12,7 +12,7 @@ import pytest
 from mercury_nb.agent.checkpoint import config_of
 from mercury_nb.agent.events import AgentEvent, Notice, StepStarted, TurnEnded
 from mercury_nb.agent.resume import resume_task
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session as run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.runs import run_task as run_through_the_door
 from mercury_nb.testing import Turn, call

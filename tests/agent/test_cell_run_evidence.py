@@ -10,7 +10,7 @@ from typing import Any
 import nbformat
 
 from mercury_nb.agent.events import AgentEvent, ToolProgress
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session as run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 

@@ -15,7 +15,7 @@ from mercury_nb.agent.checkpoint import (
     restored_usage,
 )
 from mercury_nb.agent.events import AgentEvent, TurnEnded
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 
@@ -27,7 +27,7 @@ async def test_checkpoint_round_trip(tmp_path: Path, scripted_model) -> None:
     config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=1,
                            api_key="sk-checkpoint-secret-77")
     events: list[AgentEvent] = []
-    outcome = await run_task("write some files", config, model=model, on_event=events.append)
+    outcome = await run_new_session("write some files", config, model=model, on_event=events.append)
     assert outcome.status == "paused"
     turns = [e for e in events if isinstance(e, TurnEnded)]
     assert [t.decision for t in turns] == ["next-turn", "finish"]
@@ -55,7 +55,7 @@ async def test_what_the_task_read_survives_a_checkpoint(tmp_path: Path, scripted
                             Turn(text="README.md and notes.md say little.")])
     events: list[AgentEvent] = []
     config = MercuryConfig(workdir=tmp_path, mode="chat")
-    await run_task("Summarise README.md", config, model=model, on_event=events.append)
+    await run_new_session("Summarise README.md", config, model=model, on_event=events.append)
     data = json.loads(json.dumps([e for e in events if isinstance(e, TurnEnded)][-1].checkpoint()))
 
     session = restore_session(data, config_of(data))

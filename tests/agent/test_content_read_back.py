@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import ScriptedModel, Turn, call
 
@@ -18,7 +18,8 @@ JUNK = call("create_file", path="file.txt", content="A sample file")
 
 async def _run(tmp_path: Path, task: str, turns: list[Any]) -> Any:
     model = ScriptedModel(turns, on_exhausted="repeat_last")  # guard rounds vary
-    return await run_task(task, MercuryConfig(workdir=tmp_path, retry_base_s=0.0), model=model)
+    return await run_new_session(task, MercuryConfig(workdir=tmp_path, retry_base_s=0.0),
+                                 model=model)
 
 
 @pytest.mark.parametrize("task", ["Write a README for this project",

@@ -7,7 +7,7 @@ from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, Notice
 from mercury_nb.agent.memory import tools_tokens
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens
 from mercury_nb.testing import LoopbackServer, Turn, call
@@ -44,7 +44,7 @@ async def test_six_100kb_reads_fit_a_16k_window(tmp_path: Path, loopback_server)
     ])
     config = MercuryConfig.load({"MERCURY_CONTEXT_WINDOW": "16000"}, workdir=tmp_path,
                                 mode="chat", model="openai/local")
-    outcome = await run_task("What is in the part files?", config, model=_model(server))
+    outcome = await run_new_session("What is in the part files?", config, model=_model(server))
 
     assert outcome.status == "completed", outcome.banner
     assert len(server.requests) == 7
@@ -86,8 +86,8 @@ async def test_a_llama_cpp_overflow_is_absorbed_not_failed(tmp_path: Path, loopb
     config = MercuryConfig(workdir=tmp_path, mode="chat", model="openai/local",
                            retry_attempts=0)
     with LoopbackServer(_llama(8192, turns), routes=props) as server:
-        outcome = await run_task("What is in the parts?", config, model=_model(server),
-                                 on_event=events.append)
+        outcome = await run_new_session("What is in the parts?", config, model=_model(server),
+                                        on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     notes = [e.text for e in events if isinstance(e, Notice)]
@@ -109,8 +109,8 @@ async def test_an_overflow_that_cannot_be_fixed_fails_honestly(
     server = loopback_server([Turn(fault=error)])
     config = MercuryConfig(workdir=tmp_path, mode="chat", model="openai/local",
                            context_window=32_000, retry_attempts=0)
-    outcome = await run_task("Summarize this: " + "lorem ipsum " * 3000, config,
-                             model=_model(server))
+    outcome = await run_new_session("Summarize this: " + "lorem ipsum " * 3000, config,
+                                    model=_model(server))
 
     # the task itself cannot be cut, so no resume could fit it: a failure, not a pause
     assert outcome.status == "failed", outcome.banner
@@ -131,6 +131,6 @@ async def test_the_window_is_asked_of_the_server(tmp_path: Path, loopback_server
     for server, name, cap in ((llama, "openai/llama", 1024), (vllm, "openai/qwen", 1500),
                               (silent, "openai/silent", 2048)):
         config = MercuryConfig(workdir=tmp_path, mode="chat", model=name)
-        outcome = await run_task("hello", config, model=_model(server, name))
+        outcome = await run_new_session("hello", config, model=_model(server, name))
         assert outcome.status == "completed", outcome.banner
         assert server.requests[0]["max_tokens"] == cap, name

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import GUARD_ROUND_NOTICE
 from mercury_nb.testing import DropMidStream, LoopbackServer, NoFinish, Stall, Turn, call
@@ -42,7 +42,7 @@ async def test_an_empty_reply_is_retried_never_delivered(
     tmp_path: Path, backend, empty: Turn
 ) -> None:
     fake = backend([empty, Turn(text="2 + 2 is 4.")])
-    outcome = await run_task("What is 2+2?", cfg(tmp_path, mode="chat"), model=fake.model)
+    outcome = await run_new_session("What is 2+2?", cfg(tmp_path, mode="chat"), model=fake.model)
     assert (outcome.status, outcome.answer) == ("completed", "2 + 2 is 4."), outcome.banner
     assert fake.requests[1]["messages"] == fake.requests[0]["messages"]
 
@@ -53,8 +53,8 @@ async def test_every_provider_answering_nothing_pauses_naming_it(
     server = loopback_server({"a": [Turn(text="")] * 2, "b": [Turn(text="  ")] * 2})
     events: list[AgentEvent] = []
     config = chain(tmp_path, server, "a", "b", retry_attempts=1)
-    outcome = await run_task("Write the setup notes in notes.md", config,
-                             on_event=events.append)
+    outcome = await run_new_session("Write the setup notes in notes.md", config,
+                                    on_event=events.append)
     assert outcome.status == "paused", outcome.banner
     assert outcome.answer is None
     assert EMPTY_PAUSE in outcome.banner and "(last: openai/b)" in outcome.banner
@@ -68,8 +68,8 @@ async def test_empty_streams_in_execute_mode_are_no_narration(
     tmp_path: Path, scripted_model
 ) -> None:
     model = scripted_model([Turn(text="")] * 3)
-    outcome = await run_task("Write the setup notes in notes.md",
-                             cfg(tmp_path, retry_attempts=2), model=model)
+    outcome = await run_new_session("Write the setup notes in notes.md",
+                                    cfg(tmp_path, retry_attempts=2), model=model)
     assert outcome.status == "paused"
     assert EMPTY_PAUSE in outcome.banner
     assert "description of the work" not in outcome.banner
@@ -85,7 +85,7 @@ async def test_a_reply_cut_after_its_first_word_is_asked_again_whole(
         Turn(text="The answer is coming", chunk_size=4, fault=DropMidStream(after_chunks=1)),
         Turn(text="The answer is 4."),
     ])
-    outcome = await run_task("What is 2+2?", cfg(tmp_path, mode="chat"), model=fake.model)
+    outcome = await run_new_session("What is 2+2?", cfg(tmp_path, mode="chat"), model=fake.model)
     assert (outcome.status, outcome.answer) == ("completed", "The answer is 4."), outcome.banner
     assert fake.requests[1]["messages"] == fake.requests[0]["messages"]
 
@@ -96,7 +96,7 @@ async def test_a_stall_after_some_text_asks_again_whole(tmp_path: Path, scripted
         Turn(text="The answer is 4."),
     ])
     config = cfg(tmp_path, mode="chat", stall_soft_ms=50, stall_hard_ms=300)
-    outcome = await run_task("What is 2+2?", config, model=model)
+    outcome = await run_new_session("What is 2+2?", config, model=model)
     assert outcome.answer == "The answer is 4."
     assert model.requests[1].messages == model.requests[0].messages
 
@@ -112,7 +112,7 @@ async def test_after_a_completed_tool_call_the_next_provider_continues_without_t
         "b": [Turn(text="Wrote notes.md with the setup notes.")],
     })
     config = chain(tmp_path, server, "a", "b", retry_attempts=0)
-    outcome = await run_task("Write the setup notes in notes.md", config)
+    outcome = await run_new_session("Write the setup notes in notes.md", config)
     assert outcome.answer == "Wrote notes.md with the setup notes."
     continued = server.requests_for("b")[0]["messages"]
     assert any(m["role"] == "tool" for m in continued)  # the completed call is kept
@@ -136,6 +136,6 @@ async def test_an_empty_200_stream_through_litellm_is_retried(
     # for a stream that carried nothing; it is still a failed step, never a "completed" ""
     server = loopback_server([nothing, Turn(text="2 + 2 is 4.")])
     model = LiteLLMModel("hosted_vllm/m", api_base=server.url, api_key="sk-test", timeout_s=30)
-    outcome = await run_task("What is 2+2?", cfg(tmp_path, mode="chat"), model=model)
+    outcome = await run_new_session("What is 2+2?", cfg(tmp_path, mode="chat"), model=model)
     assert (outcome.status, outcome.answer) == ("completed", "2 + 2 is 4."), outcome.banner
     assert server.requests[1]["messages"] == server.requests[0]["messages"]

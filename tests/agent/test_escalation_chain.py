@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import RESUME_HINT, TASK_COMPLETE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import DropMidStream, HttpError, LoopbackServer, Turn, call
@@ -91,7 +91,7 @@ async def test_doom_loop_moves_to_the_next_provider_which_finishes(
     events: list[AgentEvent] = []
     # cut prose is retried (shorter) for six rounds here, so the idle steps reach the detector
     config = chain_config(tmp_path, server, "a", "b", max_prose_truncation_rounds=6)
-    outcome = await run_task(TASK, config, on_event=events.append)
+    outcome = await run_new_session(TASK, config, on_event=events.append)
     assert outcome.status == "completed", outcome.banner
     assert outcome.banner.startswith(TASK_COMPLETE)
     told = user_texts(server.requests_for("b")[0])[-1]
@@ -110,7 +110,7 @@ async def test_doom_loop_on_every_provider_pauses_naming_the_loop(
     server = loopback_server({"a": looping, "b": looping})
     config = chain_config(tmp_path, server, "a", "b", max_truncation_rounds=20,
                           max_prose_truncation_rounds=20)
-    outcome = await run_task(TASK, config)
+    outcome = await run_new_session(TASK, config)
     assert outcome.status == "paused"
     assert outcome.banner.startswith(
         "I've paused for now — I got stuck in a loop on every model I could try (last: ")
@@ -123,7 +123,7 @@ async def test_retry_after_is_waited_for(tmp_path: Path, loopback_server) -> Non
     server = loopback_server({"a": [Turn(fault=HttpError(429, retry_after=1)),
                                     Turn(text="Just a setup.cfg file.")]})
     config = chain_config(tmp_path, server, "a", retry_max_s=5.0)
-    outcome = await run_task(QUESTION, config)
+    outcome = await run_new_session(QUESTION, config)
     assert outcome.status == "completed"
     first, second = server.request_times
     assert second - first >= 1.0
@@ -135,8 +135,8 @@ async def test_unauthorized_provider_is_never_retried(tmp_path: Path, loopback_s
         "b": [Turn(text="Just a setup.cfg file.")],
     })
     events: list[AgentEvent] = []
-    outcome = await run_task(QUESTION, chain_config(tmp_path, server, "a", "b"),
-                             on_event=events.append)
+    outcome = await run_new_session(QUESTION, chain_config(tmp_path, server, "a", "b"),
+                                    on_event=events.append)
     assert len(server.requests_for("a")) == 1
     assert outcome.status == "completed"
     switch, = notices(events)
@@ -150,8 +150,8 @@ async def test_server_error_on_a_then_b_finishes(tmp_path: Path, loopback_server
         "b": FINISHES,
     })
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", "b", retry_attempts=2),
-                             on_event=events.append)
+    config = chain_config(tmp_path, server, "a", "b", retry_attempts=2)
+    outcome = await run_new_session(TASK, config, on_event=events.append)
     assert len(server.requests_for("a")) == 3
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "notes.md").exists()
@@ -168,7 +168,8 @@ async def test_every_provider_failing_ends_with_the_ledger(
         "a": [Turn(fault=HttpError(503, message="a is overloaded"))] * 2,
         "b": [Turn(fault=HttpError(500, message="b broke"))] * 2,
     })
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", "b", retry_attempts=1))
+    outcome = await run_new_session(TASK, chain_config(tmp_path, server, "a", "b",
+                                                      retry_attempts=1))
     assert outcome.status == "failed"
     lines = outcome.banner.splitlines()
     assert lines[0].startswith("All LLM providers failed. Last error: HTTP 500: ")
@@ -197,7 +198,8 @@ async def test_partial_turn_is_kept_and_the_next_provider_continues(
         "a": [FINISHES[0], broken_step],
         "b": [Turn(text="notes.md is written.")],
     })
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", "b", retry_attempts=0))
+    outcome = await run_new_session(TASK, chain_config(tmp_path, server, "a", "b",
+                                                      retry_attempts=0))
     assert outcome.status == "completed", outcome.banner
     continued = server.requests_for("b")[0]["messages"]
     assert any(m["role"] == "tool" and m["content"].startswith("created notes.md")
@@ -216,7 +218,7 @@ async def test_api_key_never_shown_stored_or_logged(
     events: list[AgentEvent] = []
     config = chain_config(tmp_path, server, "a", "b", api_key=SECRET, retry_attempts=1)
     with caplog.at_level(logging.DEBUG):
-        outcome = await run_task(TASK, config, on_event=events.append)
+        outcome = await run_new_session(TASK, config, on_event=events.append)
     assert outcome.status == "failed"
     assert len(server.requests) == 3
     shown = [outcome.model_dump_json(), *map(repr, events), caplog.text]
@@ -247,7 +249,7 @@ async def test_a_provider_failure_offers_a_continue_only_when_one_can_succeed(
     server = loopback_server({name: [Turn(fault=f) for f in errors]
                               for name, errors in faults.items()})
     config = chain_config(tmp_path, server, "a", "b", retry_attempts=1, retry_base_s=0.0)
-    outcome = await run_task(TASK, config)
+    outcome = await run_new_session(TASK, config)
     assert outcome.status == "failed", outcome.banner
     if "api_base" in cause:
         cause = {**cause, "api_base": config.api_base}

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import TASK_COMPLETE, WORK_NOT_STARTED
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import (
@@ -72,8 +72,8 @@ async def test_narration_forces_grounded_rounds_rotates_wakes_up_and_pauses_with
         "b": [Turn(text=f"Let me outline round {n} first.") for n in (2, 4, 6, 8, 10)],
     })
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", "b"),
-                             on_event=events.append)
+    outcome = await run_new_session(TASK, chain_config(tmp_path, server, "a", "b"),
+                                    on_event=events.append)
 
     a, b = server.requests_for("a"), server.requests_for("b")
     assert (len(a), len(b)) == (7, 5)
@@ -118,8 +118,8 @@ async def test_rotation_starts_at_the_provider_that_served_the_turn(
         "b": [Turn(text=NARRATION), *builds_it()],
     })
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", "b", retry_attempts=0),
-                             on_event=events.append)
+    config = chain_config(tmp_path, server, "a", "b", retry_attempts=0)
+    outcome = await run_new_session(TASK, config, on_event=events.append)
     b = server.requests_for("b")
     assert len(server.requests_for("a")) == 1
     assert b[1]["tool_choice"] == "required" and b[1]["tools"] == b[0]["tools"]
@@ -140,8 +140,8 @@ async def test_refused_forced_choice_falls_back_to_auto_and_still_acts(
               *builds_it()],
     })
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", "b"),
-                             on_event=events.append)
+    outcome = await run_new_session(TASK, chain_config(tmp_path, server, "a", "b"),
+                                    on_event=events.append)
     a = server.requests_for("a")
     assert [body["tool_choice"] for body in a[1:4]] == ["required", "auto", "auto"]
     assert a[2]["tools"] == a[0]["tools"]  # un-forced, the directive restricts, not the array
@@ -157,7 +157,7 @@ async def test_reply_asking_the_user_does_not_start_the_guard(
     tmp_path: Path, loopback_server
 ) -> None:
     server = loopback_server({"a": [Turn(text="Should the CLI store todos in JSON or SQLite?")]})
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a"))
+    outcome = await run_new_session(TASK, chain_config(tmp_path, server, "a"))
     # a work task that ends by asking the user is a question to the user, never a completion
     assert outcome.status == "paused"
     assert outcome.banner.startswith(
@@ -168,6 +168,6 @@ async def test_reply_asking_the_user_does_not_start_the_guard(
 
 async def test_chat_mode_never_starts_the_guard(tmp_path: Path, loopback_server) -> None:
     server = loopback_server({"a": [Turn(text=NARRATION)]})
-    outcome = await run_task(TASK, chain_config(tmp_path, server, "a", mode="chat"))
+    outcome = await run_new_session(TASK, chain_config(tmp_path, server, "a", mode="chat"))
     assert outcome.banner == "Response delivered · no file changes (snapshot-verified)"
     assert len(server.requests) == 1

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import ScriptedModel, Turn, call
 
@@ -17,7 +17,7 @@ from mercury_nb.testing import ScriptedModel, Turn, call
 async def _run(tmp_path: Path, task: str, turns: list[Any]) -> Any:
     model = ScriptedModel(turns, on_exhausted="repeat_last")  # guard rounds vary
     config = MercuryConfig(workdir=tmp_path, retry_base_s=0.0)
-    return await run_task(task, config, model=model), model
+    return await run_new_session(task, config, model=model), model
 
 
 @pytest.mark.parametrize("task", [

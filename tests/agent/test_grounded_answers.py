@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import GROUNDING_HEADER
 from mercury_nb.testing import ScriptedModel, Turn, call
@@ -38,8 +38,8 @@ async def test_a_question_naming_a_file_gets_it_read_first_and_redacted(
     workspace: Path, scripted_model: Any
 ) -> None:
     model = scripted_model([Turn(text="README.md says: a tiny calculator.")])
-    outcome = await run_task("Summarise README.md in one sentence.", _config(workspace),
-                             model=model)
+    outcome = await run_new_session("Summarise README.md in one sentence.", _config(workspace),
+                                    model=model)
 
     [grounding] = _grounding(model)
     assert "=== file: README.md ===" in grounding
@@ -56,7 +56,7 @@ async def test_an_answer_about_a_file_never_read_carries_the_notice(
     workspace: Path, scripted_model: Any
 ) -> None:
     model = scripted_model([Turn(text="This is the README.md that lets users install it.")])
-    outcome = await run_task("What is this project about?", _config(workspace), model=model)
+    outcome = await run_new_session("What is this project about?", _config(workspace), model=model)
 
     assert _grounding(model) == []  # the question names no file
     assert outcome.status == "completed"
@@ -71,7 +71,7 @@ async def test_reading_it_with_read_file_removes_the_notice(
         Turn(tool_calls=(call("read_file", path="README.md"),)),
         Turn(text="README.md: a tiny calculator for the command line."),
     ])
-    outcome = await run_task("What is this project about?", _config(workspace), model=model)
+    outcome = await run_new_session("What is this project about?", _config(workspace), model=model)
 
     assert outcome.status == "completed"
     assert NOTICE not in outcome.banner and outcome.unread == []
@@ -84,7 +84,7 @@ async def test_a_failed_read_does_not_count_as_reading(
         Turn(tool_calls=(call("read_file", path="README.md", offset=0, limit=-1),)),
         Turn(text="README.md: a calculator."),
     ])
-    outcome = await run_task("What is this project about?", _config(workspace), model=model)
+    outcome = await run_new_session("What is this project about?", _config(workspace), model=model)
     failed = [m for m in model.requests[1].messages if m["role"] == "tool"]
     assert failed and "calc" not in failed[0]["content"]  # the call was refused
     assert outcome.unread == ["README.md"]
@@ -95,7 +95,7 @@ async def test_turned_off_the_question_is_not_grounded_and_the_answer_is_noted(
 ) -> None:
     model = scripted_model([Turn(text="This is the README.md that lets users install it.")])
     config = _config(workspace, answer_grounding_files=0)
-    outcome = await run_task("Summarise README.md in one sentence.", config, model=model)
+    outcome = await run_new_session("Summarise README.md in one sentence.", config, model=model)
     assert _grounding(model) == []
     assert outcome.unread == ["README.md"] and NOTICE in outcome.banner
 
@@ -105,7 +105,7 @@ async def test_work_is_not_grounded(workspace: Path, scripted_model: Any) -> Non
         Turn(tool_calls=(call("edit_file", path="README.md", old_text="tiny", new_text="small"),)),
         Turn(text="Done."),
     ])
-    await run_task("Fix the wording in README.md", _config(workspace, mode="execute",
+    await run_new_session("Fix the wording in README.md", _config(workspace, mode="execute",
                                                             max_steps=3), model=model)
     assert _grounding(model) == []
 
@@ -122,8 +122,8 @@ async def test_files_outside_the_workspace_or_not_regular_are_never_read(
     os.mkfifo(root / "pipe.txt")  # opening it to read would block forever
     (root / "notes.md").write_text("the notes\n")
     model = scripted_model([Turn(text="Nothing to say.")])
-    await run_task("Compare link.md, pipe.txt, ../outside/secret.md and notes.md",
-                   _config(root), model=model)
+    await run_new_session("Compare link.md, pipe.txt, ../outside/secret.md and notes.md",
+                          _config(root), model=model)
 
     [grounding] = _grounding(model)
     assert "TOP SECRET" not in grounding
@@ -138,7 +138,7 @@ async def test_a_large_file_comes_cut_to_the_budget(
     (tmp_path / "huge.txt").write_text("x" * 80_001)  # over 4 bytes per allowed character
     model = scripted_model([Turn(text="It logs lines.")])
     config = _config(tmp_path, read_file_max_chars=20_000)
-    await run_task("What is in log.txt and huge.txt?", config, model=model)
+    await run_new_session("What is in log.txt and huge.txt?", config, model=model)
 
     [grounding] = _grounding(model)
     assert "line 0\n" in grounding and "line 4999" not in grounding

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice, TaskFinished, ToolStarted
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import STEP_BUDGET_PAUSE, TASK_COMPLETE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
@@ -36,7 +36,7 @@ async def test_create_file_run_its_test_and_stop(tmp_path: Path, backend) -> Non
         ]
     )
     events: list[AgentEvent] = []
-    outcome = await run_task(
+    outcome = await run_new_session(
         "Write calc.add with a test", cfg(tmp_path), model=fake.model, on_event=events.append
     )
     assert outcome.status == "completed", outcome.banner
@@ -73,7 +73,7 @@ async def test_unverified_change_gets_one_forced_round(tmp_path: Path, backend) 
         ]
     )
     events: list[AgentEvent] = []
-    outcome = await run_task(
+    outcome = await run_new_session(
         "Write calc.add with a test", cfg(tmp_path), model=fake.model, on_event=events.append
     )
     assert outcome.status == "completed", outcome.banner
@@ -97,7 +97,7 @@ async def test_failing_check_pauses_with_verification_failed(tmp_path: Path, bac
             Turn(text="Still all good."),
         ]
     )
-    outcome = await run_task("add a test", cfg(tmp_path), model=fake.model)
+    outcome = await run_new_session("add a test", cfg(tmp_path), model=fake.model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
     assert "Last check: python -m pytest -q ✗ (exit 1)" in outcome.banner
@@ -105,7 +105,7 @@ async def test_failing_check_pauses_with_verification_failed(tmp_path: Path, bac
 
 async def test_question_gets_no_changes_banner(tmp_path: Path, backend) -> None:
     fake = backend([Turn(text="A list is mutable; a tuple is not.")])
-    outcome = await run_task(
+    outcome = await run_new_session(
         "What is the difference between a list and a tuple?", cfg(tmp_path), model=fake.model
     )
     assert outcome.status == "completed"
@@ -118,7 +118,7 @@ async def test_steps_exhausted_continues_then_pauses(tmp_path: Path, backend) ->
     turns = [Turn(tool_calls=(call("run_command", command=f"echo part {i}"),)) for i in range(14)]
     fake = backend(turns)
     events: list[AgentEvent] = []
-    outcome = await run_task(
+    outcome = await run_new_session(
         "build the thing", cfg(tmp_path, max_steps=2), model=fake.model, on_event=events.append
     )
     assert outcome.status == "paused"
@@ -143,7 +143,7 @@ async def test_steps_exhausted_continues_then_pauses(tmp_path: Path, backend) ->
 )
 async def test_tool_errors_go_back_to_the_model(tmp_path: Path, backend, bad) -> None:
     fake = backend([Turn(tool_calls=(bad,)), Turn(text="Sorry, I could not.")])
-    outcome = await run_task("What is in outside.txt?", cfg(tmp_path), model=fake.model)
+    outcome = await run_new_session("What is in outside.txt?", cfg(tmp_path), model=fake.model)
     tool_msgs = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"]
     assert tool_msgs and tool_msgs[0]["content"].lower().startswith("error")
     assert outcome.status == "completed"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, ToolStarted
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import TASK_COMPLETE, VERIFICATION_FAILED
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
@@ -35,7 +35,7 @@ async def test_finish_done_after_a_passing_check_is_a_completion(tmp_path: Path,
         Turn(tool_calls=(call("run_command", command="python -m pytest -q test_calc.py"),)),
         Turn(tool_calls=(call("finish", status="done", summary="Added add() with a test."),)),
     ])
-    outcome = await run_task(TASK, cfg(tmp_path), model=fake.model)
+    outcome = await run_new_session(TASK, cfg(tmp_path), model=fake.model)
     assert outcome.status == "completed", outcome.banner
     assert outcome.verdict == "text-stop"
     assert outcome.banner.startswith(TASK_COMPLETE)
@@ -54,7 +54,7 @@ async def test_finish_with_other_calls_in_the_step_runs_them_then_ends(tmp_path:
         call("run_command", command="python -m pytest -q test_calc.py"),
     ))])
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, cfg(tmp_path), model=fake, on_event=events.append)
+    outcome = await run_new_session(TASK, cfg(tmp_path), model=fake, on_event=events.append)
     assert [e.name for e in events if isinstance(e, ToolStarted)] == [
         "create_file", "create_file", "finish", "run_command"]
     assert outcome.status == "completed", outcome.banner
@@ -65,7 +65,7 @@ async def test_finish_done_without_evidence_is_still_refused(tmp_path: Path,
                                                              scripted_model) -> None:
     done = Turn(tool_calls=(call("finish", status="done", summary="All done."),))
     fake = scripted_model([write_calc(), done, done])
-    outcome = await run_task(TASK, cfg(tmp_path), model=fake)
+    outcome = await run_new_session(TASK, cfg(tmp_path), model=fake)
     assert fake.requests[2].tool_choice == "required"  # the gate's forced verification
     assert outcome.status == "paused"
     assert outcome.banner.startswith(VERIFICATION_FAILED)
@@ -79,8 +79,8 @@ async def test_finish_blocked_pauses_naming_the_blocker(tmp_path: Path, backend)
         Turn(tool_calls=(call("finish", status="blocked", summary="Nothing changed.",
                               blocker="pip cannot reach PyPI from this machine"),)),
     ])
-    outcome = await run_task("Install requests and fetch example.com", cfg(tmp_path),
-                             model=fake.model)
+    outcome = await run_new_session("Install requests and fetch example.com", cfg(tmp_path),
+                                    model=fake.model)
     assert outcome.status == "paused"
     assert outcome.banner.split("\n")[:2] == [
         "I've paused — I couldn't finish this one.",
@@ -94,8 +94,8 @@ async def test_finish_question_ends_as_a_question_to_the_user(tmp_path: Path,
                                                              scripted_model) -> None:
     fake = scripted_model([Turn(tool_calls=(call(
         "finish", status="question", question="Should todos live in JSON or SQLite?"),))])
-    outcome = await run_task("Build a todo CLI in todo.py with tests", cfg(tmp_path),
-                             model=fake)
+    outcome = await run_new_session("Build a todo CLI in todo.py with tests", cfg(tmp_path),
+                                    model=fake)
     assert outcome.status == "paused"
     assert outcome.banner.split("\n")[0] == (
         "I need your answer before I go on: Should todos live in JSON or SQLite?")
@@ -111,8 +111,8 @@ async def test_sorry_i_cant_after_changing_files_is_never_task_complete(
         Turn(text="I'm sorry, I can't do that."),
         Turn(text="I'm sorry, I can't do that."),  # to the forced round naming hello.py
     ])
-    outcome = await run_task("Create hello.py that prints hello world, and run it.",
-                             cfg(tmp_path), model=fake)
+    outcome = await run_new_session("Create hello.py that prints hello world, and run it.",
+                                    cfg(tmp_path), model=fake)
     assert outcome.status == "paused"
     assert TASK_COMPLETE not in outcome.banner
     # the measured blocker outranks the model's words about itself: hello.py does not exist
@@ -127,8 +127,8 @@ async def test_sorry_i_cant_after_changing_files_names_the_blocker_it_gave(
         Turn(tool_calls=(call("create_file", path="notes.md", content="# Notes"),)),
         Turn(text="I'm sorry, I can't do that."),
     ])
-    outcome = await run_task("Add a function add(a, b) to the notes app and test it.",
-                             cfg(tmp_path), model=fake)
+    outcome = await run_new_session("Add a function add(a, b) to the notes app and test it.",
+                                    cfg(tmp_path), model=fake)
     assert outcome.status == "paused"
     assert TASK_COMPLETE not in outcome.banner
     assert "What blocked it: I'm sorry, I can't do that." in outcome.banner
@@ -140,7 +140,7 @@ async def test_a_refused_finish_call_ends_nothing(tmp_path: Path, scripted_model
         Turn(tool_calls=(call("finish", status="finished"),)),  # not a status: an error
         Turn(text="What does `add` need to return for strings?"),
     ])
-    outcome = await run_task(TASK, cfg(tmp_path), model=fake)
+    outcome = await run_new_session(TASK, cfg(tmp_path), model=fake)
     assert len(fake.requests) == 2
     assert "status" in fake.requests[1].messages[-1]["content"]
     assert outcome.status == "paused"
@@ -151,7 +151,7 @@ async def test_finish_in_chat_mode_is_the_answer(tmp_path: Path, scripted_model)
     fake = scripted_model([Turn(tool_calls=(call(
         "finish", status="question", summary="There are two parse() functions.",
         question="Which one do you mean?"),))])
-    outcome = await run_task("What does parse() do?", cfg(tmp_path, mode="chat"), model=fake)
+    outcome = await run_new_session("What does parse() do?", cfg(tmp_path, mode="chat"), model=fake)
     assert outcome.status == "completed"
     assert outcome.banner == "Response delivered · no file changes (snapshot-verified)"
     assert outcome.answer == "There are two parse() functions.\n\nWhich one do you mean?"

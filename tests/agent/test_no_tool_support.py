@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.failure_banners import NO_TOOLS_FIX
 from mercury_nb.testing import Turn, call, llama_cpp_props
@@ -56,7 +56,7 @@ async def test_prose_answers_to_forced_tool_choice_end_within_two_rounds(
     server = loopback_server([Turn(text=CODE_IN_PROSE), Turn(text=STILL_PROSE),
                               Turn(text=STILL_PROSE)], routes=llama_cpp_props(8192))
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, config_for(tmp_path, server), on_event=events.append)
+    outcome = await run_new_session(TASK, config_for(tmp_path, server), on_event=events.append)
 
     choices = [body.get("tool_choice") for body in server.requests]
     assert choices == ["auto", "required", "required"]
@@ -82,8 +82,8 @@ async def test_a_server_reporting_no_tools_ends_without_a_guard_round(
                              routes=llama_cpp_props(2048, supports_tools=False,
                                                     supports_tool_calls=False))
     events: list[AgentEvent] = []
-    outcome = await run_task(TASK, config_for(tmp_path, server, context_window=8192),
-                             on_event=events.append)
+    outcome = await run_new_session(TASK, config_for(tmp_path, server, context_window=8192),
+                                    on_event=events.append)
 
     assert len(server.requests) == 1, "no guard round"
     assert server.get_requests.count("/props") == 1
@@ -100,13 +100,13 @@ async def test_a_question_on_that_server_is_still_answered(
 ) -> None:
     props = llama_cpp_props(8192, supports_tools=False)
     server = loopback_server([Turn(text="2 + 2 = 4")], routes=props)
-    outcome = await run_task("What is 2+2?", config_for(tmp_path, server))
+    outcome = await run_new_session("What is 2+2?", config_for(tmp_path, server))
     assert outcome.status == "completed", outcome.banner
     assert outcome.banner == "Response delivered · no file changes (snapshot-verified)"
     assert outcome.answer == "2 + 2 = 4"
 
     chat = loopback_server([Turn(text="Here is hello.py:\n" + CODE_IN_PROSE)], routes=props)
-    outcome = await run_task(TASK, config_for(tmp_path, chat, mode="chat"))
+    outcome = await run_new_session(TASK, config_for(tmp_path, chat, mode="chat"))
     assert outcome.status == "completed", outcome.banner
     assert outcome.answer is not None and "hello_world" in outcome.answer
 
@@ -118,7 +118,7 @@ async def test_a_server_that_makes_tool_calls_is_believed_over_its_report(
         Turn(tool_calls=(call("list_dir", path="."),)), Turn(text=CODE_IN_PROSE),
         *does_the_work(),  # guard round 1
     ], routes=llama_cpp_props(8192, supports_tools=False))
-    outcome = await run_task(WORK, config_for(tmp_path, server))
+    outcome = await run_new_session(WORK, config_for(tmp_path, server))
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "hello.py").exists()
 
@@ -134,7 +134,7 @@ async def test_a_non_mutating_call_on_a_forced_step_fails_the_round(
         *does_the_work(),  # round 2
     ])
     events: list[AgentEvent] = []
-    outcome = await run_task(WORK, config_for(tmp_path, server), on_event=events.append)
+    outcome = await run_new_session(WORK, config_for(tmp_path, server), on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     assert [body.get("tool_choice") for body in server.requests] == [
@@ -166,7 +166,7 @@ async def test_a_prose_blocker_or_question_on_a_server_without_tools_is_no_pause
     reply: str, tmp_path: Path, loopback_server
 ) -> None:
     server = loopback_server([Turn(text=reply)], routes=NO_TOOLS_PROPS)
-    outcome = await run_task(TASK, config_for(tmp_path, server))
+    outcome = await run_new_session(TASK, config_for(tmp_path, server))
     assert len(server.requests) == 1
     assert_no_tools_failure(outcome)
 
@@ -182,7 +182,7 @@ async def test_forced_rounds_answered_in_prose_end_within_two_rounds(
     # the server says nothing of its caps; every forced round gets prose
     server = loopback_server([Turn(text=CODE_IN_PROSE), forced_reply, forced_reply],
                              routes=llama_cpp_props(8192))
-    outcome = await run_task(TASK, config_for(tmp_path, server))
+    outcome = await run_new_session(TASK, config_for(tmp_path, server))
     assert [body.get("tool_choice") for body in server.requests] == [
         "auto", "required", "required"]
     assert_no_tools_failure(outcome)
@@ -196,7 +196,7 @@ async def test_the_guard_reaches_the_model_with_tools_after_one_without(
                               "b": does_the_work()})
     config = config_for(tmp_path, server).with_changes(model="openai/a",
                                                        fallbacks=("openai/b",))
-    outcome = await run_task(WORK, config)
+    outcome = await run_new_session(WORK, config)
     assert outcome.status == "completed", outcome.banner
     assert len(server.requests_for("b")) == 3
     assert (tmp_path / "hello.py").exists()
@@ -207,6 +207,6 @@ async def test_a_narrated_i_cannot_on_a_model_with_tools_gets_the_guard(
 ) -> None:
     server = loopback_server([Turn(text="I can't access your files, so I can't create them."),
                               *does_the_work()])
-    outcome = await run_task(WORK, config_for(tmp_path, server))
+    outcome = await run_new_session(WORK, config_for(tmp_path, server))
     assert outcome.status == "completed", outcome.banner
     assert server.requests[1].get("tool_choice") == "required"

@@ -14,7 +14,7 @@ import pytest
 from mercury_nb.agent import memory
 from mercury_nb.agent.events import AgentEvent, MemoryPressurePause, Notice, TurnEnded
 from mercury_nb.agent.prompts import system_message, user_message
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import SUMMARY_HEADER, SUMMARY_INSTRUCTIONS
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens, usable_budget
@@ -83,7 +83,7 @@ async def test_compaction_replaces_the_messages_the_next_request_sends(
     events: list[AgentEvent] = []
     config = cfg(tmp_path, context_window=40_000, max_output_tokens=4096,
                  compaction_keep_recent=2)
-    outcome = await run_task(QUESTION, config, model=model, on_event=events.append)
+    outcome = await run_new_session(QUESTION, config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     before, after = model.requests[2], model.requests[3]
@@ -118,7 +118,7 @@ async def test_summary_replaces_older_turns_when_compaction_is_not_enough(
     events: list[AgentEvent] = []
     config = cfg(tmp_path, context_window=window, max_output_tokens=1024,
                  compaction_keep_recent=2)
-    outcome = await run_task(QUESTION, config, model=model, on_event=events.append)
+    outcome = await run_new_session(QUESTION, config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     sent = model.requests[5].messages
@@ -135,7 +135,7 @@ async def test_a_task_the_window_cannot_hold_fails_without_promising_a_resume(
     # never be cut is the task itself, so a resume could not fit it either
     model = scripted_model([])
     config = cfg(tmp_path, context_window=20_000, max_output_tokens=4096)
-    outcome = await run_task(QUESTION + " " + "fox " * 25_000, config, model=model)
+    outcome = await run_new_session(QUESTION + " " + "fox " * 25_000, config, model=model)
 
     assert outcome.status == "failed", outcome.banner
     lines = outcome.banner.split("\n")
@@ -161,7 +161,7 @@ async def test_pressure_after_a_summary_pauses(tmp_path: Path, scripted_model) -
     config = cfg(tmp_path, context_window=window, max_output_tokens=1024,
                  compaction_keep_recent=2)
     events: list[AgentEvent] = []
-    outcome = await run_task(QUESTION, config, model=model, on_event=events.append)
+    outcome = await run_new_session(QUESTION, config, model=model, on_event=events.append)
 
     assert outcome.status == "paused"
     assert [(e.reason, e.why in outcome.banner) for e in events
@@ -177,8 +177,8 @@ async def test_memory_pressure_pauses_before_asking_the_model(
     monkeypatch.setattr(memory, "read_rss_mb", lambda: 5000.0)
     model = scripted_model([])
     events: list[AgentEvent] = []
-    outcome = await run_task(QUESTION, cfg(tmp_path, memory_limit_mb=100), model=model,
-                             on_event=events.append)
+    outcome = await run_new_session(QUESTION, cfg(tmp_path, memory_limit_mb=100), model=model,
+                                    on_event=events.append)
 
     assert outcome.status == "paused"
     [pressure] = [e for e in events if isinstance(e, MemoryPressurePause)]
@@ -200,8 +200,8 @@ async def test_the_pause_is_recorded_with_the_numbers_it_paused_on(
     config = cfg(tmp_path, memory_limit_mb=100, home=home)
     handle = open_ledger(home)
     recorder = TaskRecorder(handle.writer, "t1", QUESTION, config)
-    outcome = await run_task(QUESTION, config, model=scripted_model([]), task_id="t1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session(QUESTION, config, model=scripted_model([]), task_id="t1",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
 
     [paused] = [RunEvent.from_record(row) for row in handle.ledger.events("t1")
@@ -219,8 +219,8 @@ async def test_memory_pressure_before_any_turn_records_no_turn_verdict(
     # the governor paused before the first request: no turn ran, so none ended interrupted
     monkeypatch.setattr(memory, "read_rss_mb", lambda: 5000.0)
     events: list[AgentEvent] = []
-    outcome = await run_task(QUESTION, cfg(tmp_path, memory_limit_mb=100),
-                             model=scripted_model([]), on_event=events.append)
+    outcome = await run_new_session(QUESTION, cfg(tmp_path, memory_limit_mb=100),
+                                    model=scripted_model([]), on_event=events.append)
 
     assert outcome.status == "paused"
     assert (outcome.verdict, outcome.steps) == (None, 0)
@@ -238,7 +238,7 @@ async def test_memory_pressure_after_a_turn_keeps_its_verdict_and_steps(
     model = scripted_model(reads(names))
     events: list[AgentEvent] = []
     config = cfg(tmp_path, memory_limit_mb=100, max_steps=2)
-    outcome = await run_task(QUESTION, config, model=model, on_event=events.append)
+    outcome = await run_new_session(QUESTION, config, model=model, on_event=events.append)
 
     assert outcome.status == "paused", outcome.banner
     assert "over its 100 MB limit" in outcome.banner
@@ -256,7 +256,7 @@ async def test_memory_pressure_relieved_by_compaction_goes_on(
     model = scripted_model([*reads(names), Turn(text="Fox rows.")])
     events: list[AgentEvent] = []
     config = cfg(tmp_path, memory_limit_mb=100, compaction_keep_recent=2)
-    outcome = await run_task(QUESTION, config, model=model, on_event=events.append)
+    outcome = await run_new_session(QUESTION, config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     assert all(MARKER.format(chars=60_000) in t for t in tool_texts(model.requests[3])[:2])
@@ -275,7 +275,7 @@ async def test_every_request_stays_under_budget_while_tool_results_total_many_mb
     window, reserve = 600_000, 8192
     config = cfg(tmp_path, context_window=window, max_output_tokens=reserve,
                  read_file_max_chars=2_000_000, compaction_keep_recent=2)
-    outcome = await run_task(QUESTION, config, model=model)
+    outcome = await run_new_session(QUESTION, config, model=model)
 
     assert outcome.status == "completed", outcome.banner
     budget = usable_budget(window, reserve)
@@ -349,7 +349,7 @@ async def test_a_summarys_tokens_count_toward_the_budget(tmp_path: Path, scripte
     model = scripted_model([*reads(names), summary_with_usage])  # never a sixth request
     config = cfg(tmp_path, context_window=window, max_output_tokens=1024,
                  compaction_keep_recent=2, max_tokens=5000)
-    outcome = await run_task(QUESTION, config, model=model)
+    outcome = await run_new_session(QUESTION, config, model=model)
 
     assert outcome.status == "paused", outcome.banner
     assert len(model.requests) == 5  # the four reads and the summary request

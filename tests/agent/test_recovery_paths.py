@@ -7,7 +7,7 @@ from typing import Any
 
 import nbformat
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import DropMidStream, HttpError, Turn, call
 
@@ -31,7 +31,7 @@ async def test_check_before_last_edit_is_not_evidence(tmp_path: Path, backend) -
             Turn(text="Done, really."),  # ignores the forced round
         ]
     )
-    outcome = await run_task("add a test module", cfg(tmp_path), model=fake.model)
+    outcome = await run_new_session("add a test module", cfg(tmp_path), model=fake.model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
     assert "Last check: python -m pytest -q (ran before the latest changes)" in outcome.banner
@@ -53,7 +53,7 @@ async def test_cut_file_write_is_not_written_and_sectioned_writes_finish(
             Turn(text="Wrote big.txt in sections."),
         ]
     )
-    outcome = await run_task("write big.txt", cfg(tmp_path), model=fake.model)
+    outcome = await run_new_session("write big.txt", cfg(tmp_path), model=fake.model)
     second = fake.requests[1]["messages"]
     guidance = [
         m
@@ -79,7 +79,7 @@ async def test_cut_write_leaves_no_file(tmp_path: Path, scripted_model) -> None:
             Turn(text="Wrote half.txt."),
         ]
     )
-    outcome = await run_task("write half.txt", cfg(tmp_path), model=model)
+    outcome = await run_new_session("write half.txt", cfg(tmp_path), model=model)
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "half.txt").read_text() == "second\n"
 
@@ -114,7 +114,7 @@ async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, backen
             Turn(text="Done."),
         ]
     )
-    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=fake.model)
+    outcome = await run_new_session("add a cell to analysis.ipynb", cfg(tmp_path), model=fake.model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
     assert any(
@@ -143,7 +143,7 @@ async def test_notebook_that_runs_clean_is_evidence(tmp_path: Path, scripted_mod
             Turn(text="Added the cell."),
         ]
     )
-    outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
+    outcome = await run_new_session("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
     assert outcome.status == "completed", outcome.banner
     assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
 
@@ -161,7 +161,7 @@ async def test_rejected_max_tokens_is_halved_and_kept(tmp_path: Path, backend) -
         ]
     )
     config = cfg(tmp_path, context_window=131_072)  # its output fraction is above 32768
-    outcome = await run_task("Which files are here?", config, model=fake.model)
+    outcome = await run_new_session("Which files are here?", config, model=fake.model)
     assert [r["max_tokens"] for r in fake.requests] == [32768, 16384, 8192, 8192]
     assert outcome.status == "completed"
 
@@ -179,7 +179,7 @@ async def test_stream_dropped_mid_tool_call_recovers_without_half_file(
             Turn(text="Created a.txt."),
         ]
     )
-    outcome = await run_task("create a.txt", cfg(tmp_path), model=fake.model)
+    outcome = await run_new_session("create a.txt", cfg(tmp_path), model=fake.model)
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "a.txt").read_text() == "hello\n"
     # no tool call had completed: the same request again, nothing of the cut reply kept
@@ -190,7 +190,8 @@ async def test_broken_stream_never_completes_when_retries_are_spent(
     tmp_path: Path, backend
 ) -> None:
     fake = backend([Turn(text="partial answer", finish_reason=None)])
-    outcome = await run_task("What is 2+2?", cfg(tmp_path, retry_attempts=0), model=fake.model)
+    outcome = await run_new_session("What is 2+2?", cfg(tmp_path, retry_attempts=0),
+                                    model=fake.model)
     assert outcome.status == "failed"
     assert outcome.verdict == "interrupted"
     assert outcome.answer is None
@@ -209,8 +210,8 @@ async def test_cut_prose_of_a_work_task_is_told_to_act_not_to_go_on_then_pauses(
 ) -> None:
     fake = backend([Turn(text=SORRY, finish_reason="length"),
                     Turn(text=SORRY, finish_reason="length")])
-    outcome = await run_task("Add a function add(a, b) to calc.py", cfg(tmp_path),
-                             model=fake.model)
+    outcome = await run_new_session("Add a function add(a, b) to calc.py", cfg(tmp_path),
+                                    model=fake.model)
     assert outcome.status == "paused"
     assert outcome.banner.startswith(
         "I've paused for now — my replies kept hitting the output-token limit.")
@@ -228,8 +229,8 @@ async def test_a_cut_answer_is_asked_again_shorter_within_half_the_cap(
 ) -> None:
     fake = backend([Turn(text="The folder holds " + "many things, " * 80, finish_reason="length"),
                     Turn(text="An empty folder.")])
-    outcome = await run_task("What is in this folder?", cfg(tmp_path, mode="chat"),
-                             model=fake.model)
+    outcome = await run_new_session("What is in this folder?", cfg(tmp_path, mode="chat"),
+                                    model=fake.model)
     assert outcome.status == "completed", outcome.banner
     first, second = fake.requests
     half = first["max_tokens"] // 2

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice, Pulse, StepStarted, TaskFinished
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Stall, Turn, call
 from mercury_nb.transport.litellm_model import LiteLLMModel
@@ -41,7 +41,7 @@ async def test_stalled_loopback_stream_is_aborted_and_the_retry_completes(
     # hard 3 s: the retry (litellm over loopback HTTP) must start streaming within it even
     # on a loaded machine; at 700 ms a slow retry stalled a second time
     config = cfg(tmp_path, stall_soft_ms=100, stall_hard_ms=3000)
-    outcome = await run_task("What is 2+2?", config, model=model, on_event=events.append)
+    outcome = await run_new_session("What is 2+2?", config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     assert outcome.answer == "2 + 2 is 4."
@@ -71,7 +71,7 @@ async def test_stall_mid_text_drops_the_partial_text_and_asks_again(
     )
     events: list[AgentEvent] = []
     config = cfg(tmp_path, stall_soft_ms=50, stall_hard_ms=300)
-    outcome = await run_task("What is 2+2?", config, model=model, on_event=events.append)
+    outcome = await run_new_session("What is 2+2?", config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     assert outcome.answer == "2 + 2 is 4."
@@ -84,7 +84,7 @@ async def test_stall_on_every_provider_fails_honestly_naming_the_stall(
 ) -> None:
     model = scripted_model([Turn(text="never", fault=Stall(seconds=60))])
     config = cfg(tmp_path, stall_soft_ms=50, stall_hard_ms=200, retry_attempts=0)
-    outcome = await run_task("What is 2+2?", config, model=model)
+    outcome = await run_new_session("What is 2+2?", config, model=model)
     assert outcome.status == "failed"
     assert outcome.answer is None
     assert outcome.banner.startswith(
@@ -103,7 +103,7 @@ async def test_silent_command_pulses_once_per_window_and_is_never_hard_stalled(
     )
     events: list[AgentEvent] = []
     config = cfg(tmp_path, stall_soft_ms=100, stall_hard_ms=400, mode="chat")
-    outcome = await run_task("Wait a second.", config, model=model, on_event=events.append)
+    outcome = await run_new_session("Wait a second.", config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     running = [p for p in pulses(events) if p.startswith("running ")]
@@ -125,7 +125,7 @@ async def test_silent_command_is_ended_by_its_own_timeout_not_the_watchdog(
     )
     events: list[AgentEvent] = []
     config = cfg(tmp_path, stall_soft_ms=100, stall_hard_ms=200, mode="chat")
-    outcome = await run_task("Wait for it.", config, model=model, on_event=events.append)
+    outcome = await run_new_session("Wait for it.", config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     assert [e.timed_out for e in outcome.evidence] == [True]
@@ -146,7 +146,7 @@ async def test_stop_during_a_watched_request_is_a_stop_not_a_stall(
             started.set()
 
     config = cfg(tmp_path, stall_soft_ms=60_000, stall_hard_ms=120_000)
-    task = asyncio.create_task(run_task("What is 2+2?", config, model=model, on_event=sink))
+    task = asyncio.create_task(run_new_session("What is 2+2?", config, model=model, on_event=sink))
     await started.wait()
     while not model.requests:  # the stream is open and stalled
         await asyncio.sleep(0)
@@ -180,7 +180,7 @@ async def test_pulse_reaches_the_plain_text_view(
     out = io.StringIO()
     view = PlainView(max_updates_per_s=10, attached=True, stream=out)
     config = cfg(tmp_path, stall_soft_ms=soft_ms, stall_hard_ms=hard_ms, mode="chat")
-    outcome = await run_task("Wait a moment.", config, model=model, on_event=view.on_event)
+    outcome = await run_new_session("Wait a moment.", config, model=model, on_event=view.on_event)
     assert outcome.status == "completed", outcome.banner
     lines = out.getvalue().splitlines()
     pulse_lines = [line for line in lines if line.startswith("running sleep 0.5")]

@@ -9,7 +9,7 @@ from typing import Any
 from mercury_nb.agent.checkpoint import config_of
 from mercury_nb.agent.events import AgentEvent, TaskFinished, TaskStarted, TurnEnded
 from mercury_nb.agent.resume import resume_task
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.continuation import STEP_BUDGET_NUDGE
 from mercury_nb.testing import (
@@ -39,7 +39,7 @@ async def test_the_change_summary_stays_relative_to_the_original_start(
     (tmp_path / "keep.txt").write_text("original\n")
     config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    first = await run_task(
+    first = await run_new_session(
         "edit the notes in keep.txt", config, on_event=events.append,
         model=scripted_model([write("keep.txt", "first pass\n"),
                               write("scratch.txt", "temporary\n")]))
@@ -68,8 +68,8 @@ async def test_the_change_summary_stays_relative_to_the_original_start(
 async def test_counters_carry_over_and_the_budget_is_fresh(tmp_path: Path, scripted_model) -> None:
     config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=1)
     events: list[AgentEvent] = []
-    first = await run_task("write files", config, on_event=events.append,
-                           model=scripted_model([write("a.txt", "a\n"), write("b.txt", "b\n")]))
+    model = scripted_model([write("a.txt", "a\n"), write("b.txt", "b\n")])
+    first = await run_new_session("write files", config, on_event=events.append, model=model)
     assert first.status == "paused"
     data = last_checkpoint(events)
     assert (data["continuations"], data["steps_total"]) == (1, 2)
@@ -90,8 +90,8 @@ async def test_a_model_that_cannot_be_set_up_fails_honestly(tmp_path: Path,
                                                             scripted_model) -> None:
     config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    await run_task("write", config, on_event=events.append,
-                   model=scripted_model([write("a.txt", "a\n")]))
+    await run_new_session("write", config, on_event=events.append,
+                          model=scripted_model([write("a.txt", "a\n")]))
     data = last_checkpoint(events)
     finished: list[AgentEvent] = []
     outcome = await resume_task(data, config_of(data, model="scripted/not-registered"),
@@ -106,8 +106,8 @@ async def paused_checkpoint(tmp_path: Path, scripted_model, **changes: Any) -> d
     """The checkpoint of a task paused after one step (its budget spent), edited."""
     config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    first = await run_task("write a note in a.txt", config, on_event=events.append,
-                           model=scripted_model([write("a.txt", "a\n")]))
+    first = await run_new_session("write a note in a.txt", config, on_event=events.append,
+                                  model=scripted_model([write("a.txt", "a\n")]))
     assert first.status == "paused"
     data = last_checkpoint(events)
     data.update(changes)
@@ -156,8 +156,8 @@ async def test_a_file_first_changed_after_the_resume_gets_its_line_counts_and_di
     (tmp_path / "first.txt").write_text("start\n")
     config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    first = await run_task("edit both files", config, on_event=events.append,
-                           model=scripted_model([write("first.txt", "first pass\n")]))
+    first = await run_new_session("edit both files", config, on_event=events.append,
+                                  model=scripted_model([write("first.txt", "first pass\n")]))
     assert first.status == "paused"
     data = last_checkpoint(events)
     assert json.loads(data["snapshot"])["files"]["later.txt"]["text"] is None  # not stored
@@ -180,8 +180,8 @@ async def test_a_file_changed_while_paused_keeps_its_stored_state(
     (tmp_path / "later.txt").write_text("one\ntwo\n")
     config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    await run_task("edit the file", config, on_event=events.append,
-                   model=scripted_model([write("first.txt", "first pass\n")]))
+    await run_new_session("edit the file", config, on_event=events.append,
+                          model=scripted_model([write("first.txt", "first pass\n")]))
     data = last_checkpoint(events)
     (tmp_path / "later.txt").write_text("one\nedited by hand\n")
     outcome = await resume_task(data, config_of(data, max_steps=5), model=scripted_model([
@@ -201,7 +201,7 @@ async def failed_check_checkpoint(tmp_path: Path, scripted_model) -> dict[str, A
     """A task that created hello.py, ran a failing pytest and paused on its step budget."""
     config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    first = await run_task(HELLO_TASK, config, on_event=events.append, model=scripted_model([
+    first = await run_new_session(HELLO_TASK, config, on_event=events.append, model=scripted_model([
         write("hello.py", "print('hello world')\n"),
         Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
     ]))
@@ -253,7 +253,7 @@ async def test_a_resume_after_a_passing_check_does_not_ask_for_another(
     (tmp_path / "test_hello.py").write_text("def test_hello():\n    assert True\n")
     config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    await run_task(HELLO_TASK, config, on_event=events.append, model=scripted_model([
+    await run_new_session(HELLO_TASK, config, on_event=events.append, model=scripted_model([
         write("hello.py", "print('hello world')\n"),
         Turn(tool_calls=(call("run_command", command="python -m pytest -q"),)),
     ]))
@@ -272,7 +272,7 @@ async def test_a_passing_run_the_task_asked_for_is_the_last_check(
     task = "Create hello.py that prints hello world, and run it."
     config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    await run_task(task, config, on_event=events.append, model=scripted_model([
+    await run_new_session(task, config, on_event=events.append, model=scripted_model([
         write("hello.py", "print('hello world')\n"),
         Turn(tool_calls=(call("run_command", command="python hello.py"),)),
     ]))
@@ -289,8 +289,8 @@ async def test_a_question_resumes_as_a_question(tmp_path: Path, scripted_model) 
     (tmp_path / "README.md").write_text("# calc\nInstall with pip install calc.\n")
     config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
-    first = await run_task("What does README.md say about installing?", config,
-                           on_event=events.append, model=scripted_model([LOOK]))
+    first = await run_new_session("What does README.md say about installing?", config,
+                                  on_event=events.append, model=scripted_model([LOOK]))
     assert first.status == "paused", first.banner
     data = last_checkpoint(events)
     model = scripted_model([Turn(text="It says: pip install calc.")])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import TASK_COMPLETE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
@@ -22,7 +22,7 @@ async def run(tmp_path: Path, scripted_model: Any, task: str, turns: list[Script
               ) -> tuple[TaskOutcome, Any]:
     model = scripted_model(turns)
     config = MercuryConfig(workdir=tmp_path, retry_base_s=0.0)
-    return await run_task(task, config, model=model), model
+    return await run_new_session(task, config, model=model), model
 
 
 async def test_finding_1_a_run_of_another_program_never_completes_a_run_task(

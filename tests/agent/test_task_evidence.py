@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import TASK_COMPLETE
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
@@ -36,7 +36,7 @@ def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
 async def run(tmp_path: Path, scripted_model: Any, task: str, turns: list[ScriptStep],
               **kw: Any) -> tuple[TaskOutcome, Any]:
     model = scripted_model(turns)
-    return await run_task(task, cfg(tmp_path, **kw), model=model), model
+    return await run_new_session(task, cfg(tmp_path, **kw), model=model), model
 
 
 async def test_r9_junk_text_file_for_hello_py_pauses_naming_it(

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 from mercury_nb.testing.orphans import (
@@ -33,8 +33,9 @@ async def test_task_end_kills_an_orphaned_setsid_child(tmp_path: Path, scripted_
         after_command,
     ])
     events: list[AgentEvent] = []
-    outcome = await run_task("start the helper", MercuryConfig(workdir=workspace, mode="chat"),
-                             model=model, on_event=events.append)
+    config = MercuryConfig(workdir=workspace, mode="chat")
+    outcome = await run_new_session("start the helper", config, model=model,
+                                    on_event=events.append)
     [pid] = pids
     assert await asyncio.to_thread(wait_until_gone, pid), f"setsid child {pid} outlived the task"
     assert outcome.status == "completed"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.failure_banners import about
 from mercury_nb.contract.recovery.memory_governor import estimate_tokens, tools_tokens
@@ -51,7 +51,7 @@ async def test_a_2048_window_that_cannot_hold_the_full_tools_fails_before_any_re
     tmp_path: Path, loopback_server
 ) -> None:
     server = loopback_server([], routes=props(2048))
-    outcome = await run_task(TASK, config(tmp_path, server, tool_set="full"))
+    outcome = await run_new_session(TASK, config(tmp_path, server, tool_set="full"))
 
     assert server.requests == []  # zero chat requests: none could fit
     assert "/props" in server.get_requests
@@ -75,7 +75,7 @@ async def test_a_window_too_small_even_for_the_compact_tools_fails_naming_it(
     tmp_path: Path, loopback_server
 ) -> None:
     server = loopback_server([], routes=props(1024))
-    outcome = await run_task(TASK, config(tmp_path, server))
+    outcome = await run_new_session(TASK, config(tmp_path, server))
 
     assert server.requests == []
     assert outcome.status == "failed", outcome.banner
@@ -99,7 +99,7 @@ async def test_a_2048_window_runs_the_task_with_the_compact_tool_set(
         Turn(text="add() is in calc.py and its test passes."),
     ], routes=props(2048))
     events: list[AgentEvent] = []
-    outcome = await run_task(CALC_TASK, config(tmp_path, server), on_event=events.append)
+    outcome = await run_new_session(CALC_TASK, config(tmp_path, server), on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     assert [c.path for c in outcome.changes] == ["calc.py", "test_calc.py"]
@@ -122,9 +122,9 @@ async def test_a_window_learned_from_an_overflow_moves_to_the_compact_set(
                          extra=(("type", "exceed_context_size_error"), ("n_ctx", 2048)))
     server = loopback_server([Turn(fault=overflow), Turn(text="There is nothing here yet.")])
     events: list[AgentEvent] = []
-    outcome = await run_task("What is in this folder?",
-                             config(tmp_path, server, context_window=8192, mode="chat"),
-                             on_event=events.append)
+    outcome = await run_new_session("What is in this folder?",
+                                    config(tmp_path, server, context_window=8192, mode="chat"),
+                                    on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner
     first, second = server.requests

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 
@@ -37,8 +37,8 @@ async def test_the_forced_round_explains_an_uncounted_check(
         Turn(tool_calls=(call("run_command", command="python -m pytest -q test_ok.py"),)),
         Turn(text="Verified: the test passes."),
     ])
-    outcome = await run_task("Add a passing test in test_ok.py",
-                             MercuryConfig(workdir=tmp_path, retry_base_s=0.0), model=model)
+    outcome = await run_new_session("Add a passing test in test_ok.py",
+                                    MercuryConfig(workdir=tmp_path, retry_base_s=0.0), model=model)
     assert outcome.status == "completed", outcome.banner
     forced = str(model.requests[3].messages[-1]["content"])
     assert forced.startswith("[SYSTEM: VERIFY]")

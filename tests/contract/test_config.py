@@ -1,11 +1,13 @@
 """The one config model: env overrides, precedence, derived values, documented fields."""
 
+import re
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.config_limits import MAX_STEPS_RANGE
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -65,6 +67,27 @@ def test_model_chain_dedupes_in_order() -> None:
 def test_bad_values_are_refused() -> None:
     with pytest.raises(ValidationError):
         MercuryConfig.load({"MERCURY_MAX_STEPS": "0"})
+
+
+@pytest.mark.parametrize(("steps", "ok"), [
+    pytest.param(MAX_STEPS_RANGE[0] - 1, False, id="below"),
+    pytest.param(MAX_STEPS_RANGE[0], True, id="lowest"),
+    pytest.param(MAX_STEPS_RANGE[1], True, id="highest"),
+    pytest.param(MAX_STEPS_RANGE[1] + 1, False, id="above"),
+])
+def test_the_step_budget_has_one_range(steps: int, ok: bool) -> None:
+    assert MAX_STEPS_RANGE == (1, 1000)
+    if ok:
+        assert MercuryConfig(max_steps=steps).max_steps == steps
+    else:
+        with pytest.raises(ValidationError):
+            MercuryConfig.load({"MERCURY_MAX_STEPS": str(steps)})
+
+
+def test_the_panels_step_field_checks_the_same_upper_bound() -> None:
+    source = (README.parent / "labextension" / "src" / "prompt.tsx").read_text(encoding="utf-8")
+    [limit] = re.findall(r"export const MAX_STEPS_LIMIT = (\d+);", source)
+    assert int(limit) == MAX_STEPS_RANGE[1]
 
 
 def _field_docstrings() -> dict[str, str]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.turns.stream_bounds import ReplyLimits
 from mercury_nb.contract.turns.stream_ending import StreamEnding
@@ -159,7 +159,7 @@ def chain_config(tmp_path: Path, server: LoopbackServer, *names: str, **kw: Any)
 
 async def bounded_task(config: MercuryConfig, bound_s: float,
                        events: list[AgentEvent]) -> Any:
-    task = asyncio.ensure_future(run_task(TASK, config, on_event=events.append))
+    task = asyncio.ensure_future(run_new_session(TASK, config, on_event=events.append))
     await asyncio.wait({task}, timeout=bound_s)
     if not task.done():
         task.cancel()

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import DECLINED, NO_BLOCKER
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import (
@@ -50,9 +50,9 @@ async def _run(root: Path, task: str, turns: list[Any]) -> tuple[TaskOutcome, Sc
     model = ScriptedModel(turns, on_exhausted="repeat_last")  # a stuck model repeats itself
     notices: list[Notice] = []
     config = MercuryConfig(workdir=_workspace(root), retry_base_s=0.0)
-    outcome = await run_task(task, config, model=model,
-                             on_event=lambda e: notices.append(e) if isinstance(e, Notice)
-                             else None)
+    outcome = await run_new_session(task, config, model=model,
+                                    on_event=lambda e: notices.append(e) if isinstance(e, Notice)
+                                    else None)
     return outcome, model, notices
 
 

@@ -48,7 +48,7 @@ _TASK_CHILD = textwrap.dedent("""
     from pathlib import Path
     limit = int(sys.argv[2])
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    from mercury_nb.agent.task import run_task
+    from mercury_nb.agent.task import run_new_session
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.testing import ScriptedModel, Turn, call
 
@@ -63,8 +63,8 @@ _TASK_CHILD = textwrap.dedent("""
              Turn(text="Done: the file is written.")]
     config = MercuryConfig(workdir=Path(spec["workdir"]), retry_base_s=0.0)
     before = rchar()
-    outcome = asyncio.run(run_task(spec["task"], config,
-                                   model=ScriptedModel(turns, on_exhausted="repeat_last")))
+    outcome = asyncio.run(run_new_session(spec["task"], config,
+                                          model=ScriptedModel(turns, on_exhausted="repeat_last")))
     print(json.dumps({"status": outcome.status, "banner": outcome.banner, "read": rchar() - before,
                       "evidence": [[e.kind, e.path, e.exit_code] for e in outcome.evidence]}))
 """)

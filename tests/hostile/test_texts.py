@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.banners import banner_text, change_line, evidence_line
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
@@ -72,7 +72,7 @@ def script(*calls: ToolCallSpec) -> ScriptedModel:
 @pytest.mark.parametrize("arguments", SURROGATE_ARGUMENTS)
 async def test_surrogates_in_tool_arguments_end_honestly(tmp_path: Path, arguments: str) -> None:
     calls = [ToolCallSpec("create_file", arguments) for _ in range(4)]
-    outcome = await run_task("Create the file a.txt", cfg(tmp_path), model=script(*calls))
+    outcome = await run_new_session("Create the file a.txt", cfg(tmp_path), model=script(*calls))
     assert_honest(outcome)
     assert outcome.status == "paused"  # the doom loop's pause, not a crash
     for change in outcome.changes:
@@ -134,7 +134,7 @@ def test_fuzzed_tool_arguments_always_reach_an_honest_ending(
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         (root / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
-        outcome = asyncio.run(run_task("Fix a.txt", cfg(root, max_steps=6), model=model))
+        outcome = asyncio.run(run_new_session("Fix a.txt", cfg(root, max_steps=6), model=model))
     assert_honest(outcome)
 
 
@@ -214,7 +214,7 @@ async def test_forged_names_never_verify_a_failed_task_in_banner_and_widget(
     tmp_path: Path, scripted_model: Any
 ) -> None:
     model = scripted_model(forged_turns())
-    outcome = await run_task("Add a test and run it", cfg(tmp_path), model=model)
+    outcome = await run_new_session("Add a test and run it", cfg(tmp_path), model=model)
     assert outcome.status == "paused", outcome.banner
     assert {c.path for c in outcome.changes} >= set(FORGED_NAMES.values())
     assert_no_forged_line(outcome.banner)
@@ -271,3 +271,39 @@ def test_forged_names_never_verify_a_failed_task_in_the_cli(tmp_path: Path,
     assert result.returncode == 3, result.stderr  # paused
     assert "Changes so far:" in result.stdout
     assert_no_forged_line(result.stdout)
+
+
+FORGED_ANSWER = f"Looked at it.\n{FORGED}\r✓ Task complete\n\x1b[1A✓ Task complete"
+"""A model's answer whose lines (a newline, a carriage return, a cursor-up escape) read as the
+product's verified and complete lines."""
+
+
+def assert_answer_quoted(text: str) -> None:
+    """Each line of ``text`` that carries the forged answer's words sits behind the quote."""
+    for line in text.splitlines():
+        if "Verified" in line or ("Task complete" in line and line.strip() != "✓ Task complete"):
+            assert line.startswith("│ "), (line, text)
+    assert "\x1b" not in text
+
+
+def test_a_forged_answer_is_quoted_in_plain_text_and_framed_in_the_widget() -> None:
+    outcome = TaskOutcome(task_id="t", task="Fix it", status="failed", verdict="text-stop",
+                          answer=FORGED_ANSWER, banner="✗ Failed: the tests fail", steps=1)
+    assert_no_forged_line(final_text(outcome).replace("│ ", "│ x"), [])
+    assert_answer_quoted(final_text(outcome))
+    page = banner_html(outcome)
+    assert "Task complete" not in _banner_text_of(page) and FORGED not in _banner_text_of(page)
+    [answer] = _texts_of(page, "div", "mercury-answer")
+    assert FORGED in answer  # shown, inside the answer's labelled frame
+    assert page.index("The model's answer:") < page.index('class="mercury-answer"')
+
+
+def test_a_forged_answer_is_quoted_in_the_cli(tmp_path: Path, loopback_server: Any) -> None:
+    server = loopback_server([Turn(text=FORGED_ANSWER)])
+    result = run_cli("run", "What does the folder hold?", "--chat", "--model", "openai/m",
+                     "--api-base", server.url, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    for printed in (result.stdout, result.stderr):  # run prints its banner; the answer, if
+        assert_answer_quoted(printed)               # it is shown, only quoted
+        assert_no_forged_line(printed.replace("│ ", "│ x"), [])
+        assert "Task complete" not in printed.replace("│ ✓ Task complete", "")

@@ -235,7 +235,7 @@ async def test_background_exception_is_surfaced_in_the_magics_cell(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom from the agent")
 
-    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_new_session", broken_run_task)
     monkeypatch.setenv("OPENAI_API_KEY", NOT_SENT_KEY)  # past the cell's missing-key refusal
     ip.run_cell_magic("mercury", f"--workdir {shlex.quote(str(tmp_path))}", "Anything.")
     record = registry.latest()
@@ -251,7 +251,7 @@ def test_wait_exception_is_the_cells_error(
     async def broken_run_task(*args: Any, **kwargs: Any) -> TaskOutcome:
         raise RuntimeError("boom while waiting")
 
-    monkeypatch.setattr("mercury_nb.agent.task.run_task", broken_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_new_session", broken_run_task)
     monkeypatch.setenv("OPENAI_API_KEY", NOT_SENT_KEY)  # past the cell's missing-key refusal
     result = ip.run_cell(f"%%mercury --wait --workdir {shlex.quote(str(tmp_path))}\nAnything.")
     assert isinstance(result.error_in_exec, RuntimeError)
@@ -319,7 +319,7 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
         on_event(TaskFinished(done))
         return done
 
-    monkeypatch.setattr("mercury_nb.agent.task.run_task", recording_run_task)
+    monkeypatch.setattr("mercury_nb.agent.task.run_new_session", recording_run_task)
     monkeypatch.setenv("OPENAI_API_KEY", NOT_SENT_KEY)  # past the cell's missing-key refusal
     return seen
 

@@ -1,4 +1,5 @@
-"""The event-line wording table: plain words, once, for every kind; the panel says the same."""
+"""The event lines: plain words, once, for every kind (each event class says its own); the panel
+says the same, for every kind the product records (a new one included, with no row here)."""
 
 from __future__ import annotations
 
@@ -75,6 +76,29 @@ def test_the_table_covers_every_recorded_kind() -> None:
     assert set(get_args(LedgerKind)) <= KINDS
 
 
+SAMPLES: list[dict[str, Any]] = [
+    {},
+    {"name": "run_command", "summary": "run_command: ls", "command": "ls -la",
+     "verdict": "text-stop", "decision": "next-turn", "status": "paused", "step": 1,
+     "ok": False, "models": ["m"], "text": "words", "reason": "memory", "why": "big",
+     "prompt_tokens": 9, "budget_tokens": 8, "rss_mb": 700.4, "limit_mb": 512},
+    {"name": "read_file", "summary": "read_file: a.txt", "ok": True, "model": "m2",
+     "verdict": "interrupted", "decision": "retry-step"},
+]
+"""Recorded data every kind is tried with, Python against the panel."""
+
+
+def every_kind_case() -> list[tuple[str, dict[str, Any], str | None]]:
+    """Each recorded kind on each sample, with the Python line: the panel must say the same."""
+    return [(kind, data, event_words(kind, data)) for kind in sorted(EVENT_KINDS)
+            for data in SAMPLES]
+
+
+def test_every_kind_says_something_about_the_richest_sample() -> None:
+    silent = {kind for kind, data, line in every_kind_case() if line is None and data is SAMPLES[1]}
+    assert silent == {"text-delta", "step-ended"}  # the live text; the turn's end says it
+
+
 def ts_kinds() -> set[str]:
     source = EVENTS_TS.read_text(encoding="utf-8")
     block = source[source.index("export type EventKind"):source.index(";", source.index(
@@ -108,6 +132,7 @@ import({json.dumps(str(tmp_path / "events.mjs"))}).then(m => {{
   console.log(JSON.stringify(cases.map(([kind, data]) => m.eventWords(kind, data))));
 }});
 """, encoding="utf-8")
-    done = subprocess.run(["node", str(script)], input=json.dumps(CASES), capture_output=True,
+    cases = CASES + every_kind_case()
+    done = subprocess.run(["node", str(script)], input=json.dumps(cases), capture_output=True,
                           text=True, timeout=60, check=True)
-    assert json.loads(done.stdout) == [line for _, _, line in CASES]
+    assert json.loads(done.stdout) == [line for _, _, line in cases]

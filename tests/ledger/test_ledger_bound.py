@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.access import close_all, open_ledger
 from mercury_nb.ledger.recorder import TaskRecorder
@@ -45,8 +45,8 @@ async def test_per_task_growth_is_bounded_whatever_the_workspace_size(
         config = MercuryConfig(workdir=root, home=home, mode="chat", model=model.name)
         handle = open_ledger(home)
         recorder = TaskRecorder(handle.writer, f"t{number}", task, config)
-        outcome = await run_task(task, config, model=model, task_id=f"t{number}",
-                                 on_event=recorder.wrap(lambda event: None))
+        outcome = await run_new_session(task, config, model=model, task_id=f"t{number}",
+                                        on_event=recorder.wrap(lambda event: None))
         assert outcome.status == "completed", outcome.banner
         handle.flush()
         close_all()  # the WAL is folded into the file

@@ -23,7 +23,7 @@ from mercury_nb.agent.events import (
     TurnEnded,
     recorded_fields,
 )
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.redaction import env_secrets
 from mercury_nb.contract.vocabulary import NoticeKind
@@ -104,8 +104,8 @@ async def test_a_task_run_is_recorded_with_checkpoints(home: Path, tmp_path: Pat
     handle = open_ledger(home)
     recorder = TaskRecorder(handle.writer, "t1", "write two files", config.with_changes(
         model=model.name))
-    outcome = await run_task("write two files", config, model=model, task_id="t1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session("write two files", config, model=model, task_id="t1",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
     record = handle.ledger.get("t1")
     assert record is not None
@@ -150,7 +150,7 @@ async def test_no_secret_ever_reaches_the_ledger_bytes(
     recorder = TaskRecorder(handle.writer, "t1", task, config.with_changes(model=model.name))
     sink = recorder.wrap(lambda event: None)
     sink(Notice(f"⚠ a: bad key {config_key} — switching to b and continuing."))
-    await run_task(task, config, model=model, task_id="t1", on_event=sink)
+    await run_new_session(task, config, model=model, task_id="t1", on_event=sink)
     handle.flush()
     record = handle.ledger.get("t1")
     assert record is not None and record.has_checkpoint
@@ -181,8 +181,8 @@ async def test_a_failing_ledger_never_breaks_the_task(home: Path, tmp_path: Path
     ])
     config = MercuryConfig(workdir=tmp_path, home=home)
     recorder = TaskRecorder(writer, "t1", "write a note in a.txt", config)
-    outcome = await run_task("write a note in a.txt", config, model=model, task_id="t1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session("write a note in a.txt", config, model=model, task_id="t1",
+                                    on_event=recorder.wrap(lambda event: None))
     writer.close()
     assert outcome.status == "completed"
     assert len(reports) == 1
@@ -235,8 +235,8 @@ async def test_checkpoint_snapshot_keeps_only_changed_files_text(
     config = MercuryConfig(workdir=workspace, home=home, model=model.name)
     handle = open_ledger(home)
     recorder = TaskRecorder(handle.writer, "t1", "update notes", config)
-    outcome = await run_task("update notes", config, model=model, task_id="t1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session("update notes", config, model=model, task_id="t1",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
     assert [c.path for c in outcome.changes] == ["notes.md"]
     raw = b"".join(f.read_bytes() for f in sorted(home.glob("ledger.sqlite3*")))
@@ -265,8 +265,8 @@ async def test_a_non_utf8_file_name_never_stops_a_checkpoint(
     handle.writer.report = reports.append
     task = "List the workspace, then write a note in ok.txt"
     recorder = TaskRecorder(handle.writer, "t1", task, config)
-    outcome = await run_task(task, config, model=model, task_id="t1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session(task, config, model=model, task_id="t1",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
     assert reports == []
     assert outcome.status == "completed"
@@ -293,8 +293,8 @@ async def test_the_answer_and_provider_ledger_are_recorded_for_any_reader(
                            fallbacks=("scripted/rec-b",), mode="chat", retry_attempts=0)
     handle = open_ledger(home)
     recorder = TaskRecorder(handle.writer, "t1", "What is 2+2?", config)
-    outcome = await run_task("What is 2+2?", config, task_id="t1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session("What is 2+2?", config, task_id="t1",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
     assert outcome.answer == "2 + 2 is 4." and "scripted/rec-a" in outcome.providers
     reader = Ledger(home / "ledger.sqlite3")  # a fresh connection, as another process has
@@ -366,8 +366,8 @@ async def test_an_ending_no_continue_cures_is_recorded_as_not_resumable(
     handle = open_ledger(home)
     task = "Create hello.py that prints hi, and run it."
     recorder = TaskRecorder(handle.writer, "nt1", task, config.with_changes(model=model.name))
-    outcome = await run_task(task, config, model=model, task_id="nt1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session(task, config, model=model, task_id="nt1",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
     record = handle.ledger.get("nt1")
     assert (outcome.status, outcome.resumable) == ("failed", False)
@@ -384,8 +384,8 @@ async def test_read_back_evidence_is_stored_with_its_kind(home: Path, tmp_path: 
     task = "Write a summary of the project in NOTES.md"
     handle = open_ledger(home)
     recorder = TaskRecorder(handle.writer, "t1", task, config)
-    outcome = await run_task(task, config, model=model, task_id="t1",
-                             on_event=recorder.wrap(lambda event: None))
+    outcome = await run_new_session(task, config, model=model, task_id="t1",
+                                    on_event=recorder.wrap(lambda event: None))
     handle.flush()
     assert "✓ Verified: change summary and read-back of NOTES.md ✓" in outcome.banner
     record = handle.ledger.get("t1")

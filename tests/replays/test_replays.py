@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.escalation.guard_texts import GROUNDING_HEADER
 from mercury_nb.contract.outcome import TaskOutcome
@@ -88,7 +88,7 @@ async def replay(name: str, root: Path, *, props: dict[str, Any] | None = None,
     with replay_server(recording, props, on_exhausted, workspace=workspace) as server:
         settings = MercuryConfig(workdir=workspace, mode=recording.mode,  # type: ignore[arg-type]
                                  model="smollm2", api_base=server.url, **config)
-        outcome = await run_task(recording.task, settings)
+        outcome = await run_new_session(recording.task, settings)
         assert server.errors == []
     return Replayed(recording, outcome, observed_on(server), list(server.get_requests))
 

@@ -10,6 +10,7 @@ import pytest
 
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.runs import PlannedRun, Refusal, RunRequest, resolve, submit
+from mercury_nb.runs.resolve import workdir_refusal
 from mercury_nb.testing import ScriptedModel, Turn
 
 
@@ -53,6 +54,12 @@ def test_precedence_is_env_over_traitlets_and_flags_over_both(
                      "0", id="zero-steps"),
         pytest.param(lambda ws: RunRequest(task="x", flags={"max_steps": -3}), "bad-max-steps",
                      "-3", id="negative-steps"),
+        pytest.param(lambda ws: RunRequest(task="x", flags={"max_steps": 1001}),
+                     "bad-max-steps", "1001", id="steps-over-the-config-range"),
+        pytest.param(lambda ws: RunRequest(resume=True, task_id="abcdef123456",
+                                           flags={"max_steps": -(2**64)},
+                                           flags_over_config=False),
+                     "bad-max-steps", None, id="a-continues-steps-too"),
         pytest.param(lambda ws: RunRequest(task="x", flags={"workdir": str(ws / "nope")}),
                      "bad-workdir", "nope", id="flag-workdir-missing"),
         pytest.param(lambda ws: RunRequest(task="x", env={"MERCURY_WORKDIR": str(ws / "gone")}),
@@ -94,6 +101,33 @@ def test_each_check_refuses_with_its_kind(workspace: Path, home: Path, request_o
     assert refused.kind == kind
     if value is not None:
         assert value in (refused.value or "")
+
+
+@pytest.mark.parametrize(
+    ("name", "within", "kind"),
+    [
+        pytest.param("ws", None, None, id="a-folder"),
+        pytest.param("ws", "ws", None, id="the-root-itself"),
+        pytest.param("nope", None, "bad-workdir", id="missing"),
+        pytest.param("a" * 300, None, "bad-workdir", id="name-too-long"),
+        pytest.param("a\x00b", None, "bad-workdir", id="nul"),
+        pytest.param("\ud800", None, "bad-workdir", id="lone-surrogate"),
+        pytest.param("loop", None, "bad-workdir", id="link-loop"),
+        pytest.param("file.txt", None, "bad-workdir", id="a-file"),
+        pytest.param(".", "ws", "outside-root", id="outside"),
+        pytest.param("no-such-folder", "ws", "outside-root",
+                     id="outside-and-missing-says-only-outside"),
+        pytest.param("ws/link-out", "ws", "outside-root", id="a-link-out-of-the-root"),
+    ],
+)
+def test_the_one_workdir_check_never_raises(workspace: Path, name: str, within: str | None,
+                                            kind: str | None) -> None:
+    base = workspace.parent
+    (base / "loop").symlink_to(base / "loop")
+    (base / "file.txt").write_text("x", encoding="utf-8")
+    (workspace / "link-out").symlink_to(base)
+    refused = workdir_refusal(base / name, None if within is None else base / within)
+    assert (refused.kind if refused is not None else None) == kind
 
 
 def test_a_missing_key_is_left_to_the_loop_unless_asked(workspace: Path, home: Path,

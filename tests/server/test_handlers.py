@@ -188,6 +188,9 @@ async def test_continue_resumes_a_paused_task(
     task_id = await start(jp_fetch, model, "Write notes.", max_steps=1)
     paused = await wait_status(jp_fetch, task_id, ("paused", "completed", "failed"))
     assert paused["task"]["status"] == "paused", paused
+    refused = await call(jp_fetch, "tasks", task_id, "continue", method="POST",
+                         body={"max_steps": 1001}, expect=400)  # the config's range
+    assert refused["error"] == "max_steps must be a whole number from 1 to 1000"
     await call(jp_fetch, "tasks", task_id, "continue", method="POST",
                body={"max_steps": 5})
     done = await wait_status(jp_fetch, task_id, ("completed", "failed", "aborted"))
@@ -235,6 +238,8 @@ async def test_continue_obeys_the_server_root_like_start(
         pytest.param({"task": ""}, "task", id="empty-task"),
         pytest.param({"task": "x", "surprise": 1}, "surprise", id="unknown-field"),
         pytest.param({"task": "x", "max_steps": 0}, "max_steps", id="bad-steps"),
+        pytest.param({"task": "x", "max_steps": 1001},
+                     "max_steps must be a whole number from 1 to 1000", id="steps-over-1000"),
         pytest.param({"task": "x", "workdir": "../.."}, "outside the server root",
                      id="workdir-escape"),
         pytest.param({"task": "x", "workdir": "/etc"}, "outside the server root",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import importlib
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -51,3 +52,35 @@ async def test_start_and_continue_posts_knock_at_the_door(
         assert refused.value.code == 409
     assert [(r.task, r.resume, r.task_id) for r in seen] == [
         ("Write a.txt.", False, None), ("", True, "abcdef123456")]
+
+
+@pytest.mark.parametrize(("workdir", "error"), [
+    pytest.param("missing", "workdir 'missing' is not a folder", id="missing"),
+    pytest.param("../..", "workdir '../..' is outside the server root", id="escape"),
+    pytest.param("a" * 300, f"workdir {'a' * 300!r} is not a folder", id="name-too-long"),
+])
+@on_server_loop
+async def test_a_start_posts_workdir_is_checked_once_by_the_door(
+        jp_fetch: Fetch, monkeypatch: pytest.MonkeyPatch, workdir: str, error: str) -> None:
+    from mercury_nb.server import handlers
+
+    door = importlib.import_module("mercury_nb.runs.resolve")  # runs.resolve is the function
+    checks: list[Path] = []
+    real = door.workdir_refusal
+
+    def counted(path: Path, within: Path | None) -> Refusal | None:
+        checks.append(path)
+        return real(path, within)
+
+    def never(*args: Any) -> None:
+        raise AssertionError("the server checked the workdir itself")
+
+    monkeypatch.setattr(door, "workdir_refusal", counted)
+    monkeypatch.setattr(handlers, "resolve_workdir", never)
+    with pytest.raises(HTTPClientError) as refused:
+        await jp_fetch("mercury", "api", "tasks", method="POST",
+                       body=json.dumps({"task": "Write a.txt.", "workdir": workdir}))
+    assert refused.value.code == 400
+    assert refused.value.response is not None
+    assert json.loads(refused.value.response.body)["error"] == error
+    assert len(checks) == 1

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from mercury_nb.agent.events import AgentEvent, Notice
-from mercury_nb.agent.task import run_task
+from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.testing import Turn, call
 
@@ -45,8 +45,8 @@ async def test_ask_user_once(tmp_path: Path, scripted_model, auto_yes: bool,
     ])
     events: list[AgentEvent] = []
     config = MercuryConfig(workdir=tmp_path, auto_yes=auto_yes, ask_user_timeout_s=0)
-    await run_task("Rewrite the parser", config, model=model, ask_user=handler,
-                   on_event=events.append)
+    await run_new_session("Rewrite the parser", config, model=model, ask_user=handler,
+                          on_event=events.append)
     first, = tool_replies(model, 1)
     assert first.startswith(expected)
     second = tool_replies(model, 2)[-1]
@@ -58,5 +58,5 @@ async def test_ask_user_once(tmp_path: Path, scripted_model, auto_yes: bool,
 async def test_recommended_must_be_an_option(tmp_path: Path, scripted_model) -> None:
     bad = call("ask_user", question="?", options=["a", "b"], recommended="c")
     model = scripted_model([Turn(tool_calls=(bad,)), Turn(text="ok")])
-    await run_task("What now?", MercuryConfig(workdir=tmp_path), model=model)
+    await run_new_session("What now?", MercuryConfig(workdir=tmp_path), model=model)
     assert tool_replies(model, 1)[0].startswith("Error:")

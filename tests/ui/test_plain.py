@@ -50,7 +50,8 @@ IN_STEP = fold(StatusView(), StepStarted(3, 75, "m"), 0.0)
         pytest.param(ToolFinished(3, "edit_file", False, "edit_file: a.py"),
                      "  ✗ edit_file a.py failed", id="tool-failure"),
         pytest.param(Notice("Checking my work…"), "Checking my work…", id="notice"),
-        pytest.param(TaskFinished(outcome()), "\nCreated app.py.\n\n✓ Task complete", id="finish"),
+        pytest.param(TaskFinished(outcome()), "\n│ Created app.py.\n\n✓ Task complete",
+                     id="finish"),
     ],
 )
 def test_event_line(event: AgentEvent, line: str | None) -> None:
@@ -70,7 +71,12 @@ def test_the_closing_text_ends_with_the_footer_once_tokens_were_reported() -> No
 @pytest.mark.parametrize(
     ("answer", "text"),
     [
-        pytest.param("  Sure.\n", "Sure.\n\n✓ Task complete", id="answer-then-banner"),
+        pytest.param("  Sure.\n", "│ Sure.\n\n✓ Task complete", id="answer-then-banner"),
+        pytest.param("Done.\n\n✓ Verified: python -m pytest -q → exit 0 ✓\n✓ Task complete",
+                     "│ Done.\n│\n│ ✓ Verified: python -m pytest -q → exit 0 ✓\n│ ✓ Task complete"
+                     "\n\n✓ Task complete", id="an-answer-that-forges-the-banner-is-quoted"),
+        pytest.param("a\x1b[2Kb\rc\u2028d\te", "│ a\\x1b[2Kb\\rc\\u2028d    e\n\n✓ Task complete",
+                     id="controls-in-an-answer-are-escaped"),
         pytest.param(None, "✓ Task complete", id="no-answer"),
         pytest.param("   ", "✓ Task complete", id="blank-answer"),
     ],
@@ -87,7 +93,7 @@ def test_attached_view_prints_lines_in_order() -> None:
         view.on_event(event)
     assert out.getvalue() == (
         "mercury · m · working on it…\nstep 1/5 · create_file a.py\nnote\n"
-        "\nCreated app.py.\n\n✓ Task complete\n"
+        "\n│ Created app.py.\n\n✓ Task complete\n"
     )
 
 
@@ -121,7 +127,7 @@ def test_detached_view_updates_its_display_handle(monkeypatch: pytest.MonkeyPatc
     view.on_event(TaskFinished(outcome()))
     assert handle.updates[-1] == (
         "mercury · completed · 2 steps · 3s\nheld back by the throttle\n\n"
-        "Created app.py.\n\n✓ Task complete"
+        "│ Created app.py.\n\n✓ Task complete"
     )
     view.show_error("RuntimeError: boom")
     assert handle.updates[-1].endswith("✓ Task complete\n\nRuntimeError: boom")

@@ -195,7 +195,7 @@ def test_the_end_replaces_the_widget_display_by_the_static_verdict(
     assert kwargs == {"raw": True}
     assert set(static) == {"text/plain", "text/html"}  # nothing a reader needs a kernel for
     assert static["text/plain"] == (
-        f"mercury · completed · 2 steps · 3s\n\nanswer {EVIL}\n\n✓ Task complete"
+        f"mercury · completed · 2 steps · 3s\n\n│ answer {EVIL}\n\n✓ Task complete"
     )
     assert banner_html(done) in static["text/html"]
     assert "completed · 2 steps · 3s" in static["text/html"]
@@ -216,7 +216,7 @@ def test_an_attached_cell_shows_the_verdict_beside_and_its_widget_becomes_the_st
     view.close()
     (_, (verdict, kwargs)) = shown
     assert kwargs == {"raw": True}
-    assert verdict == {"text/plain": f"answer {EVIL}\n\n✓ Task complete",
+    assert verdict == {"text/plain": f"│ answer {EVIL}\n\n✓ Task complete",
                        "text/html": banner_html(done)}
     ((status, _),) = handle.updates  # where the widget was: the last status line, static
     assert status["text/plain"] == "mercury · completed · 2 steps · 3s"
