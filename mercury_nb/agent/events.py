@@ -7,10 +7,8 @@ and showing an event need no table of classes elsewhere: a new event is its clas
 kind in :data:`AgentEventKind`, the class in :data:`AgentEvent`, its line for people in its
 ``words``), and a view that has nothing particular to show for it shows it by default.
 
-``words(data)`` says an event in plain words from its recorded fields (``%mercury show``, the
-CLI's ``show``; the panel's twin is ``labextension/src/events.ts``): no event kind, no verdict
-or decision names, no tool name followed by the same summary again; None, not a line for
-people. A class without its own reads as its ``text`` (:meth:`Words.words`).
+``words(data)`` says an event in plain words from its recorded fields (``show``; the panel's
+twin: ``labextension/src/events.ts``); None: no line for people; by default its ``text``.
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ from mercury_nb.agent.event_lines import (
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.memory_governor import PressureReason
 from mercury_nb.contract.recovery.stall_watchdog import WatchdogState, pulse_text
-from mercury_nb.contract.spend import context_text
+from mercury_nb.contract.spend import with_context
 from mercury_nb.contract.vocabulary import DecisionKind, NoticeKind
 
 AgentEventKind = Literal[
@@ -141,8 +139,8 @@ class ToolProgress(Words):
 
 @dataclass(frozen=True)
 class Notice(Words):
-    """A user-facing line: a continuation, a provider switch, a forced round. ``kind`` says
-    which, as a type (nobody parses ``text`` to find out)."""
+    """A user-facing line (a continuation, a provider switch, a forced round); ``kind`` says
+    which, as a type: nobody parses ``text``."""
 
     text: str
     kind: NoticeKind = "notice"
@@ -150,15 +148,10 @@ class Notice(Words):
 
 @dataclass(frozen=True)
 class Pulse(Words):
-    """The stall watchdog's live pulse: ``waiting for the model · N s`` (or
-    ``running <cmd> · N s``); shown until the next sign of progress.
-    ``activity`` is what it waits on, ``silent_s`` the whole seconds of silence (or of the
-    running ``command``), both as of the decision.
-
-    ``watch`` is the watchdog state it was decided in (None when unknown): :meth:`text_at`
-    redraws the line for a later time on the watchdog's clock (``time.monotonic`` seconds),
-    so a live view shows the seconds growing.
-    """
+    """The stall watchdog's live pulse: ``waiting for the model · N s`` (or ``running <cmd>
+    · N s``) until the next sign of progress; ``activity``: what it waits on, ``silent_s``:
+    whole seconds of silence (or of ``command``). ``watch``: the watchdog state it was decided
+    in (None: unknown), so :meth:`text_at` redraws the line later (the seconds grow)."""
 
     kind: ClassVar[AgentEventKind] = "pulse"
     text: str
@@ -179,11 +172,6 @@ class Pulse(Words):
         if self.watch is None:
             return self.text
         return with_context(pulse_text(self.watch, now_s * 1000.0), self.context)
-
-
-def with_context(text: str, context: int | None) -> str:
-    """``text · context 63%`` (``text`` alone when the context use is unknown)."""
-    return text if context is None else f"{text} · {context_text(context)}"
 
 
 @dataclass(frozen=True)
@@ -284,13 +272,11 @@ AGENT_EVENT_KINDS: frozenset[AgentEventKind] = frozenset(get_args(AgentEventKind
 
 PROGRESS_KINDS: frozenset[AgentEventKind] = frozenset(
     {"step-started", "text-delta", "tool-started", "tool-finished", "tool-progress", "pulse"})
-"""Kinds recorded for live watchers only: a task's summary (``show``) leaves them out (any
-other kind, a new one too, is in the summary)."""
+"""Kinds for live watchers only: ``show`` leaves them out (any other kind, a new one too, in)."""
 
 STREAMED_KINDS: frozenset[AgentEventKind] = frozenset({"text-delta"})
-"""Kinds shown live and recorded only coalesced, for live watchers (the model's text: one
-ledger row per ``stream_record_ms``, never one per token, dropped when the task finishes;
-see :mod:`mercury_nb.ledger.streamed`)."""
+"""Kinds recorded only coalesced, for live watchers (one row per ``stream_record_ms``, dropped
+when the task finishes: :mod:`mercury_nb.ledger.streamed`)."""
 
 
 def recorded_fields(event: AgentEvent) -> dict[str, Any]:
@@ -301,7 +287,7 @@ def recorded_fields(event: AgentEvent) -> dict[str, Any]:
             if item.name != "kind" and item.metadata.get("recorded", True)}
 
 
-def words_of(kind: str, data: Data) -> str | None:
+def line_of_kind(kind: str, data: Data) -> str | None:
     """The line of an event of ``kind`` (its class's ``words``; a notice kind, or one this
     version does not know, reads as a notice) from its recorded ``data``."""
     for cls in get_args(AgentEvent):

@@ -40,10 +40,10 @@ from mercury_nb.agent.events import (
     Pulse,
     ToolFinished,
     ToolStarted,
-    with_context,
 )
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery import stall_watchdog as wd
+from mercury_nb.contract.spend import with_context
 from mercury_nb.contract.turns.stream_assembly import StreamAssembly
 
 COMMAND_TOOL = "run_command"

@@ -207,3 +207,8 @@ def context_percent(prompt_tokens: int, budget_tokens: int | None) -> int | None
 def context_text(percent: int) -> str:
     """``context 63%``: how full the context window is."""
     return f"context {percent}%"
+
+
+def with_context(text: str, context: int | None) -> str:
+    """``text · context 63%`` (``text`` alone when the context use is unknown)."""
+    return text if context is None else f"{text} · {context_text(context)}"

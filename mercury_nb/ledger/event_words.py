@@ -2,7 +2,7 @@
 
 ``%mercury show`` and the CLI's ``show`` print these lines; the panel's twin is
 ``labextension/src/events.ts`` (a test runs both on the same events). An event of the loop
-says its own line (its class's ``words``, :func:`mercury_nb.agent.events.words_of`); the
+says its own line (its class's ``words``, :func:`mercury_nb.agent.events.line_of_kind`); the
 ledger's own kinds (a continue, a stop request, a recovery) say theirs here. ``None``: not a
 line of the log for people.
 """
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from mercury_nb.agent.event_lines import chain_words, text_of
-from mercury_nb.agent.events import AGENT_EVENT_KINDS, words_of
+from mercury_nb.agent.events import AGENT_EVENT_KINDS, line_of_kind
 from mercury_nb.contract.untrusted import one_line
 from mercury_nb.ledger.records import LedgerKind, RecordedKind
 
@@ -30,7 +30,7 @@ def words_for(kind: RecordedKind, data: Mapping[str, Any]) -> str | None:
         case "recovery":
             return text_of(data, "text") or "its process had ended: paused"
         case _:
-            return words_of(kind, data)
+            return line_of_kind(kind, data)
 
 
 def event_words(kind: str, data: Mapping[str, Any]) -> str | None:

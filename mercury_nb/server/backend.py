@@ -16,11 +16,11 @@ from mercury_nb.server.inputs import bad_text
 from mercury_nb.server.models import TaskDetailOut, TaskSummary
 from mercury_nb.server.pricing import estimate_all
 
-__all__ = ["detail", "detail_json", "refused", "resolve_workdir", "runs", "settings_error",
+__all__ = ["detail", "detail_json", "refusal_reply", "resolve_workdir", "runs", "settings_error",
            "summary"]
 
 
-def refused(refusal: runs.Refusal) -> tuple[str, dict[str, Any]]:
+def refusal_reply(refusal: runs.Refusal) -> tuple[str, dict[str, Any]]:
     """A start's refusal as the API words it (the message, the reply's other fields): a
     missing key's bare error, with the panel's "Connect a model" form linked; else the runs
     layer's message and kind."""

@@ -32,7 +32,7 @@ from mercury_nb.server.backend import (
     WorkdirError,
     detail,
     detail_json,
-    refused,
+    refusal_reply,
     resolve_workdir,
     runs,
     settings_error,
@@ -147,7 +147,7 @@ class TasksHandler(MercuryHandler):
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
                 return self.fail(400, settings_error(run, body.workdir))
-            message, fields = refused(run)  # a missing key's links the form
+            message, fields = refusal_reply(run)  # a missing key's links the form
             return self.fail(409, message, **fields)
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))

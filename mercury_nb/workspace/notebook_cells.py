@@ -84,7 +84,7 @@ def cell_failure(outputs: Sequence[dict[str, Any]]) -> dict[str, str] | None:
     return None
 
 
-def read_notebook(path: Path, root: Path, max_bytes: int) -> NotebookNode:
+def load_cells_notebook(path: Path, root: Path, max_bytes: int) -> NotebookNode:
     """The notebook at ``path`` read within ``max_bytes`` through no link leaving ``root``."""
     import nbformat
 
@@ -94,7 +94,7 @@ def read_notebook(path: Path, root: Path, max_bytes: int) -> NotebookNode:
     return node
 
 
-def run_cells(nb: NotebookNode, indices: Sequence[int], folder: Path, cell_timeout_s: float,
+def execute_cells(nb: NotebookNode, indices: Sequence[int], folder: Path, cell_timeout_s: float,
               total_timeout_s: float, emit: Callable[[dict[str, Any]], None],
               clock: Callable[[], float] = time.monotonic) -> None:
     """Run the code cells ``indices`` of ``nb`` in order in one fresh kernel started in
@@ -153,7 +153,7 @@ def main(argv: list[str]) -> None:
         sys.stdout.flush()
 
     try:
-        nb = read_notebook(Path(path), Path(root), int(max_bytes))
+        nb = load_cells_notebook(Path(path), Path(root), int(max_bytes))
     except OSError as error:
         emit({"unreadable": refusal(error)})
         return
@@ -162,7 +162,7 @@ def main(argv: list[str]) -> None:
         return
     wanted = [i for i in json.loads(indices) if 0 <= i < len(nb.cells)]
     try:
-        run_cells(nb, wanted, Path(path).parent, float(cell_s), float(total_s), emit)
+        execute_cells(nb, wanted, Path(path).parent, float(cell_s), float(total_s), emit)
     except Exception as error:  # no kernel to start, a broken kernelspec
         emit({"broken": f"{type(error).__name__}: {error}"[:300]})
         return

@@ -10,7 +10,7 @@ from typing import Any
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.errors import WorkspaceError
-from mercury_nb.workspace.notebook_cells import failure_words, run_cells
+from mercury_nb.workspace.notebook_cells import execute_cells, failure_words
 from mercury_nb.workspace.reading import read_bounded, refusal
 
 DEFAULT_MAX_BYTES: int = MercuryConfig.model_fields["file_read_max_bytes"].default
@@ -58,7 +58,7 @@ def execute_notebook(path: Path, timeout_s: float, display: str, *, root: Path |
             failures.append(failure_words(int(done["index"]), done["failure"]))
 
     try:
-        run_cells(nb, range(len(nb.cells)), path.parent, timeout_s, math.inf, failed)
+        execute_cells(nb, range(len(nb.cells)), path.parent, timeout_s, math.inf, failed)
     except Exception as error:
         return NotebookRun(display, False, f"{type(error).__name__}: {error}"[:500])
     if failures:

@@ -62,7 +62,7 @@ def test_the_closing_text_ends_with_the_footer_once_tokens_were_reported() -> No
     spent = outcome().model_copy(update={
         "usage": {"m": Usage(prompt_tokens=12_000, completion_tokens=345, total_tokens=12_345)},
         "cost_usd": 0.004, "steps": 4})
-    assert final_text(spent) == ("Created app.py.\n\n✓ Task complete\n"
+    assert final_text(spent) == ("│ Created app.py.\n\n✓ Task complete\n"
                                  "4 steps · 12.3k tokens · ~$0.004")
     assert banner_with_footer(spent) == "✓ Task complete\n4 steps · 12.3k tokens · ~$0.004"
     assert banner_with_footer(outcome()) == "✓ Task complete"  # nothing reported, nothing said
