@@ -95,7 +95,10 @@ async def test_a_2048_window_runs_the_task_with_the_compact_tool_set(
             "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")),)),
         # a loud command: its output alone is larger than what the window leaves free
         Turn(tool_calls=(call("run_command", command="python -c \"print('log line ' * 700)\""),)),
-        Turn(tool_calls=(call("run_command", command="python -m pytest -q test_calc.py"),)),
+        # no plugin autoload: what the window holds must not hang on which pytest plugins the
+        # suite's own environment has (pytest-asyncio's deprecation warning alone is ~700 chars)
+        Turn(tool_calls=(call("run_command", command=(
+            "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -q test_calc.py")),)),
         Turn(text="add() is in calc.py and its test passes."),
     ], routes=props(2048))
     events: list[AgentEvent] = []

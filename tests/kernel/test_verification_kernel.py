@@ -126,7 +126,7 @@ def test_the_saved_notebook_holds_the_static_verdict_and_no_bare_widget(ran: Ran
         assert {"text/html", "text/plain"} <= set(output.data), output
     assert status.data["text/plain"].startswith("mercury · completed · ")
     assert "completed · " in status.data["text/html"]
-    assert verdict.data["text/plain"].startswith("Added a greeting cell to inner.ipynb.")
+    assert verdict.data["text/plain"].startswith("│ Added a greeting cell to inner.ipynb.")
     assert "✓ Task complete" in verdict.data["text/plain"]
     assert "mercury-banner" in verdict.data["text/html"]
     assert "✓ Task complete" in verdict.data["text/html"]
