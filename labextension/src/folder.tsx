@@ -27,12 +27,22 @@ export function FolderPicker(props: {
 }): JSX.Element {
   const folder = props.chosen ?? props.following;
   const [options, setOptions] = useState<string[]>([]);
+  // listed again on focus: a folder made after the panel opened is offered too
+  const [listing, setListing] = useState(0);
   useEffect(() => {
+    let current = true; // a slower, older listing never replaces a newer one
     const parent = folder.includes('/') ? folder.slice(0, folder.lastIndexOf('/')) : '';
     void subfolders(folder).then(inside =>
-      subfolders(parent).then(beside => setOptions([...inside, ...beside]))
+      subfolders(parent).then(beside => {
+        if (current) {
+          setOptions([...new Set([...inside, ...beside])]);
+        }
+      })
     );
-  }, [folder]);
+    return () => {
+      current = false;
+    };
+  }, [folder, listing]);
   const full = `${props.root.replace(/\/$/, '')}/${folder}`.replace(/\/$/, '');
   return (
     <div className="jp-mercury-folder-picker">
@@ -45,6 +55,7 @@ export function FolderPicker(props: {
           value={folder}
           title={full}
           onChange={event => props.onChoose(event.target.value.replace(/^\/+/, ''))}
+          onFocus={() => setListing(count => count + 1)}
         />
         <datalist id="jp-mercury-folders">
           {options.map(path => (

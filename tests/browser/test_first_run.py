@@ -80,9 +80,12 @@ def test_the_folder_picker_shows_the_full_folder_and_the_task_runs_there(page: A
     page.wait_for_function("r => document.querySelector('.jp-mercury-folder-full')"
                            "?.textContent === r", arg=root)  # the file browser's: the root
     suggested = page.locator("#jp-mercury-folders option")
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('#jp-mercury-folders option')]"
-        ".some(o => o.value === 'walk')")  # the root's folders are offered
+    (lab.root / "made-later").mkdir()  # after the panel listed the root: offered on focus
+    page.locator(".jp-mercury-workdir").focus()  # where the suggestions show, as a user would
+    for offered in ("walk", "made-later"):  # the root's folders, as they are now
+        page.wait_for_function(
+            "f => [...document.querySelectorAll('#jp-mercury-folders option')]"
+            ".some(o => o.value === f)", arg=offered)
     pick_folder(page, "walk")
     assert full.inner_text() == f"{root}/walk"
     page.wait_for_function(
