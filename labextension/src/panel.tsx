@@ -45,6 +45,13 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
   const refreshDetail = useCallback(async (id: string) => {
     try {
       const found = await taskDetail(id);
+      if (found.task.live && found.task.status === 'running') {
+        // the text shown and the status line's step come from one snapshot of the task
+        absorbPulse(pulses.current, id, found.task.live, {
+          started: found.task.created_at,
+          at: found.task.updated_at
+        });
+      }
       if (selectedRef.current === id) {
         setDetail(found);
       }

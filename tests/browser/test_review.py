@@ -167,6 +167,7 @@ def test_a_real_edit_is_asked_about_with_keep_focused_and_the_default(page: Any,
     assert focused[0] == "Keep my edits" and "jp-mercury-safe" in focused[1]
     buttons = dialog.locator(".jp-Dialog-footer button").all_inner_texts()
     assert buttons == ["Keep my edits", "Reload from disk"]
+    page.screenshot(path=shot_path("notebook-keep-or-reload.png"))
     page.keyboard.press("Enter")  # the default answer
     dialog.wait_for(state="detached")
     texts = cell_texts(page)
