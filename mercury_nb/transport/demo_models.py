@@ -77,7 +77,8 @@ def _greet_steps(delay_s: float) -> tuple[DemoStep, ...]:
                         ("create_file", {"path": "test_greet.py", "content": TEST})),
                  delay_s=delay_s),
         DemoStep(text="Added greet() and its test.", delay_s=delay_s),
-        DemoStep(calls=(("run_command", {"command": "python -m pytest -q"}),), delay_s=delay_s),
+        DemoStep(calls=(("run_command", {"command": "python -m pytest -q test_greet.py"}),),
+                 delay_s=delay_s),
         DemoStep(text="greet() is in greet.py and its test passes.", delay_s=delay_s),
     )
 

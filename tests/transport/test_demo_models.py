@@ -80,3 +80,23 @@ def test_the_cli_names_a_demo(tmp_path: Path) -> None:
     assert "✓ Task complete" in done.stdout
     assert "registered: none" not in done.stdout + done.stderr
     assert (tmp_path / "greet.py").read_text().startswith("def greet(name):")
+
+
+def test_the_demo_completes_in_a_folder_that_already_has_another_test_greet(
+    tmp_path: Path,
+) -> None:
+    # where a new user first runs it from the panel: the folder the file browser shows, which
+    # holds the quickstart's own workspace (another test_greet.py) a level down; a bare
+    # `pytest` collected both and stopped on the clash (exit 2), so the demo paused
+    earlier = tmp_path / "workspaces" / "quickstart-1"
+    earlier.mkdir(parents=True)
+    (earlier / "greet.py").write_text('def greet(name):\n    return "hi"\n')
+    (earlier / "test_greet.py").write_text("from greet import greet\n\n\ndef test_it():\n"
+                                           "    assert greet('x')\n")
+    env = {**os.environ, "MERCURY_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "mercury_nb", "run", "Write greet(name) with a test",
+         "--model", "scripted/quickstart", "--workdir", str(tmp_path)],
+        capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "✓ Verified: python -m pytest -q test_greet.py ✓" in done.stdout
