@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from mercury_nb.agent.events import AgentEvent, Notice
 from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
@@ -86,8 +88,12 @@ async def test_a_window_too_small_even_for_the_compact_tools_fails_naming_it(
 
 
 async def test_a_2048_window_runs_the_task_with_the_compact_tool_set(
-    tmp_path: Path, loopback_server
+    tmp_path: Path, loopback_server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # what the window holds must not hang on the suite's own environment: its pytest plugins
+    # (pytest-asyncio's deprecation warning alone is ~700 chars) or CI's output settings
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("CI", raising=False)
     server = loopback_server([
         Turn(tool_calls=(call("create_file", path="calc.py",
                               content="def add(a, b):\n    return a + b\n"),)),
@@ -95,10 +101,7 @@ async def test_a_2048_window_runs_the_task_with_the_compact_tool_set(
             "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")),)),
         # a loud command: its output alone is larger than what the window leaves free
         Turn(tool_calls=(call("run_command", command="python -c \"print('log line ' * 700)\""),)),
-        # no plugin autoload: what the window holds must not hang on which pytest plugins the
-        # suite's own environment has (pytest-asyncio's deprecation warning alone is ~700 chars)
-        Turn(tool_calls=(call("run_command", command=(
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 python -m pytest -q test_calc.py")),)),
+        Turn(tool_calls=(call("run_command", command="python -m pytest -q test_calc.py"),)),
         Turn(text="add() is in calc.py and its test passes."),
     ], routes=props(2048))
     events: list[AgentEvent] = []
