@@ -70,12 +70,17 @@ def test_two_tasks_never_share_a_position() -> None:
     assert call.name == "create_file" and json.loads(call.arguments)["path"] == "greet.py"
 
 
-def test_the_cli_names_a_demo(tmp_path: Path) -> None:
+def run_demo_cli(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m mercury_nb run`` on ``scripted/quickstart`` in ``tmp_path``."""
     env = {**os.environ, "MERCURY_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "mercury_nb", "run", "Write greet(name) with a test",
          "--model", "scripted/quickstart", "--workdir", str(tmp_path)],
         capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_the_cli_names_a_demo(tmp_path: Path) -> None:
+    done = run_demo_cli(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ Task complete" in done.stdout
     assert "registered: none" not in done.stdout + done.stderr
@@ -93,10 +98,6 @@ def test_the_demo_completes_in_a_folder_that_already_has_another_test_greet(
     (earlier / "greet.py").write_text('def greet(name):\n    return "hi"\n')
     (earlier / "test_greet.py").write_text("from greet import greet\n\n\ndef test_it():\n"
                                            "    assert greet('x')\n")
-    env = {**os.environ, "MERCURY_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "mercury_nb", "run", "Write greet(name) with a test",
-         "--model", "scripted/quickstart", "--workdir", str(tmp_path)],
-        capture_output=True, text=True, env=env, timeout=120)
+    done = run_demo_cli(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "✓ Verified: python -m pytest -q test_greet.py ✓" in done.stdout
