@@ -123,9 +123,3 @@ def restore_router_state(data: dict[str, Any], task: str, config: MercuryConfig)
         providers=replace(state.providers, current=current),
     )
 
-
-def config_of(data: dict[str, Any], **overrides: Any) -> MercuryConfig:
-    """The checkpoint's config, with ``overrides`` (e.g. the API key from the environment)."""
-    values = dict(data["config"])
-    values.update({k: v for k, v in overrides.items() if v is not None})
-    return MercuryConfig.model_validate(values)

@@ -169,4 +169,4 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport,
         },
         cost_usd=spend.usd if spend is not None else None,
         unpriced=list(spend.unpriced) if spend is not None else [],
-    )
+    ).redacted_with(secrets)  # the ledger trusts it: its texts are redacted once

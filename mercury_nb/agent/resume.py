@@ -64,19 +64,18 @@ async def resume_task(
     settings_changed: bool = False,
     kernel: KernelAccess | None = None,
 ) -> TaskOutcome:
-    """Continue the checkpointed task under ``config`` (which carries the API key; build it
-    with :func:`mercury_nb.agent.checkpoint.config_of`) until its next honest ending.
+    """Continue the checkpointed task under ``config`` (which carries the API key; the door
+    builds it: :func:`mercury_nb.runs.planning.resume_config`) until its next honest ending.
 
     ``words`` are what the user said beyond "continue" (their own turn after the resume turn);
     ``blocker`` is the blocker line of the ending that paused it (the ledger keeps it);
     ``settings_changed``: that ending came from settings this continue changed
     (:func:`~mercury_nb.contract.recovery.continuing.may_continue`), so its blocker is not
-    what remains. ``model`` replaces the chain with one model; ``kernel``: the user's kernel
-    (a continue from a cell).
+    what remains. ``model`` runs it instead of the configured chain, which ``config``
+    already names as it (:func:`mercury_nb.runs.resolve.with_model`); ``kernel``: the
+    user's kernel (a continue from a cell).
     """
     data = dict(checkpoint)
-    if model is not None and config.model_chain != (model.name,):
-        config = config.with_changes(model=model.name, fallbacks=())
     sink = on_event or ignore_events
     session = restore_session(data, config)
     fresh_chain = _stored_chain(data) != config.model_chain

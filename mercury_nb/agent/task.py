@@ -55,16 +55,16 @@ async def run_new_session(
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
     keeping every file already written.
 
-    ``model`` replaces the configured chain with that one model. ``ask_user`` answers the
-    ask_user tool (the kernel passes one that shows a widget); without it the run is headless.
+    ``model`` runs the task instead of resolving the configured chain; ``config`` already
+    names it (the door's one override: :func:`mercury_nb.runs.resolve.with_model`).
+    ``ask_user`` answers the ask_user tool (the kernel passes one that shows a widget);
+    without it the run is headless.
     ``subagents`` starts delegate_task's sub-agents (the runs layer passes it; without it
     delegate_task answers that it is not available). ``kernel``: the user's kernel (a task
     from a cell): its tools are offered and the task's ``@name`` variables attached. Front
     ends start tasks through :mod:`mercury_nb.runs`, which calls this.
     """
     config = config or MercuryConfig.load()
-    if model is not None and config.model_chain != (model.name,):
-        config = config.with_changes(model=model.name, fallbacks=())
     sink: EventSink = on_event or (lambda event: None)
     session = TaskSession.start(task, config, task_id)
     root = Workspace(config.workdir)

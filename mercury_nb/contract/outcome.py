@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from mercury_nb.contract.notebook_changes import NotebookDiff
+from mercury_nb.contract.redaction import RedactedTexts
 from mercury_nb.contract.task_status import EndingStatus
 
 
@@ -102,3 +103,17 @@ class TaskOutcome(BaseModel):
     for any of them (a local model), or none were reported. Models in ``unpriced`` are not in it."""
     unpriced: list[str] = []
     """Models whose tokens have no known price: counted as tokens only."""
+    _redacted: RedactedTexts | None = PrivateAttr(default=None)
+    """Its banner, blocker and answer as redacted when it was built, with the secrets they
+    were redacted against (digests): the ledger redacts them again only for secrets not
+    among those. Not dumped; a copy with a changed text is not among them."""
+
+    def redacted_with(self, secrets: tuple[str, ...]) -> TaskOutcome:
+        """This outcome, its banner, blocker and answer marked as redacted with ``secrets``."""
+        self._redacted = RedactedTexts.of((self.banner, self.blocker, self.answer), secrets)
+        return self
+
+    def secrets_left(self, text: str, secrets: tuple[str, ...]) -> tuple[str, ...] | None:
+        """What ``text`` (one of its texts) must still be redacted against: see
+        :meth:`~mercury_nb.contract.redaction.RedactedTexts.secrets_left`."""
+        return None if self._redacted is None else self._redacted.secrets_left(text, secrets)

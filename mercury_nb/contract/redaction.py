@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
@@ -135,3 +137,30 @@ def displayable(text: str) -> str:
     ``\\xff``-style escapes, other lone surrogates U+FFFD, so the text can be stored, printed
     and sent as JSON."""
     return clean(text)
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.strip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class RedactedTexts:
+    """Texts already redacted against some secrets, known by their digests (never their
+    values): a later writer masks only the secrets these texts were not redacted against."""
+
+    texts: frozenset[str]
+    digests: frozenset[str]
+
+    @classmethod
+    def of(cls, texts: Iterable[str | None], secrets: Iterable[str]) -> RedactedTexts:
+        """``texts`` (None left out), each the result of :func:`redact` with ``secrets``."""
+        return cls(frozenset(t for t in texts if t is not None),
+                   frozenset(_digest(s) for s in secrets if s.strip()))
+
+    def secrets_left(self, text: str, secrets: Iterable[str]) -> tuple[str, ...] | None:
+        """The ``secrets`` that ``text`` must still be redacted against: none when it is one
+        of these texts and each of them was covered; None when it is not one of these texts
+        (it was never redacted here: redact it in full)."""
+        if text not in self.texts:
+            return None
+        return tuple(s for s in secrets if s.strip() and _digest(s) not in self.digests)

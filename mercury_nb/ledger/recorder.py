@@ -227,19 +227,28 @@ class TaskRecorder:
             self.header,
             status=outcome.status,
             verdict=outcome.verdict,
-            banner=self._clean(outcome.banner),
-            blocker=self._clean(outcome.blocker) if outcome.blocker else None,
+            banner=self._once(outcome, outcome.banner),
+            blocker=self._once(outcome, outcome.blocker) if outcome.blocker else None,
             changes=listed(outcome.changes),
             evidence=listed(outcome.evidence),
             steps=outcome.steps,
             usage=json.dumps({name: used.model_dump() for name, used in outcome.usage.items()}),
-            answer=self._clean(outcome.answer) if outcome.answer is not None else None,
+            answer=self._once(outcome, outcome.answer) if outcome.answer is not None else None,
             providers=json.dumps({name: self._clean(error)
                                   for name, error in outcome.providers.items()}),
             resumable=outcome.resumable,
             cause=json.dumps(redact_data(outcome.cause, self.secrets)),
         )
         ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
+
+    def _once(self, outcome: TaskOutcome, text: str) -> str:
+        """``text`` of ``outcome`` for the ledger, redacted once: the outcome's builder
+        redacted it with the secrets it knew, so only the ledger's others are masked here; a
+        text it did not redact (a copy's changed banner) is redacted in full."""
+        left = outcome.secrets_left(text, self.secrets)
+        if left is None:
+            return self._clean(text)
+        return redact(text, left) if left else text
 
     def abort(self, banner: str) -> bool:
         """The task can no longer finish by itself (its process or kernel is ending): record

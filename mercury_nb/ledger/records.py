@@ -16,6 +16,10 @@ LedgerKind = Literal["resume", "stop-requested", "recovery"]
 """The events the ledger writes itself: a resumed task's start, a stop asked for from another
 process, and ``recovery`` (a task left running by a dead process)."""
 
+RESUMED: LedgerKind = "resume"
+STOP_REQUESTED: LedgerKind = "stop-requested"
+RECOVERED: LedgerKind = "recovery"
+
 RecordedKind: TypeAlias = "AgentEventKind | LedgerKind"
 """Every kind an event row can have: an event class's own, or the ledger's."""
 

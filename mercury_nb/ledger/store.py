@@ -20,6 +20,9 @@ from mercury_nb.ledger.files import connect, is_corruption, move_aside
 from mercury_nb.ledger.occupancy import LedgerOccupancy
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
 from mercury_nb.ledger.records import (
+    RECOVERED,
+    RESUMED,
+    STOP_REQUESTED,
     RecordedKind,
     StepCheckpoint,
     TaskHeader,
@@ -112,7 +115,10 @@ class Ledger(LedgerReads, LedgerOccupancy):
     def start_task(self, header: TaskHeader, *, resumed: bool = False,
                    owner: Owner | None = None) -> None:
         """The task is running in ``owner`` (default: this process)."""
+        from mercury_nb.agent.events import TaskStarted  # here: the store imports light
+
         who = owner or current_owner()
+        kind = RESUMED if resumed else TaskStarted.kind
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
@@ -123,8 +129,8 @@ class Ledger(LedgerReads, LedgerOccupancy):
                 "updated_at = ?, owner_pid = ?, owner_token = ? WHERE id = ?",
                 (now, who.pid, who.token, header.id),
             )
-            self._event(conn, header.id, now, "resume" if resumed else "task-started",
-                        text=", ".join(header.models), data={"models": list(header.models)})
+            self._event(conn, header.id, now, kind, text=", ".join(header.models),
+                        data={"models": list(header.models)})
 
         self._write(write)
 
@@ -162,7 +168,7 @@ class Ledger(LedgerReads, LedgerOccupancy):
             )
             if cursor.rowcount != 1:
                 return False
-            self._event(conn, task_id, now, "stop-requested")
+            self._event(conn, task_id, now, STOP_REQUESTED)
             return True
 
         return self._write(write)
@@ -172,11 +178,13 @@ class Ledger(LedgerReads, LedgerOccupancy):
         """A turn ended: its event, the task's latest checkpoint (JSON without the start
         snapshot; ``snapshot`` is stored when given and kept otherwise) and step count.
         ``verdict`` None (paused before a request): the task keeps its last turn's verdict."""
+        from mercury_nb.agent.events import TurnEnded
+
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
             self._ensure(conn, header, current_owner(), now)
-            self._event(conn, header.id, now, "turn-ended", verdict, decision,
+            self._event(conn, header.id, now, TurnEnded.kind, verdict, decision,
                         data={"verdict": verdict, "decision": decision})
             _keep_checkpoint(conn, header.id, now, StepCheckpoint(checkpoint, snapshot, steps))
             conn.execute("UPDATE tasks SET verdict = COALESCE(?, verdict) WHERE id = ?",
@@ -194,6 +202,8 @@ class Ledger(LedgerReads, LedgerOccupancy):
         objects; ``steps`` None keeps the count of the last checkpoint; ``resumable``
         False: no plain "continue" can cure this ending, only one that changes the settings
         ``cause`` (a JSON object: setting -> its value then) names."""
+        from mercury_nb.agent.events import TaskFinished, TextDelta
+
         now = self.clock()
 
         def write(conn: sqlite3.Connection) -> None:
@@ -205,11 +215,11 @@ class Ledger(LedgerReads, LedgerOccupancy):
                 (status, verdict, banner, blocker, changes, evidence, steps, usage, answer,
                  providers, int(resumable), cause, now, header.id),
             )
-            self._event(conn, header.id, now, "task-finished", verdict, status, blocker,
+            self._event(conn, header.id, now, TaskFinished.kind, verdict, status, blocker,
                         data={"status": status, "verdict": verdict, "blocker": blocker})
             # the live text of its steps served watchers while it ran; the answer replaces it
-            conn.execute("DELETE FROM events WHERE task_id = ? AND kind = 'text-delta'",
-                         (header.id,))
+            conn.execute("DELETE FROM events WHERE task_id = ? AND kind = ?",
+                         (header.id, TextDelta.kind))
 
         self._write(write)
 
@@ -237,7 +247,7 @@ class Ledger(LedgerReads, LedgerOccupancy):
                     (INTERRUPTED_BLOCKER, INTERRUPTED_BANNER, now, id_, pid, token),
                 )
                 if cursor.rowcount == 1:
-                    self._event(conn, id_, now, "recovery", text=INTERRUPTED_BLOCKER,
+                    self._event(conn, id_, now, RECOVERED, text=INTERRUPTED_BLOCKER,
                                 data={"text": INTERRUPTED_BLOCKER})
                     recovered.append(id_)
             return recovered

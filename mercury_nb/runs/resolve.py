@@ -34,6 +34,7 @@ import sys
 import uuid
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
@@ -50,6 +51,9 @@ from mercury_nb.runs.planning import (
 )
 from mercury_nb.runs.request import RunRequest
 from mercury_nb.runs.settings import flag_values, plan
+
+if TYPE_CHECKING:
+    from mercury_nb.transport.protocol import ChatModel
 
 ResolvedRun = PlannedRun
 """A request that passed every check: its settings, ledger, and checkpoint when resumed."""
@@ -83,7 +87,7 @@ def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
     except ValidationError as error:
         return Refusal(str(error), kind="bad-settings", value=settings_problems(error))
     refused = workdir_refusal(Path(config.workdir), None if request.resume else request.within)
-    return refused if refused is not None else with_model(config, request)
+    return refused if refused is not None else with_model(config, request.model)
 
 
 def workdir_refusal(workdir: Path, within: Path | None) -> Refusal | None:
@@ -103,9 +107,9 @@ def workdir_refusal(workdir: Path, within: Path | None) -> Refusal | None:
                    value=str(workdir))
 
 
-def with_model(config: MercuryConfig, request: RunRequest) -> MercuryConfig:
-    """The one model override: a model object given by the caller replaces the chain."""
-    model = request.model
+def with_model(config: MercuryConfig, model: ChatModel | None) -> MercuryConfig:
+    """The one model override: a model object given by the caller replaces the chain (the
+    agent's entry points take the config as it comes: their callers apply this)."""
     if model is not None and config.model_chain != (model.name,):
         return config.with_changes(model=model.name, fallbacks=())
     return config
@@ -138,7 +142,7 @@ def resolve(request: RunRequest) -> ResolvedRun | Refusal:
     if isinstance(planned, Refusal):
         return planned
     if planned.resumed:  # under its checkpoint's settings: the override goes on those
-        return replace(planned, config=with_model(planned.config, request))
+        return replace(planned, config=with_model(planned.config, request.model))
     if request.refuse_missing_key:
         missing = _missing_key(planned.config)
         if missing is not None:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from mercury_nb.agent.checkpoint import config_of
 from mercury_nb.agent.events import AgentEvent, Notice, StepStarted, TurnEnded
 from mercury_nb.agent.resume import resume_task
 from mercury_nb.agent.task import run_new_session as run_task
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.runs import run_task as run_through_the_door
+from mercury_nb.runs.settings import plan
 from mercury_nb.testing import Turn, call
 from mercury_nb.transport import prices
 
@@ -85,14 +85,14 @@ async def test_a_cost_budget_pauses_and_a_continue_with_a_higher_budget_complete
 
     # the same budget: paused again before any request, nothing spent
     again = scripted_model([], name="acme-pro")  # any request fails the test
-    same = await resume_task(data, config_of(data), model=again)
+    same = await resume_task(data, plan({}, checkpoint=data), model=again)
     assert (same.status, same.steps, again.requests) == ("paused", 2, [])
     assert same.banner.startswith("I've paused — budget reached: $0.52 of $0.50 spent.")
 
     # a higher budget goes on: the usage of the first run still counts
     rest = scripted_model([Turn("Both files are written.", usage=STEP_USAGE)], name="acme-pro")
     resumed_events: list[AgentEvent] = []
-    done = await resume_task(data, config_of(data, max_cost_usd=1.0), model=rest,
+    done = await resume_task(data, plan({"max_cost_usd": 1.0}, checkpoint=data), model=rest,
                              on_event=resumed_events.append)
     assert done.status == "completed", done.banner
     assert done.steps == 3
@@ -112,7 +112,7 @@ async def test_usage_survives_a_checkpoint_and_a_continue(tmp_path: Path, script
     data = last_checkpoint(events)
     assert data["usage"] == {"scripted/test": [300, 20]}
     rest = scripted_model([write("b.txt", (400, 30)), Turn("Done.", usage=(500, 40))])
-    done = await resume_task(data, config_of(data, max_steps=5), model=rest)
+    done = await resume_task(data, plan({"max_steps": 5}, checkpoint=data), model=rest)
     used = done.usage["scripted/test"]
     assert (used.prompt_tokens, used.completion_tokens) == (1200, 90)
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from mercury_nb.agent.checkpoint import (
-    config_of,
     restore_router_state,
     restore_session,
     restore_snapshot,
@@ -17,6 +16,7 @@ from mercury_nb.agent.checkpoint import (
 from mercury_nb.agent.events import AgentEvent, TurnEnded
 from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.runs.settings import plan
 from mercury_nb.testing import Turn, call
 
 
@@ -36,7 +36,7 @@ async def test_checkpoint_round_trip(tmp_path: Path, scripted_model) -> None:
     assert "sk-checkpoint-secret-77" not in raw
     data = json.loads(raw)
 
-    restored_config = config_of(data, api_key="sk-again")
+    restored_config = plan({}, checkpoint=data, current=MercuryConfig(api_key="sk-again"))
     session = restore_session(data, restored_config)
     assert session.task_id == outcome.task_id
     assert session.steps_total == outcome.steps == 4
@@ -58,7 +58,7 @@ async def test_what_the_task_read_survives_a_checkpoint(tmp_path: Path, scripted
     await run_new_session("Summarise README.md", config, model=model, on_event=events.append)
     data = json.loads(json.dumps([e for e in events if isinstance(e, TurnEnded)][-1].checkpoint()))
 
-    session = restore_session(data, config_of(data))
+    session = restore_session(data, plan({}, checkpoint=data))
     assert session.grounded_paths == ("README.md",)
     assert session.tool_log[0].read_paths == ("notes.md",)
     assert session.read_paths == {"README.md", "notes.md"}

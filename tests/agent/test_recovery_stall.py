@@ -11,6 +11,7 @@ import pytest
 from mercury_nb.agent.events import AgentEvent, Notice, Pulse, StepStarted, TaskFinished
 from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.runs.resolve import with_model
 from mercury_nb.testing import Stall, Turn, call
 from mercury_nb.transport.litellm_model import LiteLLMModel
 
@@ -40,7 +41,7 @@ async def test_stalled_loopback_stream_is_aborted_and_the_retry_completes(
     events: list[AgentEvent] = []
     # hard 3 s: the retry (litellm over loopback HTTP) must start streaming within it even
     # on a loaded machine; at 700 ms a slow retry stalled a second time
-    config = cfg(tmp_path, stall_soft_ms=100, stall_hard_ms=3000)
+    config = with_model(cfg(tmp_path, stall_soft_ms=100, stall_hard_ms=3000), model)
     outcome = await run_new_session("What is 2+2?", config, model=model, on_event=events.append)
 
     assert outcome.status == "completed", outcome.banner

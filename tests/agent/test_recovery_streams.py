@@ -10,6 +10,7 @@ import pytest
 
 from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.runs.resolve import with_model
 from mercury_nb.testing import DropMidStream, MalformedChunk, NoFinish, Turn, call
 from mercury_nb.testing.script import Fault
 from mercury_nb.transport.litellm_model import LiteLLMModel
@@ -44,7 +45,8 @@ async def test_broken_stream_of_a_write_recovers_without_a_half_written_file(
     )
     model = LiteLLMModel("openai/mercury-test", api_base=server.url, api_key="sk-test",
                          timeout_s=30)
-    outcome = await run_new_session("write notes.txt", cfg(tmp_path), model=model)
+    outcome = await run_new_session("write notes.txt", with_model(cfg(tmp_path), model),
+                                    model=model)
 
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "notes.txt").read_text() == SHORT
@@ -70,7 +72,8 @@ async def test_drop_in_a_later_step_keeps_earlier_work_and_writes_no_half_file(
     )
     model = LiteLLMModel("openai/mercury-test", api_base=server.url, api_key="sk-test",
                          timeout_s=30)
-    outcome = await run_new_session("write a.txt and b.txt", cfg(tmp_path), model=model)
+    outcome = await run_new_session("write a.txt and b.txt", with_model(cfg(tmp_path), model),
+                                    model=model)
 
     assert outcome.status == "completed", outcome.banner
     assert (tmp_path / "a.txt").read_text() == "alpha\n"

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mercury_nb.agent.checkpoint import config_of
 from mercury_nb.agent.events import AgentEvent, TaskFinished, TaskStarted, TurnEnded
 from mercury_nb.agent.resume import resume_task
 from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.continuation import STEP_BUDGET_NUDGE
+from mercury_nb.runs.settings import plan
 from mercury_nb.testing import (
     HttpError,
     ScriptedModel,
@@ -48,7 +48,8 @@ async def test_the_change_summary_stays_relative_to_the_original_start(
 
     data = last_checkpoint(events)
     resumed_events: list[AgentEvent] = []
-    outcome = await resume_task(data, config_of(data, max_steps=5), on_event=resumed_events.append,
+    outcome = await resume_task(data, plan({"max_steps": 5}, checkpoint=data),
+                                on_event=resumed_events.append,
                                 model=scripted_model([
                                     write("keep.txt", "final\n"),
                                     Turn(tool_calls=(call("delete_file", path="scratch.txt"),)),
@@ -75,7 +76,7 @@ async def test_counters_carry_over_and_the_budget_is_fresh(tmp_path: Path, scrip
     assert (data["continuations"], data["steps_total"]) == (1, 2)
 
     model = scripted_model([write("c.txt", "c\n")])
-    outcome = await resume_task(data, config_of(data), model=model)
+    outcome = await resume_task(data, plan({}, checkpoint=data), model=model)
     # one fresh budget of one step; the automatic continuation was already used: pause again
     assert outcome.status == "paused"
     assert outcome.steps == 3
@@ -94,7 +95,7 @@ async def test_a_model_that_cannot_be_set_up_fails_honestly(tmp_path: Path,
                           model=scripted_model([write("a.txt", "a\n")]))
     data = last_checkpoint(events)
     finished: list[AgentEvent] = []
-    outcome = await resume_task(data, config_of(data, model="scripted/not-registered"),
+    outcome = await resume_task(data, plan({"model": "scripted/not-registered"}, checkpoint=data),
                                 on_event=finished.append)
     assert outcome.status == "failed"
     assert outcome.banner and "could not be set up" in (outcome.blocker or "")
@@ -123,7 +124,7 @@ async def test_a_resumed_task_halves_its_restored_output_cap_not_the_default(
         Turn(text="Done."),
     ])
     # a large window: no per-reply bound of a small or unknown one gets in the way
-    config = config_of(data, max_steps=5, context_window=200_000)
+    config = plan({"max_steps": 5, "context_window": 200_000}, checkpoint=data)
     outcome = await resume_task(data, config, model=model)
     assert outcome.status == "completed", outcome.banner
     assert [request.max_tokens for request in model.requests] == [8192, 4096]
@@ -137,7 +138,7 @@ async def test_a_resumed_task_keeps_its_checkpointed_provider(tmp_path: Path) ->
         data = await paused_checkpoint(tmp_path, lambda turns: scripted_model_for(turns),
                                        provider_index=1)
         data["config"] = {**data["config"], **chain}
-        outcome = await resume_task(data, config_of(data, max_steps=5))
+        outcome = await resume_task(data, plan({"max_steps": 5}, checkpoint=data))
         assert outcome.status == "completed", outcome.banner
         assert (len(first_model.requests), len(second_model.requests)) == (0, 1)
     finally:
@@ -162,7 +163,8 @@ async def test_a_file_first_changed_after_the_resume_gets_its_line_counts_and_di
     data = last_checkpoint(events)
     assert json.loads(data["snapshot"])["files"]["later.txt"]["text"] is None  # not stored
 
-    outcome = await resume_task(data, config_of(data, max_steps=5), model=scripted_model([
+    config = plan({"max_steps": 5}, checkpoint=data)
+    outcome = await resume_task(data, config, model=scripted_model([
         write("later.txt", "one\nTWO\n"),
         Turn(text="Both files edited."),
     ]))
@@ -184,7 +186,8 @@ async def test_a_file_changed_while_paused_keeps_its_stored_state(
                           model=scripted_model([write("first.txt", "first pass\n")]))
     data = last_checkpoint(events)
     (tmp_path / "later.txt").write_text("one\nedited by hand\n")
-    outcome = await resume_task(data, config_of(data, max_steps=5), model=scripted_model([
+    config = plan({"max_steps": 5}, checkpoint=data)
+    outcome = await resume_task(data, config, model=scripted_model([
         write("later.txt", "one\nTWO\n"),
         Turn(text="Done."),
     ]))
@@ -221,7 +224,7 @@ async def test_the_resume_turn_says_the_task_the_changed_files_and_the_last_chec
     data = await failed_check_checkpoint(tmp_path, scripted_model)
     (tmp_path / "extra.txt").write_text("made while paused\n")  # measured on disk, not logged
     model = scripted_model([LOOK])
-    await resume_task(data, config_of(data, max_steps=1), model=model,
+    await resume_task(data, plan({"max_steps": 1}, checkpoint=data), model=model,
                       blocker="the last check did not pass: python -m pytest -q ✗ (exit 5)")
     (turn,) = resume_turns(model.requests[0].messages, data)
     text = turn["content"]
@@ -239,7 +242,7 @@ async def test_the_users_words_after_continue_are_kept_as_their_turn(
 ) -> None:
     data = await failed_check_checkpoint(tmp_path, scripted_model)
     model = scripted_model([LOOK])
-    await resume_task(data, config_of(data, max_steps=1), model=model,
+    await resume_task(data, plan({"max_steps": 1}, checkpoint=data), model=model,
                       words="  but use unittest instead  ")
     resume, words = resume_turns(model.requests[0].messages, data)
     assert "hello.py (created)" in resume["content"]
@@ -259,7 +262,7 @@ async def test_a_resume_after_a_passing_check_does_not_ask_for_another(
     ]))
     data = last_checkpoint(events)
     model = scripted_model([Turn(text="Done.")])
-    await resume_task(data, config_of(data, max_steps=5), model=model)
+    await resume_task(data, plan({"max_steps": 5}, checkpoint=data), model=model)
     (turn,) = resume_turns(model.requests[0].messages, data)
     assert "Last check: `python -m pytest -q` passed." in turn["content"]
     assert "Then run a check" not in turn["content"]
@@ -278,7 +281,7 @@ async def test_a_passing_run_the_task_asked_for_is_the_last_check(
     ]))
     data = last_checkpoint(events)
     model = scripted_model([Turn(text="Done.")])
-    await resume_task(data, config_of(data, max_steps=5), model=model)
+    await resume_task(data, plan({"max_steps": 5}, checkpoint=data), model=model)
     (turn,) = resume_turns(model.requests[0].messages, data)
     assert "Last check: `python hello.py` passed." in turn["content"]
     assert "Last check: none" not in turn["content"]
@@ -294,7 +297,7 @@ async def test_a_question_resumes_as_a_question(tmp_path: Path, scripted_model) 
     assert first.status == "paused", first.banner
     data = last_checkpoint(events)
     model = scripted_model([Turn(text="It says: pip install calc.")])
-    await resume_task(data, config_of(data, max_steps=5), model=model)
+    await resume_task(data, plan({"max_steps": 5}, checkpoint=data), model=model)
     (turn,) = resume_turns(model.requests[0].messages, data)
     text = turn["content"]
     assert text.startswith("[SYSTEM: RESUME]") and "What remains: answer the question." in text
@@ -307,7 +310,7 @@ async def test_another_model_is_not_told_the_old_models_blocker(
 ) -> None:
     data = await failed_check_checkpoint(tmp_path, scripted_model)
     model = scripted_model([LOOK])
-    await resume_task(data, config_of(data, max_steps=1), model=model,
+    await resume_task(data, plan({"max_steps": 1}, checkpoint=data), model=model,
                       blocker="smollm2 does not take tools (its server reports no tool support)",
                       settings_changed=True)
     (turn,) = resume_turns(model.requests[0].messages, data)
