@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, assert_never
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
+from mercury_nb.agent.loop_parts import LoopParts
 from mercury_nb.agent.notebook_process import run_notebook_check
 from mercury_nb.agent.session import ReadBackEntry, TaskSession, ToolLogEntry
 from mercury_nb.agent.turn_report import (
@@ -34,32 +35,21 @@ from mercury_nb.contract.turns.final_reply import answer_of
 from mercury_nb.contract.turns.router_state import Measured, TurnFacts, Unreadable
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.context_window import reported_tool_support
-from mercury_nb.transport.protocol import ChatModel
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.errors import WorkspaceError
 from mercury_nb.workspace.reading import FileTooLarge, digest_fd, open_file, refusal
 
 if TYPE_CHECKING:
-    from mercury_nb.agent.events import EventSink
     from mercury_nb.contract.config import MercuryConfig
-    from mercury_nb.tools.base import ToolContext
     from mercury_nb.workspace.snapshot import Snapshot
 
 
-class MeasuredLoop(Protocol):
-    """What gathering a turn's facts uses of the loop: the session, the start snapshot, the
-    workspace (through the tool context), the config and the sink."""
+class MeasuredLoop(LoopParts, Protocol):
+    """What gathering a turn's facts uses of the loop: its parts (the workspace through the
+    tool context), the start snapshot and the config."""
 
-    session: TaskSession
     snapshot: Snapshot
-    ctx: ToolContext
-
-    @property
-    def on_event(self) -> EventSink: ...
-
-    @property
-    def model(self) -> ChatModel: ...
 
     @property
     def config(self) -> MercuryConfig: ...

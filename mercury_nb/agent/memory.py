@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, assert_never
 
 from mercury_nb.agent.events import MemoryPressurePause, Notice, ignore_events
+from mercury_nb.agent.loop_parts import LoopParts
 from mercury_nb.agent.stall_watch import AttemptStalled
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
 from mercury_nb.contract.config import MercuryConfig
@@ -70,27 +71,15 @@ from mercury_nb.contract.recovery.memory_governor import (
 from mercury_nb.contract.recovery.pressure_compaction import compact_for_pressure
 from mercury_nb.contract.spend import context_percent
 from mercury_nb.transport.context_window import context_window_of
-from mercury_nb.transport.protocol import ChatModel, ModelRequest, ProviderError
+from mercury_nb.transport.protocol import ModelRequest, ProviderError
 
 if TYPE_CHECKING:
-    from mercury_nb.agent.events import EventSink
-    from mercury_nb.agent.session import TaskSession
     from mercury_nb.agent.stall_watch import StallWatch
-    from mercury_nb.tools.base import ToolContext
 
 
-class GovernedLoop(Protocol):
-    """What the governor uses of the loop: the sent list, the serving model, the watch, the
-    sink and the tool context whose result budget it sets (the agent loop has them)."""
-
-    session: TaskSession
-    ctx: ToolContext
-
-    @property
-    def on_event(self) -> EventSink: ...
-
-    @property
-    def model(self) -> ChatModel: ...
+class GovernedLoop(LoopParts, Protocol):
+    """What the governor uses of the loop: its parts (the sent list in the session, the tool
+    context whose result budget it sets) and the watch."""
 
     @property
     def watch(self) -> StallWatch: ...

@@ -48,11 +48,9 @@ async def run_notebook_check(path: Path, timeout_s: float, display: str,
         tracked.attach(proc.pid)
         out, _ = await proc.communicate()
     except BaseException:
-        processes.kill_tree(tracked)  # at once, not in a thread a cancel could abandon
-        processes.forget(tracked)
+        processes.end_now(tracked)
         raise
-    await asyncio.to_thread(processes.kill_tree, tracked)  # a kernel the check left behind
-    processes.forget(tracked)
+    await processes.end_off_loop(tracked)  # a kernel the check left behind
     lines = out.decode(errors="replace").strip().splitlines()
     try:
         data = json.loads(lines[-1])

@@ -92,18 +92,24 @@ def local_ids(home: Path) -> list[str]:
 
 
 class StopPoller(threading.Thread):
-    """Per process and ledger: cancels local tasks whose stop was requested (see module)."""
+    """Per process and ledger: cancels local tasks whose stop was requested (see module).
 
-    def __init__(self, home: Path, interval_s: float = POLL_S) -> None:
+    ``reader`` is an open reader of ``home``'s ledger to poll through, the caller's to close
+    (:meth:`poll_once` without the thread); else the thread opens and closes its own."""
+
+    def __init__(self, home: Path, interval_s: float = POLL_S, *,
+                 reader: LedgerReader | None = None) -> None:
         super().__init__(name="mercury-stop-poller", daemon=True)
         self.home = home
         self.interval_s = interval_s
-        self._reader: LedgerReader | None = None
+        self._reader = reader
+        self._own_reader = reader is None
         self._idle = 0
 
     def run(self) -> None:
         try:
-            self._reader = LedgerReader(self.home)
+            if self._own_reader:
+                self._reader = LedgerReader(self.home)
             while True:
                 self.poll_once()
                 with _lock:  # decided under the lock: a run watched now is not missed
@@ -117,7 +123,8 @@ class StopPoller(threading.Thread):
                 if _pollers.get(self.home) is self:
                     del _pollers[self.home]
         finally:
-            safe_close(self._reader)
+            if self._own_reader:
+                safe_close(self._reader)
 
     def poll_once(self) -> None:
         """One check: the pragma, then (only after a commit) the stop requests."""

@@ -139,15 +139,12 @@ async def _drive(argv: tuple[str, ...], env: dict[str, str], run: _Run, ctx: Too
             _fold(run, line, ctx)
         await proc.wait()
     except TimeoutError:
-        await asyncio.to_thread(processes.kill_tree, tracked)
-        processes.forget(tracked)
+        await processes.end_off_loop(tracked)
         return True
     except BaseException:
-        processes.kill_tree(tracked)  # at once, not in a thread a cancel could abandon
-        processes.forget(tracked)
+        processes.end_now(tracked)
         raise
-    await asyncio.to_thread(processes.kill_tree, tracked)  # a kernel the child left behind
-    processes.forget(tracked)
+    await processes.end_off_loop(tracked)  # a kernel the child left behind
     if not run.ended and not run.problem and (run.current is not None or not run.finished):
         run.problem = f"the run stopped without a result (exit code {proc.returncode})"
     return False

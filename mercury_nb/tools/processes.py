@@ -25,6 +25,7 @@ tree (a PID namespace of its own) is found and killed the same way.
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import os
@@ -131,6 +132,19 @@ def forget(command: CommandProcesses) -> None:
     """Stop tracking a command whose processes are all gone."""
     with _lock:
         _live.pop(command.command_id, None)
+
+
+def end_now(command: CommandProcesses) -> None:
+    """Kill ``command``'s tree at once and forget it: on a cancel or a failure, where a
+    thread (which the cancel could abandon) might leave the tree running."""
+    kill_tree(command)
+    forget(command)
+
+
+async def end_off_loop(command: CommandProcesses) -> None:
+    """Kill what ``command`` left behind in a thread (the loop keeps running) and forget it."""
+    await asyncio.to_thread(kill_tree, command)
+    forget(command)
 
 
 def live_commands(scope: str | None = None) -> list[CommandProcesses]:

@@ -78,6 +78,12 @@ class OpenAIModel:
     def __repr__(self) -> str:
         return f"OpenAIModel({self.name!r}, model={self.model!r}, base_url={self.base_url!r})"
 
+    @property
+    def bearer_token(self) -> str:
+        """What every request sends as ``Authorization: Bearer``: the key, or
+        :data:`NO_KEY_NEEDED` when the model was given none."""
+        return self._api_key or NO_KEY_NEEDED
+
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         """The JSON body of this request's ``POST /chat/completions`` (the messages and tools
         as they are: serializing them is the one walk over the conversation a step makes)."""
@@ -102,7 +108,7 @@ class OpenAIModel:
         client = per_loop.get(key)
         if client is None:
             client = AsyncOpenAI(
-                api_key=self._api_key or NO_KEY_NEEDED,
+                api_key=self.bearer_token,
                 base_url=self.base_url,
                 timeout=self.timeout_s,
                 max_retries=0,

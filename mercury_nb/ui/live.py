@@ -56,21 +56,45 @@ def kind_for_shell(shell: Any, environ: Mapping[str, str] | None = None) -> View
     )
 
 
+class Timer(Protocol):
+    """A scheduled call that can be called off (``asyncio.TimerHandle`` is one)."""
+
+    def cancel(self) -> None:
+        """Call it off: the callback does not run."""
+
+
+Later = Callable[[float, Callable[[], None]], Timer | None]
+"""Schedules ``callback`` after ``delay`` seconds; None where nothing can run it later."""
+
+
+def on_running_loop(delay: float, callback: Callable[[], None]) -> Timer | None:
+    """The views' default :data:`Later`: the running asyncio loop's ``call_later``, or None
+    when no loop runs (the final render then shows the state)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return loop.call_later(delay, callback)
+
+
 class ThrottledRenderer:
     """Calls ``render(now)`` at most ``max_per_s`` times a second; a held-back update is
-    flushed by a timer on the running loop, and :meth:`final` always renders."""
+    flushed by a timer ``later`` schedules (the running loop's by default), and
+    :meth:`final` always renders."""
 
     def __init__(
         self,
         render: Callable[[float], None],
         max_per_s: float,
         clock: Callable[[], float] = time.monotonic,
+        later: Later = on_running_loop,
     ) -> None:
         self._render = render
         self._max_per_s = max_per_s
         self._clock = clock
         self._state = ThrottleState()
-        self._timer: asyncio.TimerHandle | None = None
+        self._later = later
+        self._timer: Timer | None = None
         self.renders = 0
 
     def request(self) -> None:
@@ -102,13 +126,8 @@ class ThrottledRenderer:
         if self._timer is not None:
             return
         delay = flush_due_in(self._state, now, self._max_per_s)
-        if delay is None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop: the final render will show the state
-            return
-        self._timer = loop.call_later(delay, self._on_timer)
+        if delay is not None:
+            self._timer = self._later(delay, self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None

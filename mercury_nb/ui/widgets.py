@@ -8,7 +8,6 @@ verdict takes their place: the answer as sanitized Markdown, then the escaped ba
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import Any, cast
@@ -18,7 +17,7 @@ from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.contract.outcome import TaskOutcome
-from mercury_nb.ui.live import ThrottledRenderer
+from mercury_nb.ui.live import Later, ThrottledRenderer, Timer, on_running_loop
 from mercury_nb.ui.plain import final_text
 from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_detail
 from mercury_nb.ui.verdict_html import banner_html
@@ -102,6 +101,9 @@ class WidgetView:
     beside it instead, as a rich output whose ``text/plain`` is the banner text, and the
     widget's display keeps the status line: headless runs that apply no display updates
     (nbval) record the verdict too.
+
+    ``later`` schedules the view's timers (the redraw tick and the throttle's owed flush):
+    the running loop's ``call_later`` by default, a fake one in tests.
     """
 
     def __init__(
@@ -112,13 +114,15 @@ class WidgetView:
         clock: Callable[[], float] = time.monotonic,
         show: bool = True,
         model: str = "",
+        later: Later = on_running_loop,
     ) -> None:
         self.attached = attached
         self.view = StatusView(model=model)  # the model is known at once: one start line
         self._clock = clock
         self._stop: Callable[[], None] | None = None
         self._stop_requested = False
-        self._ticker: asyncio.TimerHandle | None = None
+        self._later = later
+        self._ticker: Timer | None = None
         self._live = True
         self.status = widgets.HTML(value=status_html(self.view, clock()),
                                    layout=widgets.Layout(flex="1 1 auto", min_width="0",
@@ -136,7 +140,7 @@ class WidgetView:
             [widgets.HBox([self.status, self.stop_button]), self.tail, self.notices,
              self.banner, self.errors]
         )
-        self._renderer = ThrottledRenderer(self._render, max_updates_per_s, clock)
+        self._renderer = ThrottledRenderer(self._render, max_updates_per_s, clock, later)
         self._handle: Any = None
         self._error = ""
         self._static: dict[str, str] | None = None
@@ -223,11 +227,7 @@ class WidgetView:
         _show(self.notices, "")
 
     def _schedule_tick(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._ticker = loop.call_later(TICK_S, self._tick)
+        self._ticker = self._later(TICK_S, self._tick)
 
     def _tick(self) -> None:
         self._ticker = None

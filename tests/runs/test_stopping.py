@@ -73,8 +73,8 @@ def test_the_poller_reads_no_table_while_nothing_is_committed(home: Path,
                         lambda self, ids: reads.append(ids) or original(self, ids))
     Ledger(home / "ledger.sqlite3").close()
     monkeypatch.setattr(stopping, "local_ids", lambda at: ["t1"] if at == home.resolve() else [])
-    poller = stopping.StopPoller(home.resolve())
-    poller._reader = LedgerReader(home)
+    reader = LedgerReader(home)
+    poller = stopping.StopPoller(home.resolve(), reader=reader)
     try:
         poller.poll_once()  # the first look reads once
         for _ in range(50):
@@ -86,4 +86,4 @@ def test_the_poller_reads_no_table_while_nothing_is_committed(home: Path,
         poller.poll_once()
         assert len(reads) == 2
     finally:
-        poller._reader.close()
+        reader.close()

@@ -12,7 +12,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.setup.routing import route_model
 from mercury_nb.transport.factory import MissingApiKey, openai_model, resolve_model
 from mercury_nb.transport.litellm_model import LiteLLMModel
-from mercury_nb.transport.openai_model import OpenAIModel
+from mercury_nb.transport.openai_model import NO_KEY_NEEDED, OpenAIModel
 
 LOCAL = "http://127.0.0.1:9/v1"
 
@@ -79,7 +79,7 @@ def test_openai_model_key(
     route = route_model(name, api_base)
     model = openai_model(route, config, environ)  # type: ignore[arg-type]
     assert isinstance(model, OpenAIModel)
-    assert model._api_key == expected
+    assert model.bearer_token == (expected or NO_KEY_NEEDED)  # what its requests send
 
 
 CONTEXT_WINDOW_PROBE = """

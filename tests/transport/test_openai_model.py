@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -39,32 +40,38 @@ async def test_request_shape(loopback_server: MakeServer) -> None:
     headers = [{k.lower(): v for k, v in sent.items()} for _, sent in server.posts]
     assert [h["content-type"] for h in headers] == ["application/json"] * 2
     assert [h["authorization"] for h in headers] == ["Bearer not-needed", "Bearer sk-k"]
+    assert [f"Bearer {m.bearer_token}" for m in (plain_model, openai_model)] == [
+        h["authorization"] for h in headers]  # the token it names is the one sent
 
 
 async def test_the_parameters_are_not_transformed_per_request(
-    loopback_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+    loopback_server: MakeServer,
 ) -> None:
     """The SDK's parameter transform walks every message of the conversation on every
-    request (quadratic over a task): the body is built and serialized once, and posted
-    through the SDK's raw path instead."""
-    from openai._utils import _transform
-
+    request (quadratic over a task): each message is read once, to serialize it, and the
+    body is posted through the SDK's raw path instead."""
     walked: list[object] = []
-    original = _transform._async_transform_recursive
 
-    async def counted(data: object, **kwargs: object) -> object:
-        walked.append(data)
-        return await original(data, **kwargs)  # type: ignore[arg-type]
+    class Message(dict[str, Any]):
+        """A message that notes every walk over its items (json's and the SDK's alike)."""
 
-    monkeypatch.setattr(_transform, "_async_transform_recursive", counted)
-    conversation = tuple({"role": "user" if n % 2 else "assistant", "content": f"turn {n}"}
+        def items(self) -> Any:
+            walked.append(self["content"])
+            return super().items()
+
+    conversation = tuple(Message(role="user" if n % 2 else "assistant", content=f"turn {n}")
                          for n in range(200))
-    server = loopback_server([Turn("ok")])
-    got = await collect_stream(OpenAIModel("openai/m", "m", server.url),
-                               ModelRequest(conversation, tools=TOOLS))
+    server = loopback_server([Turn("ok"), Turn("again")])
+    model = OpenAIModel("openai/m", "m", server.url)
+    got = await collect_stream(model, ModelRequest(conversation, tools=TOOLS))
     assert got.reply.text == "ok"
     assert server.requests[0]["messages"] == list(conversation)
-    assert walked == []
+    assert sorted(walked) == sorted(m["content"] for m in conversation)  # each one once
+    longer = (*conversation, {"role": "user", "content": "and now?"})
+    again = await collect_stream(model, ModelRequest(longer, tools=TOOLS))
+    assert again.reply.text == "again"
+    assert server.requests[1]["messages"] == list(longer)
+    assert len(walked) == len(conversation)  # the next step walks none of them again
 
 
 async def test_messages_sent_are_not_modified(loopback_server: MakeServer) -> None:

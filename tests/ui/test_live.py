@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from ui_timers import FakeLater
 
 from mercury_nb.ui.live import ThrottledRenderer, view_kind
 
@@ -49,14 +50,16 @@ async def test_held_back_update_is_flushed_by_a_timer_on_the_loop() -> None:
     renderer.cancel()
 
 
-async def test_final_render_cancels_the_pending_timer() -> None:
+def test_final_render_cancels_the_pending_timer() -> None:
     rendered: list[float] = []
-    renderer = ThrottledRenderer(rendered.append, max_per_s=10, clock=lambda: 1.0)
+    later = FakeLater()
+    renderer = ThrottledRenderer(rendered.append, max_per_s=10, clock=lambda: 1.0, later=later)
     renderer.request()
     renderer.request()
+    (owed,) = later.pending()  # the held-back update armed one flush
     renderer.final()
     assert rendered == [1.0, 1.0]
-    assert renderer._timer is None
+    assert owed.cancelled and later.pending() == []  # nothing renders after the final one
 
 
 def test_without_a_loop_the_owed_update_waits_for_the_final_render() -> None:

@@ -7,6 +7,7 @@ import html.parser as html_parser
 from typing import Any
 
 import pytest
+from ui_timers import FakeLater
 
 from mercury_nb.agent.events import (
     Notice,
@@ -21,6 +22,7 @@ from mercury_nb.ui import widgets as widgets_module
 from mercury_nb.ui.status import StatusView, fold
 from mercury_nb.ui.verdict_html import banner_html, change_html
 from mercury_nb.ui.widgets import (
+    TICK_S,
     WIDGET_TEXT,
     WidgetView,
     status_html,
@@ -120,23 +122,27 @@ def test_status_html_escapes_tool_summary() -> None:
     assert "<script" not in rendered and "create_file" in rendered
 
 
-def make_view(attached: bool = False, clock: FakeClock | None = None) -> WidgetView:
+def make_view(attached: bool = False, clock: FakeClock | None = None,
+              later: FakeLater | None = None) -> WidgetView:
     return WidgetView(max_updates_per_s=10, attached=attached, clock=clock or FakeClock(),
-                      show=False)
+                      show=False, later=later or FakeLater())
 
 
 def test_fast_stream_is_throttled_and_the_end_always_renders() -> None:
     clock = FakeClock()
     view = make_view(clock=clock)
-    view.on_event(TaskStarted("t1", "build", "m", 75))
+    view.on_event(TaskStarted("t1", "build", "m", 75))  # the first update gets through
+    redrawn: list[str] = []  # every value the widgets are sent from now on
+    for widget in (view.status, view.tail, view.notices):
+        widget.observe(lambda change: redrawn.append(change["new"]), names="value")
     view.on_event(StepStarted(1, 75, "m"))
     for _ in range(500):  # 500 tokens within 50 ms of fake time
         clock.now += 0.0001
         view.on_event(TextDelta("tok "))
-    assert view._renderer.renders == 1  # only the first update got through
+    assert redrawn == []  # all held back: not one of the 500 tokens was drawn
     assert "working on it…" in view.status.value  # the widget still shows the first state
     view.on_event(TaskFinished(outcome()))
-    assert view._renderer.renders == 2
+    assert redrawn  # the end is drawn however soon it comes
     assert "completed · 2 steps" in view.status.value
     assert "✓ Task complete" in view.banner.value
     assert view.tail.value == ""
@@ -244,11 +250,14 @@ def test_a_task_that_ended_without_an_outcome_leaves_its_error_as_static_output(
     assert "<script" not in static["text/html"] and WIDGET_VIEW not in static
 
 
-def test_a_view_never_displayed_has_nothing_to_replace() -> None:
+def test_a_view_never_displayed_has_nothing_to_replace(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown: list[Any] = []
+    monkeypatch.setattr(widgets_module, "display", lambda *args, **kwargs: shown.append(args))
     view = make_view()
     view.on_event(TaskFinished(outcome()))
-    view.close()
-    assert view._static is None
+    view.close()  # no display to update: nothing is replaced, nothing displayed instead
+    assert shown == []
+    assert view.banner.value == banner_html(outcome())  # the widget itself has the verdict
 
 
 def test_stop_button_calls_the_bound_stop_even_if_clicked_before_binding() -> None:
@@ -379,21 +388,14 @@ def test_a_chat_answer_renders_as_markdown_and_hostile_html_comes_out_inert() ->
     assert "&lt;b&gt;code&lt;/b&gt;" in answer
 
 
-def fire_tick(view: WidgetView) -> None:
-    """Run the armed redraw timer now, as the loop would when it is due (no real waiting)."""
-    armed = view._ticker
-    assert armed is not None and not armed.cancelled()  # a redraw is armed on the loop
-    armed.cancel()  # so the loop does not run it a second time
-    view._tick()
-
-
-async def test_the_pulse_seconds_keep_growing_until_the_task_ends() -> None:
+def test_the_pulse_seconds_keep_growing_until_the_task_ends() -> None:
     from mercury_nb.agent.events import Pulse
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.contract.recovery import stall_watchdog as wd
 
     clock = FakeClock(now=100.0)
-    view = make_view(clock=clock)
+    later = FakeLater()
+    view = make_view(clock=clock, later=later)
     view.on_event(StepStarted(1, 75, "m"))
     view.on_event(ToolStarted(1, "run_command", "run_command: sleep 120"))
     state = wd.start_watchdog(100_000.0)  # the watchdog's clock: the same seconds, in ms
@@ -403,17 +405,20 @@ async def test_the_pulse_seconds_keep_growing_until_the_task_ends() -> None:
     view.on_event(Pulse("running sleep 120 · 4 s", watch=state))
     assert "running sleep 120 · 4 s" in view.status.value
     clock.now = 154.2
-    fire_tick(view)  # the timer redraws the line with no new event
+    (tick,) = later.pending(TICK_S)  # a redraw is armed
+    tick.fire()  # the timer redraws the line with no new event
     assert "running sleep 120 · 54 s" in view.status.value
-    armed = view._ticker
-    assert armed is not None and not armed.cancelled()  # and arms the next redraw
+    (armed,) = later.pending(TICK_S)  # and arms the next redraw
 
     view.on_event(TaskFinished(outcome()))
-    assert armed.cancelled() and view._ticker is None  # ticking stopped
-    renders = view._renderer.renders
+    assert armed.cancelled and later.pending() == []  # ticking stopped
+    finished = view.status.value
+    redrawn: list[str] = []
+    view.status.observe(lambda change: redrawn.append(change["new"]), names="value")
     clock.now = 999.0
-    view._tick()  # a tick that was already on its way when the task ended
-    assert view._renderer.renders == renders and view._ticker is None
+    armed.callback()  # a tick that was already on its way when the task ended
+    assert redrawn == [] and view.status.value == finished  # draws nothing
+    assert later.pending() == []  # and arms nothing
 
 
 def test_the_start_line_is_the_same_from_the_first_frame() -> None:
