@@ -42,7 +42,7 @@ from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
 
 async def run_new_session(
     task: str,
-    config: MercuryConfig | None = None,
+    config: MercuryConfig,
     *,
     model: ChatModel | None = None,
     on_event: EventSink | None = None,
@@ -64,7 +64,6 @@ async def run_new_session(
     from a cell): its tools are offered and the task's ``@name`` variables attached. Front
     ends start tasks through :mod:`mercury_nb.runs`, which calls this.
     """
-    config = config or MercuryConfig.load()
     sink: EventSink = on_event or (lambda event: None)
     session = TaskSession.start(task, config, task_id)
     root = Workspace(config.workdir)

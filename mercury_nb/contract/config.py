@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, SecretStr, ValidationInfo, field_validator
 
 from mercury_nb.contract import config_limits as limits
 from mercury_nb.contract.config_commands import CommandSettings
+from mercury_nb.contract.home import default_home, home_path
 
 ENV_PREFIX = "MERCURY_"
 REQUEST_DEADLINE_TIMEOUTS = 3
@@ -199,7 +200,7 @@ class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits
     """Silence after which the attempt is aborted into resume; default soft + 5 min."""
 
     # --- ledger and sub-agents --------------------------------------------------------
-    home: Path = Field(default_factory=lambda: Path.home() / ".mercury")
+    home: Annotated[Path, AfterValidator(home_path)] = Field(default_factory=default_home)
     """Where the work ledger lives (``$MERCURY_HOME/ledger.sqlite3``)."""
 
     subagent_max_resumes: int = Field(default=3, ge=0)

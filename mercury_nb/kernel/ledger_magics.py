@@ -57,9 +57,10 @@ def recover_at_load(settings_values: dict[str, Any]) -> None:
     """``%load_ext``: open the ledger, pause tasks of dead processes, tell the user what
     happened. Never raises: the extension always loads."""
     try:
-        from mercury_nb.ledger.access import default_home, startup
+        from mercury_nb.contract.home import home_of
+        from mercury_nb.ledger.access import startup
 
-        report = startup(default_home(settings_values))
+        report = startup(home_of(base=settings_values))
         for line in report.notices:
             print(line)
     except Exception as error:  # pragma: no cover - startup already turns errors into notices

@@ -72,9 +72,10 @@ def _wrapped(original: Callable[[bool], Any]) -> Callable[[bool], Any]:
 
 def _grace_s() -> float:
     from mercury_nb.contract.config import MercuryConfig
+    from mercury_nb.runs.settings import plan
 
     try:
-        return MercuryConfig.load().kernel_shutdown_grace_s
+        return plan(check_workdir=False).kernel_shutdown_grace_s
     except ValueError:  # a bad setting elsewhere: the field's default
         return float(MercuryConfig.model_fields["kernel_shutdown_grace_s"].default)
 

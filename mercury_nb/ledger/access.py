@@ -7,12 +7,10 @@ task first records.
 
 from __future__ import annotations
 
-import os
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mercury_nb.ledger.files import ledger_path
 from mercury_nb.ledger.store import Ledger
@@ -20,16 +18,6 @@ from mercury_nb.ledger.texts import LEDGER_UNAVAILABLE, RECOVERED_NOTICE
 
 if TYPE_CHECKING:
     from mercury_nb.ledger.writer import LedgerWriter
-
-HOME_ENV = "MERCURY_HOME"
-
-
-def default_home(settings: Mapping[str, Any] | None = None) -> Path:
-    """Where the ledger lives without a loaded config: ``MERCURY_HOME``, else a ``home``
-    traitlets override, else ``~/.mercury`` (the same precedence as ``MercuryConfig``)."""
-    value = os.environ.get(HOME_ENV) or (settings or {}).get("home")
-    return Path(str(value)).expanduser() if value else Path.home() / ".mercury"
-
 
 @dataclass
 class LedgerHandle:

@@ -18,6 +18,7 @@ from mercury_nb.agent.events import EventSink
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
+from mercury_nb.runs import settings
 from mercury_nb.runs.delegation import delegation
 from mercury_nb.runs.launch import Report, launch, started
 from mercury_nb.runs.lookup import Refusal
@@ -151,7 +152,7 @@ async def run_task(task: str, config: MercuryConfig | None = None, *,
     ``model`` replaces the configured chain with that one model; ``ask_user`` answers the
     ask_user tool (without it the run is headless)."""
     outcome = await runner.run(RunRequest(
-        task=task, config=config or MercuryConfig.load(), sink=on_event, task_id=task_id,
+        task=task, config=config or settings.plan(), sink=on_event, task_id=task_id,
         registry=registry, ask=ask_user, model=model, recorded=False))
     if isinstance(outcome, Refusal):
         raise ValueError(outcome.message)

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from mercury_nb.ledger.access import LedgerHandle, default_home, open_ledger
+from mercury_nb.contract.home import home_of
+from mercury_nb.ledger.access import LedgerHandle, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
 from mercury_nb.runs import registry as runs_here
 from mercury_nb.runs.lookup import Refusal, find_task
@@ -53,7 +54,7 @@ def request_stop(task_id_or_prefix: str, *, home: Path | str | None = None,
     startup pass (which did that recovery); else the one at ``home`` (default
     ``MERCURY_HOME``, else ``~/.mercury``) is opened and recovered here."""
     if handle is None:
-        handle = open_ledger(home if home is not None else default_home())
+        handle = open_ledger(home if home is not None else home_of())
         handle.flush()
         handle.ledger.recover_interrupted()
     ledger = handle.ledger

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mercury_nb.ledger.access import LedgerHandle, default_home, open_ledger
+from mercury_nb.contract.home import home_of
+from mercury_nb.ledger.access import LedgerHandle, open_ledger
 from mercury_nb.ledger.reader import LedgerReader, safe_close
 from mercury_nb.ledger.records import EventRecord, TaskRecord
 from mercury_nb.runs.events import RunEvent
@@ -31,7 +32,7 @@ async def watch(task_id: str | None = None, *, after: int = 0,
     """Yield the events of ``task_id`` (an id or a unique prefix; None: every task) with an
     id above ``after``, in order, as any process records them. Runs until the caller stops
     iterating, or, with ``until_finished``, after the task's ``task-finished`` event."""
-    where = home if home is not None else default_home()
+    where = home if home is not None else home_of()
     if task_id is not None:
         handle = open_ledger(where)
         record = handle.ledger.get(task_id)
@@ -86,7 +87,7 @@ class TaskDetail:
 def list_tasks(*, workspace: str | None = None, status: str | None = None, limit: int = 50,
                offset: int = 0, home: Path | str | None = None) -> list[TaskRecord]:
     """Tasks in the ledger, the most recently updated first."""
-    handle = open_ledger(home if home is not None else default_home())
+    handle = open_ledger(home if home is not None else home_of())
     handle.flush()
     return handle.ledger.find(workspace=workspace, status=status, limit=limit, offset=offset)
 
@@ -94,7 +95,7 @@ def list_tasks(*, workspace: str | None = None, status: str | None = None, limit
 def task_detail(task_id_or_prefix: str, *, home: Path | str | None = None
                 ) -> TaskDetail | None:
     """The task with this id (or unique prefix), or None. Raises ``AmbiguousTaskId``."""
-    handle = open_ledger(home if home is not None else default_home())
+    handle = open_ledger(home if home is not None else home_of())
     handle.flush()
     record = handle.ledger.get(task_id_or_prefix)
     if record is None:

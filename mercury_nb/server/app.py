@@ -34,11 +34,12 @@ class MercuryServerApp(ExtensionApp):
         self.handlers.extend([*handlers(), *connect_handlers.connect_routes()])
 
     def initialize_settings(self) -> None:
-        from mercury_nb.ledger.access import default_home, startup
+        from mercury_nb.contract.home import home_of
+        from mercury_nb.ledger.access import startup
 
         self.settings[PAGE_SIZE_SETTING] = self.page_size
         from mercury_nb.server.connections import connections_of
 
-        found = startup(default_home())
+        found = startup(home_of())
         for notice in [*found.notices, *connections_of(self.settings).load()]:
             self.log.warning("mercury: %s", notice)
