@@ -1,8 +1,8 @@
-"""What undo needs of a task, kept under ``home/undo``: changed files' states and "before" bytes.
+"""What undo needs of a task, kept under ``home``: changed files' states and "before" bytes.
 
 At the end of a task (and of each resumed run) :func:`keep_task_states` records, for every
 file the change summary names, the hash before the task, the hash at its end, and the
-"before" content itself in a content store (``home/undo/blobs/<sha256>``), bounded by
+"before" content itself in a content store (``home/.mercury-undo/blobs/<sha256>``), bounded by
 ``undo_max_bytes``. The "before" bytes come from the start snapshot's kept text (checked
 against its hash, so a lossy decode is never restored) or, in a git workspace, from the
 baseline commit. A file whose bytes cannot be kept is recorded with the reason.
@@ -46,8 +46,12 @@ class TaskStates:
     files: dict[str, KeptFile]
 
 
+UNDO_DIR = ".mercury-undo"
+"""The store's folder under ``home`` (the change summary skips a folder of this name)."""
+
+
 def undo_dir(home: Path | str) -> Path:
-    return Path(home) / "undo"
+    return Path(home) / UNDO_DIR
 
 
 def put_blob(home: Path | str, data: bytes) -> str:

@@ -105,3 +105,13 @@ def test_a_resumed_run_keeps_the_first_before(tmp_path: Path) -> None:
     assert second.files["a.txt"].before == first.files["a.txt"].before
     assert second.files["a.txt"].end == current_hash(root, "a.txt")
     assert set(second.files) >= set(first.files)
+
+
+def test_the_store_inside_the_workspace_is_never_a_change(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    snapshot = take_snapshot(root, MercuryConfig(workdir=root))
+    _edit(root)
+    keep_task_states(snapshot, measure_changes(snapshot, root), root / "home", "t1", 10**6)
+    assert any((root / "home").rglob("*"))  # the store was written inside the workspace
+    paths = [change.path for change in measure_changes(snapshot, root).changes]
+    assert paths == ["a.txt", "big.txt", "new.txt", "pic.bin"]
