@@ -42,19 +42,22 @@ def _changed(config: MercuryConfig, task_id: str, name: str) -> None:
     save_states(config.home, task_id, TaskStates(str(root), files))
 
 
-def test_a_subagents_changes_and_commands_are_in_its_parents_undo(
+def test_a_subagents_changes_commands_and_kernel_runs_are_in_its_parents_undo(
         config: MercuryConfig) -> None:
     _finished(config, "parent000001")
     child = _finished(config, "child0000001", parent="parent000001")
     open_ledger(config.home).ledger.add_event(
         child, ToolStarted.kind, data={"step": 1, "name": "run_command", "summary": "s",
                                        "command": "pip install rich"})
+    open_ledger(config.home).ledger.add_event(
+        child, ToolStarted.kind, data={"step": 2, "name": "run_in_kernel", "summary": "x = 1"})
     _changed(config, "parent000001", "mine.txt")
     _changed(config, "child0000001", "theirs.txt")
     report = runs.undo("parent000001", config)
     assert isinstance(report, runs.UndoReport)
     assert sorted(report.restored) == ["mine.txt", "theirs.txt"]
-    assert report.not_undoable == ["the command it ran: pip install rich"]
+    assert report.not_undoable == ["the command it ran: pip install rich",
+                                   "state changed in the kernel (1 run_in_kernel call)"]
     assert (Path(config.workdir) / "theirs.txt").read_text() == "before\n"
 
 
