@@ -35,6 +35,7 @@ STILL_RUNNING = "task {task_id} is still running: stop it before undoing it"
 NOT_KEPT = ("task {task_id} kept no record for undo (it ran before undo was recorded, or its "
             "record under {home} is gone)")
 NO_LEDGER = "no ledger: nothing can be undone"
+BUSY = "task {other} is running in {workspace}: undo {task_id} after it ends"
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ class UndoReport:
 def undo(task_id: str, config: MercuryConfig, *, paths: tuple[str, ...] | None = None
          ) -> UndoReport | Refusal:
     """Undo the task with this id (or unique prefix); ``paths``: only these files (a per-file
-    revert). Refuses a running task and one that kept no record."""
+    revert). Refuses a running task, one while another task runs in its workspace, and one
+    that kept no record."""
     handle = ledger_for(config)
     if handle is None:
         return Refusal(NO_LEDGER, kind="no-ledger")
@@ -83,6 +85,10 @@ def undo(task_id: str, config: MercuryConfig, *, paths: tuple[str, ...] | None =
         return record
     if record.status == "running":
         return Refusal(STILL_RUNNING.format(task_id=record.id), record, kind="cannot-continue")
+    busy = ledger.find(workspace=record.workspace, status="running", limit=1)
+    if busy:  # its writes and the undo's would cross (dead processes' rows were paused above)
+        return Refusal(BUSY.format(other=busy[0].id, workspace=record.workspace,
+                                   task_id=record.id), record, kind="workspace-busy")
     family = [record, *_descendants(ledger, record.id)]
     states = _merged(config.home, family)
     if states is None:

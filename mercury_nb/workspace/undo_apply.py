@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import assert_never
 
 from mercury_nb.contract.undo_plan import (
     LEFT_CHANGED,
@@ -76,6 +77,8 @@ def apply_plan(plan: UndoPlan, root: Path, home: Path | str, *,
                 _swap(done, root, home, path, None, before, max_hash_bytes)
             case DeleteCreated(path=path, expect=expect):
                 _swap(done, root, home, path, expect, None, max_hash_bytes)
+            case _ as unreachable:
+                assert_never(unreachable)
     return done
 
 

@@ -85,3 +85,14 @@ def test_a_per_file_revert_touches_that_file_only(config: MercuryConfig) -> None
     report = runs.undo("task00000001", config, paths=("b.txt",))
     assert isinstance(report, runs.UndoReport) and report.restored == ["b.txt"]
     assert (root / "a.txt").read_text() == "after\n" and not (root / "b.txt").exists()
+
+
+def test_undo_waits_for_a_task_running_in_the_same_workspace(config: MercuryConfig) -> None:
+    _finished(config, "done00000001")
+    _changed(config, "done00000001", "a.txt")
+    open_ledger(config.home).ledger.start_task(
+        TaskHeader("busy00000001", "t", str(config.workdir), ("m",)))
+    refusal = runs.undo("done00000001", config)
+    assert isinstance(refusal, runs.Refusal) and refusal.kind == "workspace-busy"
+    assert refusal.message.startswith("task busy00000001 is running in ")
+    assert (Path(config.workdir) / "a.txt").read_text() == "after\n"
