@@ -1,4 +1,4 @@
-"""The headless command line: ``python -m mercury_nb run|continue|stop|tasks|show``.
+"""The headless command line: ``python -m mercury_nb run|continue|stop|tasks|show|undo``.
 
 Every command first opens the work ledger (``$MERCURY_HOME/ledger.sqlite3``), pauses tasks
 that a dead process left running and prunes old finished ones; what it found goes to stderr.
@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show one task of the work ledger")
     show.add_argument("id", help="task id (or a unique prefix of it)")
     show.add_argument("--json", action="store_true", help="print the task as JSON")
+    from mercury_nb.cli_undo import add_parser as add_undo
+
+    add_undo(sub)
     return parser
 
 
@@ -140,6 +143,15 @@ def _main(argv: Sequence[str] | None) -> int:
     except ValidationError as error:
         print(f"error: invalid configuration: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if args.command == "undo":
+        from mercury_nb.cli_undo import undo_command
+
+        try:
+            return undo_command(config, args.id, as_json=args.json)
+        finally:
+            from mercury_nb.ledger.access import close_all
+
+            close_all()
     handle = _open_ledger(config)
     try:
         match args.command:

@@ -148,7 +148,9 @@ function ChangeItem(props: {
   workspace: string;
   root: string | null;
   files?: IFileOpener;
+  onRevert?: (path: string) => void;
 }): JSX.Element {
+  const { onRevert, ...opener } = props;
   const { change } = props;
   const counts =
     change.measured === false
@@ -160,7 +162,19 @@ function ChangeItem(props: {
       <summary>
         <span className="jp-mercury-change-path">{shownName(change.path)}</span>{' '}
         <span className="jp-mercury-change-counts">{counts}</span>{' '}
-        <OpenFile {...props} />
+        <OpenFile {...opener} />{' '}
+        {onRevert && (
+          <button
+            className="jp-mercury-link jp-mercury-revert"
+            title={`Put ${shownName(change.path)} back as it was before the task`}
+            onClick={event => {
+              event.preventDefault(); // a click on the button does not fold the diff
+              onRevert(change.path);
+            }}
+          >
+            Revert
+          </button>
+        )}
       </summary>
       {change.notebook ? (
         <NotebookCells notebook={change.notebook} />
@@ -176,6 +190,8 @@ export function ChangedFiles(props: {
   workspace: string;
   root: string | null;
   files?: IFileOpener;
+  /** Revert one file (a finished task's detail offers it). */
+  onRevert?: (path: string) => void;
 }): JSX.Element {
   return (
     <section>
@@ -187,6 +203,7 @@ export function ChangedFiles(props: {
           workspace={props.workspace}
           root={props.root}
           files={props.files}
+          onRevert={props.onRevert}
         />
       ))}
     </section>

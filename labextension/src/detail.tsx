@@ -8,6 +8,7 @@ import { ITaskDetail, ITaskSummary } from './api';
 import { ChangedFiles, IFileOpener } from './changes';
 import { STATUS_COLOURS, StatusChip, stepsText } from './common';
 import { eventWords } from './events';
+import { UndoButton, UndoResult, undoable, useUndo } from './undo';
 import { oneLine, shownName } from './untrusted';
 
 function money(usd: number | null): string {
@@ -68,6 +69,8 @@ export function Detail(props: {
   const { detail } = props;
   const task = detail.task;
   const colour = STATUS_COLOURS[task.status] ?? '#616161';
+  const undo = useUndo(task.id);
+  const canUndo = undoable(task, detail.changes.length);
   return (
     <div className="jp-mercury-detail" data-task-id={task.id} data-status={task.status}>
       <div className="jp-mercury-detail-head">
@@ -116,7 +119,9 @@ export function Detail(props: {
             Continue
           </button>
         )}
+        {canUndo && <UndoButton undo={undo} />}
       </div>
+      <UndoResult undo={undo} />
       {task.banner && (
         <div className="jp-mercury-banner" style={{ borderLeftColor: colour }}>
           {task.banner}
@@ -160,6 +165,7 @@ export function Detail(props: {
           workspace={task.workspace}
           root={props.root ?? null}
           files={props.files}
+          onRevert={canUndo && !undo.busy ? undo.run : undefined}
         />
       )}
       {detail.evidence.length > 0 && (

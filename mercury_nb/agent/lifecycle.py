@@ -3,13 +3,15 @@
 :func:`until_ending` runs the loop (or any step that yields an ending) and turns a
 cancellation (Stop, a stop request from any process) into ``Aborted(by="stop")``: it
 uncancels the current task (the cancellation is handled) and marks the turn it cut aborted.
-:func:`measured_outcome` measures the changes against the start snapshot and builds the
+:func:`measured_outcome` measures the changes against the start snapshot (keeping what undo
+needs of them: :mod:`mercury_nb.workspace.undo_store`) and builds the
 outcome; :func:`setup_failed` is the one ending of a chain that cannot be resolved.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from mercury_nb.contract.vocabulary import TurnVerdict
 from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.snapshot import Snapshot
+from mercury_nb.workspace.undo_store import keep_task_states
 
 
 async def until_ending(step: Callable[[], Awaitable[Ending]], session: TaskSession) -> Ending:
@@ -41,6 +44,11 @@ async def measured_outcome(session: TaskSession, ending: Ending, snapshot: Snaps
                            root: Path) -> TaskOutcome:
     """The outcome of ``ending``, with the change summary measured against ``snapshot``."""
     report = await asyncio.to_thread(measure_changes, snapshot, root)
+    if report.changes:  # what undo needs: the states and the "before" bytes, under home
+        config = session.config
+        with contextlib.suppress(OSError):
+            await asyncio.to_thread(keep_task_states, snapshot, report, config.home,
+                                    session.task_id, config.undo_max_bytes)
     return build_outcome(session, ending, report, await priced(session.usage))
 
 

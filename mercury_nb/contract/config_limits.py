@@ -85,6 +85,10 @@ class ReadLimits(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
+    undo_max_bytes: int = Field(default=64_000_000, ge=0)
+    """Most bytes of "before" content one task keeps (under ``home``) so it can be undone;
+    a file beyond it is "too large to keep": undo names it instead of restoring it."""
+
     read_file_max_scan_bytes: int = Field(default=256_000_000, ge=1024)
     """Most bytes of one file ``read_file`` reads through (to reach an offset, to count the
     lines left); beyond them it says so instead of reading on."""

@@ -1,4 +1,4 @@
-"""The ledger side of the magics: ``%mercury tasks | show ID | continue [ID] | stop ID``,
+"""The ledger side of the magics: ``%mercury tasks | show ID | continue [ID] | stop ID | undo ID``,
 ``%%mercury continue``, refusing a paused task's text, and the crash-recovery pass at
 ``%load_ext``.
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
     from mercury_nb.ledger.access import LedgerHandle
 
 LINE_USAGE = (
-    "usage: %mercury tasks | %mercury show ID | %mercury stop ID | %mercury continue [ID] "
+    "usage: %mercury tasks | %mercury show ID | %mercury stop ID | %mercury undo ID | "
+    "%mercury continue [ID] "
     "[--model M] [--fallback M2]... [--max-steps N] [--workdir DIR] [--api-base URL] [--yes]"
 )
 TASKS_SHOWN = 50
@@ -95,6 +96,10 @@ def line_command(magics: MagicsHost, line: str) -> Any:
             if len(rest) != 1:
                 raise UsageError(f"%mercury stop needs one task id\n{LINE_USAGE}")
             return _stop(magics, rest[0])
+        case "undo":
+            if len(rest) != 1:
+                raise UsageError(f"%mercury undo needs one task id\n{LINE_USAGE}")
+            return _undo(magics, rest[0])
         case "continue" | "resume":
             task_id = rest[0] if rest and not rest[0].startswith("-") else None
             flags = rest[1:] if task_id else rest
@@ -149,6 +154,17 @@ def _stop(magics: MagicsHost, task_id: str) -> None:
     if reply.kind != "requested":
         raise UsageError(reply.message)
     print(reply.message)
+
+
+def _undo(magics: MagicsHost, task_id: str) -> None:
+    """``%mercury undo ID``: the task's file changes taken back (a file changed since is left
+    and named); an unknown or running task is a usage error naming why."""
+    from mercury_nb import runs
+
+    report = runs.undo(task_id, magics._config(_flags(magics, "")))
+    if isinstance(report, runs.Refusal):
+        raise UsageError(report.message)
+    print(report.text())
 
 
 def _continue(magics: MagicsHost, task_id: str | None, flags: list[str]) -> Any:

@@ -8,6 +8,7 @@ package; it sits above the agent loop and the ledger and below the front ends::
     run = await runs.start("task", cfg, sink=...)         # a request built for you
     run = await runs.continue_task(task_id, cfg)          # resume from the checkpoint
     reply = runs.request_stop(task_id)                    # from any process
+    report = runs.undo(task_id, cfg)                      # take back its file changes
     async for event in runs.watch(task_id, after=0): ...  # typed events, any process
     live = runs.fold_live(live, event)                    # what it is doing now
     runs.list_tasks(); runs.task_detail(task_id)
@@ -30,6 +31,7 @@ from mercury_nb.runs.resolve import ResolvedRun, resolve
 from mercury_nb.runs.runner import Runner, continue_task, run_task, runner, start, submit
 from mercury_nb.runs.settings import plan
 from mercury_nb.runs.stopping import StopReply, request_stop
+from mercury_nb.runs.undoing import UndoReport, undo
 from mercury_nb.runs.watching import (
     TaskDetail,
     list_tasks,
@@ -53,6 +55,7 @@ __all__ = [
     "Runner",
     "StopReply",
     "TaskDetail",
+    "UndoReport",
     "continue_request",
     "continue_task",
     "fold_live",
@@ -70,5 +73,6 @@ __all__ = [
     "start",
     "submit",
     "task_detail",
+    "undo",
     "watch",
 ]

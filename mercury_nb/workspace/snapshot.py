@@ -23,7 +23,10 @@ from mercury_nb.workspace.file_state import (
 __all__ = ["FileState", "Snapshot", "read_state", "state_from_bytes", "take_snapshot"]
 
 SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".ipynb_checkpoints", ".venv",
-                          "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+                          "venv", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                          ".mercury-undo"})
+"""Folders the summary never enters; ``.mercury-undo`` is undo's own store under
+``MERCURY_HOME`` (written at a task's end, also when that home lies inside the workspace)."""
 SKIPPED_SUFFIXES = (".pyc", "ledger.sqlite3", "ledger.sqlite3-wal", "ledger.sqlite3-shm",
                     "ledger.sqlite3-journal")
 """File name endings the summary ignores: bytecode, and mercury's own work ledger (which is

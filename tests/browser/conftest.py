@@ -102,6 +102,8 @@ SCRIPTED_CONFIG = (
     "panel_scripts.register_all()\n"
     "import review_scripts\n"
     "review_scripts.register_all()\n"
+    "import undo_scripts\n"
+    "undo_scripts.register_all()\n"
 )
 """The test scripts every ``lab`` test names (``scripted/panel-...``, ``scripted/review-...``)."""
 

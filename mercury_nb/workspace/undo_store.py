@@ -1,0 +1,190 @@
+"""What undo needs of a task, kept under ``home``: changed files' states and "before" bytes.
+
+At the end of a task (and of each resumed run) :func:`keep_task_states` records, for every
+file the change summary names, the hash before the task, the hash at its end, and the
+"before" content itself in a content store (``home/.mercury-undo/blobs/<sha256>``), bounded by
+``undo_max_bytes``. The "before" bytes come from the start snapshot's kept text (checked
+against its hash, so a lossy decode is never restored) or, in a git workspace, from the
+baseline commit. A file whose bytes cannot be kept is recorded with the reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from mercury_nb.contract.undo_plan import TOO_LARGE
+from mercury_nb.workspace import git_state
+from mercury_nb.workspace.atomic import atomic_write_bytes
+from mercury_nb.workspace.changes import ChangeReport
+from mercury_nb.workspace.file_state import DEFAULT_MAX_HASH_BYTES, read_state
+from mercury_nb.workspace.snapshot import FileState, Snapshot
+
+NOT_KEPT_BINARY = "binary, not kept outside git"
+NOT_KEPT_UNREAD = "not kept (it could not be read as it was)"
+_VERSION = 1
+
+
+@dataclass(frozen=True)
+class KeptFile:
+    """One changed file as undo knows it (hashes; None: absent)."""
+
+    before: str | None
+    end: str | None
+    unkept: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskStates:
+    """The files one task changed, below ``root``."""
+
+    root: str
+    files: dict[str, KeptFile]
+
+
+UNDO_DIR = ".mercury-undo"
+"""The store's folder under ``home`` (the change summary skips a folder of this name)."""
+
+
+def undo_dir(home: Path | str) -> Path:
+    return Path(home) / UNDO_DIR
+
+
+def put_blob(home: Path | str, data: bytes) -> str:
+    """Keep ``data`` in the content store; returns its sha256."""
+    sha = hashlib.sha256(data).hexdigest()
+    path = undo_dir(home) / "blobs" / sha
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        atomic_write_bytes(path, data)
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o600)  # a copy of workspace content: the owner's only
+    return sha
+
+
+def get_blob(home: Path | str, sha: str) -> bytes | None:
+    """The kept bytes with this sha256, or None (missing, or not matching any more)."""
+    try:
+        data = (undo_dir(home) / "blobs" / sha).read_bytes()
+    except (OSError, ValueError):
+        return None
+    return data if hashlib.sha256(data).hexdigest() == sha else None
+
+
+def save_states(home: Path | str, task_id: str, states: TaskStates) -> None:
+    files = {p: {"before": f.before, "end": f.end, "unkept": f.unkept}
+             for p, f in states.files.items()}
+    text = json.dumps({"version": _VERSION, "root": states.root, "files": files})
+    path = undo_dir(home) / "tasks" / f"{task_id}.json"
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def load_states(home: Path | str, task_id: str) -> TaskStates | None:
+    """The states kept for ``task_id``, or None when it kept none (or they are unreadable)."""
+    try:
+        data = json.loads((undo_dir(home) / "tasks" / f"{task_id}.json").read_text("utf-8"))
+        files = {p: KeptFile(f["before"], f["end"], f["unkept"]) for p, f in data["files"].items()}
+        return TaskStates(str(data["root"]), files)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def current_hash(root: Path, path: str, max_hash_bytes: int = DEFAULT_MAX_HASH_BYTES
+                 ) -> str | None:
+    """The hash of ``path`` (below ``root``) on disk now; None when absent."""
+    state = read_state(root / path, root=root, max_file_bytes=1024,
+                       max_hash_bytes=max_hash_bytes)
+    return None if state is None else state.sha256
+
+
+def keep_task_states(snapshot: Snapshot, report: ChangeReport, home: Path | str,
+                     task_id: str, max_bytes: int) -> TaskStates:
+    """Record what undo needs of the files ``report`` names (merged with what an earlier run
+    of the same task kept: the first "before" stays). Returns what was saved."""
+    root = Path(snapshot.root)
+    earlier = load_states(home, task_id)
+    files = dict(earlier.files) if earlier is not None else {}
+    befores = _before_states(snapshot, [c.path for c in report.changes if c.path not in files])
+    left = max_bytes - sum(_kept_size(home, f) for f in files.values())
+    for change in report.changes:
+        end = current_hash(root, change.path, snapshot.max_hash_bytes)
+        if change.path in files:
+            files[change.path] = KeptFile(files[change.path].before, end,
+                                          files[change.path].unkept)
+            continue
+        state, data = befores.get(change.path, (None, None))
+        if state is None:
+            files[change.path] = KeptFile(None, end)
+            continue
+        unkept = _why_unkept(state, data, left)
+        if unkept is None and data is not None:
+            put_blob(home, data)
+            left -= len(data)
+        files[change.path] = KeptFile(state.sha256, end, unkept)
+    states = TaskStates(str(root), files)
+    save_states(home, task_id, states)
+    return states
+
+
+def _why_unkept(state: FileState, data: bytes | None, left: int) -> str | None:
+    if state.size > left:
+        return TOO_LARGE
+    if data is None:
+        return NOT_KEPT_BINARY if state.binary else NOT_KEPT_UNREAD
+    return None
+
+
+def _kept_size(home: Path | str, file: KeptFile) -> int:
+    if file.before is None or file.unkept is not None:
+        return 0
+    with contextlib.suppress(OSError):
+        return (undo_dir(home) / "blobs" / file.before).stat().st_size
+    return 0
+
+
+def _before_states(snapshot: Snapshot, paths: list[str]
+                   ) -> dict[str, tuple[FileState | None, bytes | None]]:
+    """Each path's state before the task and its exact bytes when known."""
+    found: dict[str, tuple[FileState | None, bytes | None]] = {}
+    if snapshot.git is None:
+        for path in paths:
+            state = snapshot.files.get(path)
+            found[path] = (state, _exact(state))
+        return found
+    baseline = snapshot.git
+    repo = baseline.repo()
+    clean = [repo.prefix + p for p in paths if repo.prefix + p not in baseline.dirty]
+    try:
+        blobs = git_state.read_blobs(repo, baseline.head, clean)
+    except git_state.GitError:
+        blobs = {}
+    for path in paths:
+        full = repo.prefix + path
+        if full in baseline.dirty:
+            dirty = baseline.dirty[full]
+            found[path] = (dirty, _exact(dirty))
+            continue
+        blob = blobs.get(full)
+        if blob is None:
+            found[path] = (None, None) if full in blobs else (_unknown(), None)
+        else:
+            found[path] = (FileState(len(blob), hashlib.sha256(blob).hexdigest()), blob)
+    return found
+
+
+def _unknown() -> FileState:
+    """A file that existed before but whose state git could not give."""
+    return FileState(size=0, sha256="unknown")
+
+
+def _exact(state: FileState | None) -> bytes | None:
+    """The state's kept text as bytes, when they hash to the state's own hash."""
+    if state is None or state.text is None:
+        return None
+    data = state.text.encode("utf-8", "surrogateescape")
+    return data if hashlib.sha256(data).hexdigest() == state.sha256 else None

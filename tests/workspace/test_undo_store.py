@@ -1,0 +1,117 @@
+"""What a task keeps for undo, and applying a plan with a compare-and-swap per file."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.undo_plan import TOO_LARGE, FileStates, Ran, plan_undo
+from mercury_nb.workspace.changes import measure_changes
+from mercury_nb.workspace.snapshot import take_snapshot
+from mercury_nb.workspace.undo_apply import NOT_IN_STORE, apply_plan
+from mercury_nb.workspace.undo_store import (
+    NOT_KEPT_BINARY,
+    TaskStates,
+    current_hash,
+    keep_task_states,
+    load_states,
+    undo_dir,
+)
+
+BINARY = b"\x00\x01\x02binary\xff"
+
+
+def _kept(root: Path, home: Path, change: object, max_bytes: int = 1_000_000) -> TaskStates:
+    """Snapshot ``root``, run ``change`` on it, keep the states as a task's end does."""
+    snapshot = take_snapshot(root, MercuryConfig(workdir=root))
+    change(root)  # type: ignore[operator]
+    return keep_task_states(snapshot, measure_changes(snapshot, root), home, "t1", max_bytes)
+
+
+def _edit(root: Path) -> None:
+    (root / "a.txt").write_text("task\n")
+    (root / "big.txt").write_text("y" * 3000)
+    (root / "pic.bin").write_bytes(BINARY + b"more")
+    (root / "new.txt").write_text("new\n")
+
+
+def _workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("before\n")
+    (root / "big.txt").write_text("x" * 3000)
+    (root / "pic.bin").write_bytes(BINARY)
+    return root
+
+
+def test_content_mode_keeps_text_within_the_budget_and_says_why_not(tmp_path: Path) -> None:
+    root, home = _workspace(tmp_path), tmp_path / "home"
+    states = _kept(root, home, _edit, max_bytes=1000)
+    files = states.files
+    assert files["a.txt"].unkept is None and files["new.txt"].before is None
+    assert files["big.txt"].unkept == TOO_LARGE
+    assert files["pic.bin"].unkept == NOT_KEPT_BINARY
+    assert load_states(home, "t1") == states
+    assert files["a.txt"].end == current_hash(root, "a.txt")
+
+
+def test_git_mode_keeps_binary_files_from_the_baseline(tmp_path: Path) -> None:
+    root, home = _workspace(tmp_path), tmp_path / "home"
+    for args in (["init", "-q"], ["add", "."],
+                 ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "s"]):
+        subprocess.run(["git", *args], cwd=root, check=True)
+    states = _kept(root, home, _edit)
+    assert states.files["pic.bin"].unkept is None
+    plan = plan_undo(tuple(FileStates(p, f.before, f.end, current_hash(root, p), f.unkept)
+                           for p, f in states.files.items()), Ran())
+    done = apply_plan(plan, root, home)
+    assert sorted(done.restored) == ["a.txt", "big.txt", "new.txt", "pic.bin"]
+    assert (root / "pic.bin").read_bytes() == BINARY and not (root / "new.txt").exists()
+
+
+def test_a_file_changed_between_plan_and_write_is_left_and_named(tmp_path: Path) -> None:
+    root, home = _workspace(tmp_path), tmp_path / "home"
+    states = _kept(root, home, _edit)
+    plan = plan_undo(tuple(FileStates(p, f.before, f.end, current_hash(root, p), f.unkept)
+                           for p, f in states.files.items()), Ran())
+    (root / "a.txt").write_text("the user, meanwhile\n")  # after the plan, before the write
+    done = apply_plan(plan, root, home)
+    assert ("a.txt", "left as is: a.txt changed after the task (yours?)") in done.left
+    assert (root / "a.txt").read_text() == "the user, meanwhile\n"
+    assert "a.txt" not in done.restored and "new.txt" in done.restored
+
+
+def test_a_blob_gone_from_the_store_is_named(tmp_path: Path) -> None:
+    root, home = _workspace(tmp_path), tmp_path / "home"
+    states = _kept(root, home, _edit)
+    for blob in (undo_dir(home) / "blobs").iterdir():
+        blob.unlink()
+    a = states.files["a.txt"]
+    plan = plan_undo((FileStates("a.txt", a.before, a.end, a.end, a.unkept),), Ran())
+    done = apply_plan(plan, root, home)
+    assert done.left == [("a.txt", NOT_IN_STORE.format(path="a.txt"))]
+    assert (root / "a.txt").read_text() == "task\n"
+
+
+def test_a_resumed_run_keeps_the_first_before(tmp_path: Path) -> None:
+    root, home = _workspace(tmp_path), tmp_path / "home"
+    first = _kept(root, home, _edit)
+
+    def again(folder: Path) -> None:
+        (folder / "a.txt").write_text("second run\n")
+
+    second = _kept(root, home, again)  # a later run's snapshot starts from the task's edits
+    assert second.files["a.txt"].before == first.files["a.txt"].before
+    assert second.files["a.txt"].end == current_hash(root, "a.txt")
+    assert set(second.files) >= set(first.files)
+
+
+def test_the_store_inside_the_workspace_is_never_a_change(tmp_path: Path) -> None:
+    root = _workspace(tmp_path)
+    snapshot = take_snapshot(root, MercuryConfig(workdir=root))
+    _edit(root)
+    keep_task_states(snapshot, measure_changes(snapshot, root), root / "home", "t1", 10**6)
+    assert any((root / "home").rglob("*"))  # the store was written inside the workspace
+    paths = [change.path for change in measure_changes(snapshot, root).changes]
+    assert paths == ["a.txt", "big.txt", "new.txt", "pic.bin"]
