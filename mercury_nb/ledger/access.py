@@ -89,8 +89,11 @@ def startup(home: Path | str, *, keep_finished: int | None = None,
         ledger = handle.ledger
         handle.flush()
         recovered = tuple(ledger.recover_interrupted())
-        if keep_finished is not None and keep_days is not None:
-            ledger.prune(keep_finished, keep_days)
+        if (keep_finished is not None and keep_days is not None
+                and ledger.prune(keep_finished, keep_days)):
+            from mercury_nb.workspace.undo_store import prune_store
+
+            prune_store(home, ledger.known_ids, ledger.clock())  # undo's copies too
     except Exception as error:
         text = LEDGER_UNAVAILABLE.format(path=ledger_path(home),
                                          error=f"{type(error).__name__}: {error}")

@@ -114,3 +114,17 @@ class LedgerReads:
         """SQLite's ``PRAGMA integrity_check`` answer (``"ok"`` when sound)."""
         rows = self._guarded(lambda conn: conn.execute("PRAGMA integrity_check").fetchall())
         return "\n".join(str(row[0]) for row in rows)
+
+    def known_ids(self, ids: Sequence[str]) -> set[str]:
+        """Which of ``ids`` name a task in the ledger (asked in chunks of 500)."""
+
+        def read(conn: sqlite3.Connection) -> set[str]:
+            found: set[str] = set()
+            for start in range(0, len(ids), 500):
+                chunk = list(ids[start:start + 500])
+                marks = ", ".join("?" for _ in chunk)
+                found.update(row[0] for row in conn.execute(
+                    f"SELECT id FROM tasks WHERE id IN ({marks})", chunk))
+            return found
+
+        return self._guarded(read)

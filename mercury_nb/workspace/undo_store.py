@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,3 +189,30 @@ def _exact(state: FileState | None) -> bytes | None:
         return None
     data = state.text.encode("utf-8", "surrogateescape")
     return data if hashlib.sha256(data).hexdigest() == state.sha256 else None
+
+
+def prune_store(home: Path | str, known: Callable[[list[str]], Iterable[str]], now: float,
+                min_age_s: float = 3600.0) -> int:
+    """Drop what the ledger no longer knows: the index of each task ``known`` does not name,
+    then every blob no index refers to and older than ``min_age_s`` (a task that has just
+    kept a blob writes its index a moment later). Returns how many files went."""
+    tasks = undo_dir(home) / "tasks"
+    try:
+        indexed = sorted(path.stem for path in tasks.glob("*.json"))
+    except OSError:
+        return 0
+    alive = set(known(indexed))
+    gone = 0
+    for task_id in indexed:
+        if task_id not in alive:
+            with contextlib.suppress(OSError):
+                (tasks / f"{task_id}.json").unlink()
+                gone += 1
+    used = {file.before for task_id in alive if (states := load_states(home, task_id))
+            for file in states.files.values() if file.before}
+    for blob in (undo_dir(home) / "blobs").glob("*"):
+        with contextlib.suppress(OSError):
+            if blob.name not in used and now - blob.stat().st_mtime >= min_age_s:
+                blob.unlink()
+                gone += 1
+    return gone

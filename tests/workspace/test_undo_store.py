@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -12,10 +13,15 @@ from mercury_nb.workspace.snapshot import take_snapshot
 from mercury_nb.workspace.undo_apply import NOT_IN_STORE, apply_plan
 from mercury_nb.workspace.undo_store import (
     NOT_KEPT_BINARY,
+    KeptFile,
     TaskStates,
     current_hash,
+    get_blob,
     keep_task_states,
     load_states,
+    prune_store,
+    put_blob,
+    save_states,
     undo_dir,
 )
 
@@ -115,3 +121,24 @@ def test_the_store_inside_the_workspace_is_never_a_change(tmp_path: Path) -> Non
     assert any((root / "home").rglob("*"))  # the store was written inside the workspace
     paths = [change.path for change in measure_changes(snapshot, root).changes]
     assert paths == ["a.txt", "big.txt", "new.txt", "pic.bin"]
+
+
+def test_pruning_drops_what_the_ledger_forgot_and_keeps_what_it_knows(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    kept_blob = put_blob(home, b"before of a task the ledger keeps")
+    old_blob = put_blob(home, b"before of a pruned task")
+    young_blob = put_blob(home, b"kept a moment ago by a task still ending")
+    save_states(home, "alive", TaskStates("/ws", {"a.txt": KeptFile(kept_blob, "e1")}))
+    save_states(home, "pruned", TaskStates("/ws", {"b.txt": KeptFile(old_blob, "e2")}))
+    blobs = home / ".mercury-undo" / "blobs"
+    hour_ago = blobs.joinpath(old_blob).stat().st_mtime - 7200
+    for sha in (kept_blob, old_blob):
+        os.utime(blobs / sha, (hour_ago, hour_ago))
+    now = blobs.joinpath(young_blob).stat().st_mtime + 1
+
+    gone = prune_store(home, lambda ids: {i for i in ids if i == "alive"}, now)
+
+    assert gone == 2  # the pruned task's index and its blob
+    assert load_states(home, "pruned") is None and load_states(home, "alive") is not None
+    assert get_blob(home, old_blob) is None
+    assert get_blob(home, kept_blob) is not None and get_blob(home, young_blob) is not None
