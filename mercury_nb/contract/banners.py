@@ -129,6 +129,8 @@ def change_summary_lines(changes: Sequence[FileChange]) -> list[str]:
 
 NOTEBOOK_VERIFIED = "✓ Verified: {path} ran top to bottom in a fresh kernel"
 """The evidence line of a notebook whose every cell ran without error after the last change."""
+KERNEL_VERIFIED = "✓ Verified: {cells} ran in your kernel (not re-run from a fresh kernel)"
+"""The evidence line of changed cells that then ran without error in the user's kernel."""
 
 
 def evidence_line(evidence: Verified | ReadBack) -> str:
@@ -137,6 +139,8 @@ def evidence_line(evidence: Verified | ReadBack) -> str:
     match evidence:
         case Verified(check=check) if check.kind == "notebook" and check.path:
             return NOTEBOOK_VERIFIED.format(path=one_line(check.path))
+        case Verified(check=check) if check.kind == "kernel":
+            return KERNEL_VERIFIED.format(cells=one_line(check.command))
         case Verified(check=check):
             return f"✓ Verified: {one_line(check.command)} ✓"
         case ReadBack(paths=paths):

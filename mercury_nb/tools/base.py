@@ -55,6 +55,15 @@ class ToolResult:
     cell_error: str = ""
     """For run_cells: the failing cell and its error's last line (``cell 6: ZeroDivisionError:
     division by zero``), what the gate's blocker names; empty when every cell ran."""
+    kernel_run: str | None = None
+    """For run_cells_in_kernel: the notebook whose cells ran in the user's kernel."""
+    kernel_cells: tuple[str, ...] = ()
+    """For run_cells_in_kernel: the ids of the cells that ran (the failing one included)."""
+    kernel_numbers: tuple[int, ...] = ()
+    """For run_cells_in_kernel: those cells' 1-based places in the notebook."""
+    changed_cells: tuple[str, ...] = ()
+    """For the notebook cell tools: the ids of the cells this call wrote (its notebook is its
+    one changed path); the gate asks that each of them ran after the last change."""
 
 
 @dataclass

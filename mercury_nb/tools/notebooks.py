@@ -141,6 +141,12 @@ def save_notebook(ws: Workspace, path: Path, notebook: NotebookNode, shown: str)
         raise refuse_unreadable(error, shown) from error
 
 
+def _ids(cell: NotebookNode) -> tuple[str, ...]:
+    """The cell's id, for the gate (none before nbformat 4.5)."""
+    cell_id = cell.get("id")
+    return (str(cell_id),) if cell_id else ()
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
@@ -228,7 +234,7 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
         note = "; its outputs were cleared"
     save_notebook(ws, path, notebook, rel)
     content = f"edited cell {args.index} ({cell.cell_type}) of {rel}{note}{conversion_note(older)}"
-    return ToolResult(ok=True, content=content, changed_paths=(rel,))
+    return ToolResult(ok=True, content=content, changed_paths=(rel,), changed_cells=_ids(cell))
 
 
 def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
@@ -262,7 +268,7 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
         f"{verb} {rel}: a {args.cell_type} cell at index {index} "
         f"(now {_cells(len(notebook.cells))}){conversion_note(older)}"
     )
-    return ToolResult(ok=True, content=content, changed_paths=(rel,))
+    return ToolResult(ok=True, content=content, changed_paths=(rel,), changed_cells=_ids(cell))
 
 
 NOTEBOOK_TOOLS: tuple[FunctionTool[Any], ...] = (

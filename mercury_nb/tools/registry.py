@@ -96,12 +96,13 @@ def default_registry(*, kernel: bool = False) -> ToolRegistry:
     from mercury_nb.tools.delegate import DELEGATE_TASK_TOOL
     from mercury_nb.tools.files import FILE_TOOLS
     from mercury_nb.tools.finishing import FINISH_TOOL
+    from mercury_nb.tools.kernel_cells import RUN_CELLS_IN_KERNEL_TOOL
     from mercury_nb.tools.kernel_tools import KERNEL_TOOLS
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
     return ToolRegistry(
         [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, RUN_CELLS_TOOL,
-         *(KERNEL_TOOLS if kernel else ()),
+         *((*KERNEL_TOOLS, RUN_CELLS_IN_KERNEL_TOOL) if kernel else ()),
          ASK_USER_TOOL, DELEGATE_TASK_TOOL, FINISH_TOOL]
     )
 

@@ -71,6 +71,7 @@ async def test_edit_code_cell_clears_outputs_and_stays_valid(
         ok=True,
         content="edited cell 1 (code) of analysis.ipynb; its outputs were cleared",
         changed_paths=("analysis.ipynb",),
+        changed_cells=(valid_cells(nb_path)[1]["id"],),  # the gate asks that this cell ran
     )
     cell = valid_cells(nb_path)[1]
     assert (cell.source, cell.outputs, cell.execution_count) == ("x = 2", [], None)
