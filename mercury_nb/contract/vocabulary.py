@@ -43,6 +43,7 @@ MUTATING_TOOLS: tuple[str, ...] = (
     "run_command",
     "edit_notebook_cell",
     "insert_notebook_cell",
+    "delete_notebook_cell",
     "run_in_kernel",
     "run_cells",
     "run_cells_in_kernel",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
@@ -85,6 +85,9 @@ class ToolContext:
     """Told when a command starts (True) and when it has finished, however it ended."""
     asked: str | None = None
     """ask_user's answer once it was asked (it is asked at most once per task)."""
+    cell_hashes: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(notebook, cell id) -> the hash of the cell's source as the agent last read or wrote it:
+    an edit or delete of a cell that changed since is refused (compare-and-swap)."""
     process_scope: str | None = None
     """The task whose processes run_command's children belong to: whatever a command leaves
     running is killed when that task ends (:func:`mercury_nb.tools.processes.kill_scope`),
