@@ -76,6 +76,10 @@ export interface ICellChange {
   source_more?: number;
   outputs?: string;
   metadata_changed?: boolean;
+  /** The cell's id after the change (empty: none, or removed). */
+  cell_id?: string;
+  /** The task that wrote the cell (its metadata.mercury.task), empty when not the agent. */
+  task?: string;
 }
 
 export interface INotebookDiff {

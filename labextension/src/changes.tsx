@@ -13,6 +13,70 @@ import { oneLine, shownName } from './untrusted';
 export interface IFileOpener {
   /** Opens (or shows) the file at `path`, relative to the server root, in Lab. */
   open: (path: string) => void;
+  /** Opens the notebook at `path` and scrolls to the cell with id `cellId`, made active. */
+  openCell?: (path: string, cellId: string) => void;
+}
+
+/** One cell a task wrote: its notebook (as the change lists it) and its id. */
+export interface IWrittenCell {
+  path: string;
+  cellId: string;
+}
+
+/** The cells `taskId` wrote (added or changed, with its provenance), in the changes' order. */
+export function writtenCells(changes: IFileChange[], taskId: string): IWrittenCell[] {
+  const cells: IWrittenCell[] = [];
+  for (const change of changes) {
+    for (const cell of change.notebook?.cells ?? []) {
+      if (cell.kind !== 'removed' && cell.cell_id && cell.task === taskId) {
+        cells.push({ path: change.path, cellId: cell.cell_id });
+      }
+    }
+  }
+  return cells;
+}
+
+/** Links to the cells the task wrote: "cell <id> in analysis.ipynb" opens it there. */
+export function WrittenCells(props: {
+  changes: IFileChange[];
+  taskId: string;
+  workspace: string;
+  root: string | null;
+  files?: IFileOpener;
+}): JSX.Element | null {
+  const { files } = props;
+  const cells = writtenCells(props.changes, props.taskId);
+  if (cells.length === 0) {
+    return null;
+  }
+  return (
+    <section>
+      <h3>Cells it wrote</h3>
+      <ul className="jp-mercury-written-cells">
+        {cells.map(cell => {
+          const label = `cell ${oneLine(cell.cellId)} in ${shownName(cell.path)}`;
+          const path =
+            props.root === null ? null : labPath(props.root, props.workspace, cell.path);
+          const openCell = files?.openCell;
+          return (
+            <li key={`${cell.path}#${cell.cellId}`}>
+              {path === null || !openCell ? (
+                <span>{label}</span>
+              ) : (
+                <button
+                  className="jp-mercury-link jp-mercury-written-cell"
+                  title={`Open ${path} at this cell`}
+                  onClick={() => openCell(path, cell.cellId)}
+                >
+                  {label}
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
 }
 
 /** A line of code or diff as shown: tabs as spaces, every other control escaped. */

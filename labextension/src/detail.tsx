@@ -5,7 +5,7 @@
 import React from 'react';
 
 import { ITaskDetail, ITaskSummary } from './api';
-import { ChangedFiles, IFileOpener } from './changes';
+import { ChangedFiles, IFileOpener, WrittenCells } from './changes';
 import { STATUS_COLOURS, StatusChip, stepsText } from './common';
 import { eventWords } from './events';
 import { UndoButton, UndoResult, undoable, useUndo } from './undo';
@@ -159,6 +159,13 @@ export function Detail(props: {
           </ul>
         </section>
       )}
+      <WrittenCells
+        changes={detail.changes}
+        taskId={task.id}
+        workspace={task.workspace}
+        root={props.root ?? null}
+        files={props.files}
+      />
       {detail.changes.length > 0 && (
         <ChangedFiles
           changes={detail.changes}

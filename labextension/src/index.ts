@@ -14,6 +14,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 
 import mercurySvg from '../style/icons/mercury.svg';
 import { listModels, taskDetail, watchEvents } from './api';
+import { revealCell } from './cells';
 import { MercuryPanel } from './panel';
 import { reloadChanged } from './reload';
 
@@ -36,7 +37,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
   ) => {
     const panel = new MercuryPanel(
       { currentFolder: () => (browser ? browser.model.path : '') },
-      { open: path => void docs.openOrReveal(path) }
+      {
+        open: path => void docs.openOrReveal(path),
+        openCell: (path, cellId) => void revealCell(docs, path, cellId)
+      }
     );
     // Whether or not the panel is open: when any task finishes, reload the open documents
     // it changed (or ask, when they have unsaved edits).

@@ -80,7 +80,10 @@ def restore_session(data: dict[str, Any], config: MercuryConfig) -> TaskSession:
     session.messages = list(data["messages"])
     session.tool_log = [
         ToolLogEntry(**{**e, "changed_paths": tuple(e.get("changed_paths", ())),
-                        "read_paths": tuple(e.get("read_paths", ()))})
+                        "read_paths": tuple(e.get("read_paths", ())),
+                        "kernel_cells": tuple(e.get("kernel_cells", ())),
+                        "kernel_numbers": tuple(e.get("kernel_numbers", ())),
+                        "changed_cells": tuple(e.get("changed_cells", ()))})
         for e in data["tool_log"]
     ]
     session.steps_total = int(data["steps_total"])

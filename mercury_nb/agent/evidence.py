@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, assert_never
 
 from mercury_nb.agent.events import ToolFinished, ToolStarted
+from mercury_nb.agent.kernel_evidence import edited_cells, kernel_runs
 from mercury_nb.agent.loop_parts import LoopParts
 from mercury_nb.agent.notebook_process import run_notebook_check
 from mercury_nb.agent.session import ReadBackEntry, TaskSession, ToolLogEntry
@@ -27,6 +28,7 @@ from mercury_nb.agent.turn_report import (
 )
 from mercury_nb.contract.endings import Blocker
 from mercury_nb.contract.gate.file_kinds import only_non_code
+from mercury_nb.contract.gate.kernel_cells import covered_notebooks, notebook_evidence
 from mercury_nb.contract.gate.run_evidence import run_answer
 from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.task_requirements import TaskRequirements
@@ -134,6 +136,10 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
     evidence = judge_evidence(
         records, session.last_mutation_seq, notebooks_changed=notebooks, runs=requirements.runs,
     )
+    if notebooks:  # the changed cells that ran in the user's kernel count too
+        changed = tuple(c.path for c in changes.changes if c.path.lower().endswith(".ipynb"))
+        evidence = notebook_evidence(evidence, kernel_runs(session),
+                                     edited_cells(session, changed), session.last_mutation_seq)
     run = run_answer(records, session.last_mutation_seq, requirements, paths)
     read_back_ok = all(entry.ok for entry in session.read_backs)
     deleted = tuple(c.path for c in changes.changes if c.kind == "deleted")
@@ -197,8 +203,9 @@ def missing_files(root: Path, paths: tuple[str, ...]) -> tuple[str, ...]:
 
 async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> None:
     """Execute changed notebooks unless one already ran after the last change: the end-of-task
-    check ran, or run_cells ran every cell of that notebook (its run may be the last change
-    itself: what it wrote is its own outputs)."""
+    check ran, run_cells ran every cell of that notebook (its run may be the last change
+    itself: what it wrote is its own outputs), or every cell the agent changed in it ran
+    without error in the user's kernel (then it is not re-run from a fresh kernel)."""
     session = loop.session
     last = session.last_mutation_seq
     if any(e.name == "notebook_check" and (last is None or e.seq > last)
@@ -207,6 +214,8 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
     whole = {e.notebook_run for e in session.tool_log
              if e.name != "notebook_check" and e.notebook_ran and not e.cells_run
              and (last is None or e.seq >= last)}
+    changed = tuple(c.path for c in report.changes if c.path.lower().endswith(".ipynb"))
+    whole |= covered_notebooks(kernel_runs(session), edited_cells(session, changed), last)
     for change in report.changes:
         if change.kind == "deleted" or not change.path.lower().endswith(".ipynb"):
             continue

@@ -33,6 +33,14 @@ class ToolLogEntry:
     """For run_cells: the cells chosen when not every cell (``2–4``)."""
     cell_error: str = ""
     """The failing cell of a notebook run and its error's last line."""
+    kernel_run: str | None = None
+    """For run_cells_in_kernel: the notebook whose cells ran in the user's kernel."""
+    kernel_cells: tuple[str, ...] = ()
+    """For run_cells_in_kernel: the ids of the cells that ran."""
+    kernel_numbers: tuple[int, ...] = ()
+    """For run_cells_in_kernel: those cells' 1-based places in the notebook."""
+    changed_cells: tuple[str, ...] = ()
+    """For the notebook cell tools: the ids of the cells the call wrote."""
 
     @property
     def notebook_ran(self) -> bool:

@@ -105,6 +105,10 @@ async def run_tool_calls(
                 notebook_run=result.notebook_run,
                 cells_run=result.cells_run,
                 cell_error=result.cell_error,
+                kernel_run=result.kernel_run,
+                kernel_cells=result.kernel_cells,
+                kernel_numbers=result.kernel_numbers,
+                changed_cells=result.changed_cells,
             )
         )
         on_event(ToolFinished(step=step, name=call.name, ok=result.ok, summary=summary))

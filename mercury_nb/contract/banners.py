@@ -129,14 +129,17 @@ def change_summary_lines(changes: Sequence[FileChange]) -> list[str]:
 
 NOTEBOOK_VERIFIED = "✓ Verified: {path} ran top to bottom in a fresh kernel"
 """The evidence line of a notebook whose every cell ran without error after the last change."""
+KERNEL_VERIFIED = "✓ Verified: {cells} ran in your kernel (not re-run from a fresh kernel)"
 
 
 def evidence_line(evidence: Verified | ReadBack) -> str:
-    """``✓ Verified: <cmd> ✓``, a notebook that ran top to bottom in a fresh kernel, or the
-    read-back of non-code files."""
+    """``✓ Verified: <cmd> ✓``, a notebook's fresh run, its cells' run in the user's kernel, or
+    the read-back of non-code files."""
     match evidence:
         case Verified(check=check) if check.kind == "notebook" and check.path:
             return NOTEBOOK_VERIFIED.format(path=one_line(check.path))
+        case Verified(check=check) if check.kind == "kernel":
+            return KERNEL_VERIFIED.format(cells=one_line(check.command))
         case Verified(check=check):
             return f"✓ Verified: {one_line(check.command)} ✓"
         case ReadBack(paths=paths):

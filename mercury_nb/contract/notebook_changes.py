@@ -37,6 +37,11 @@ class CellChange(BaseModel):
     """The outputs summarised (``2 outputs: stream, execute_result``), never their data;
     for a modified cell, before and after (``outputs: 1 → 2``); empty when unchanged."""
     metadata_changed: bool = False
+    cell_id: str = ""
+    """The cell's id after the change (empty: none, before nbformat 4.5, or removed)."""
+    task: str = ""
+    """The task that wrote the cell, from its ``metadata.mercury`` (empty: not the agent's):
+    the panel's detail links to the cells its task wrote."""
 
 
 class NotebookDiff(BaseModel):

@@ -43,16 +43,18 @@ MUTATING_TOOLS: tuple[str, ...] = (
     "run_command",
     "edit_notebook_cell",
     "insert_notebook_cell",
+    "delete_notebook_cell",
     "run_in_kernel",
     "run_cells",
+    "run_cells_in_kernel",
 )
 """The tools that change the workspace: the calls a guard round's first step must make (every
 tool is offered there as on every step; the round fails when none of its calls is one of
 these), and the file tools a step's mutation is counted by; ``run_in_kernel`` changes the
-user's kernel, not files ("ran code in your kernel" in the banner); ``run_cells`` writes the
-outputs of the cells it ran into the notebook (the change summary shows them), and its run is
-also the notebook's check: the gate takes a notebook run as evidence even when it is itself
-the last change, since all it wrote is its own outputs."""
+user's kernel, not files ("ran code in your kernel" in the banner), as ``run_cells_in_kernel``
+does; ``run_cells`` writes the outputs of the cells it ran into the notebook (the change
+summary shows them), and its run is also the notebook's check: the gate takes a notebook run as
+evidence even when it is itself the last change, since all it wrote is its own outputs."""
 
 NON_INVESTIGATING_TOOLS: tuple[str, ...] = ("finish", "ask_user", "notebook_check")
 """Non-mutating calls that do not look at the workspace for the model: ending a turn, asking

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
@@ -55,6 +55,15 @@ class ToolResult:
     cell_error: str = ""
     """For run_cells: the failing cell and its error's last line (``cell 6: ZeroDivisionError:
     division by zero``), what the gate's blocker names; empty when every cell ran."""
+    kernel_run: str | None = None
+    """For run_cells_in_kernel: the notebook whose cells ran in the user's kernel."""
+    kernel_cells: tuple[str, ...] = ()
+    """For run_cells_in_kernel: the ids of the cells that ran (the failing one included)."""
+    kernel_numbers: tuple[int, ...] = ()
+    """For run_cells_in_kernel: those cells' 1-based places in the notebook."""
+    changed_cells: tuple[str, ...] = ()
+    """For the notebook cell tools: the ids of the cells this call wrote (its notebook is its
+    one changed path); the gate asks that each of them ran after the last change."""
 
 
 @dataclass
@@ -76,6 +85,9 @@ class ToolContext:
     """Told when a command starts (True) and when it has finished, however it ended."""
     asked: str | None = None
     """ask_user's answer once it was asked (it is asked at most once per task)."""
+    cell_hashes: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(notebook, cell id) -> the hash of the cell's source as the agent last read or wrote it:
+    an edit or delete of a cell that changed since is refused (compare-and-swap)."""
     process_scope: str | None = None
     """The task whose processes run_command's children belong to: whatever a command leaves
     running is killed when that task ends (:func:`mercury_nb.tools.processes.kill_scope`),

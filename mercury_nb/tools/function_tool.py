@@ -37,6 +37,9 @@ class FunctionTool(Generic[ArgsT]):
     brief: str = ""
     """The compact set's description (for small windows); empty: the first sentence of
     ``description``."""
+    compact_set: bool = True
+    """Offered in the compact set too; False: only with the full tool definitions (a tool a
+    small window can do without, such as delete_notebook_cell)."""
     schema: dict[str, Any] = field(init=False, hash=False, compare=False)
     compact_schema: dict[str, Any] = field(init=False, hash=False, compare=False)
 

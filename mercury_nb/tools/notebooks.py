@@ -1,14 +1,15 @@
-"""Notebook tools: read_notebook, edit_notebook_cell, insert_notebook_cell; valid and atomic."""
+"""Notebooks for the tools: read_notebook, and loading and saving them valid and atomically."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -50,49 +51,18 @@ def _writes(notebook: NotebookNode) -> str:
     return str(_nbformat().writes(notebook))
 
 
-def _new_notebook() -> NotebookNode:
+def new_notebook() -> NotebookNode:
     node: NotebookNode = _nbformat().v4.new_notebook()
     return node
 
 
-def _new_cell(cell_type: str, source: str) -> NotebookNode:
+def new_cell(cell_type: str, source: str) -> NotebookNode:
     factory: Callable[[str], NotebookNode] = getattr(_nbformat().v4, f"new_{cell_type}_cell")
     return factory(source)
 
 
 class NotebookArgs(BaseModel):
     path: str = Field(description=_NB_HELP)
-
-
-class EditCellArgs(BaseModel):
-    path: str = Field(description=_NB_HELP)
-    index: int = Field(description="0-based index of the cell to replace the source of.")
-    source: str = Field(description="The cell's new source.")
-
-
-class InsertCellArgs(BaseModel):
-    path: str = Field(description=_NB_HELP)
-    index: int = Field(description="0-based position of the new cell; len(cells) appends.")
-    cell_type: Literal["code", "markdown", "raw"] = Field(description="Kind of cell.")
-    source: str = Field(description="The new cell's source.")
-    after_cell_id: str | None = Field(
-        default=None, description="Put the cell right after the cell with this id instead "
-        "of at index (\"below this cell\").")
-
-
-def mark_provenance(cell: NotebookNode, ctx: ToolContext) -> None:
-    """``metadata.mercury = {"task": id, "step": n}`` on a cell the agent wrote (a task's
-    call only: the context names its task and step)."""
-    if ctx.process_scope is not None and ctx.step is not None:
-        cell.setdefault("metadata", {})["mercury"] = {"task": ctx.process_scope,
-                                                      "step": ctx.step}
-
-
-def _index_after(notebook: NotebookNode, cell_id: str, rel: str) -> int:
-    for position, cell in enumerate(notebook.cells):
-        if cell.get("id") == cell_id:
-            return position + 1
-    raise ToolError(f"no cell with id {cell_id!r} in {rel} (read_notebook shows the cells)")
 
 
 def load_notebook(ws: Workspace, path: Path, shown: str,
@@ -141,12 +111,18 @@ def save_notebook(ws: Workspace, path: Path, notebook: NotebookNode, shown: str)
         raise refuse_unreadable(error, shown) from error
 
 
+def cell_ids(cell: NotebookNode) -> tuple[str, ...]:
+    """The cell's id, for the gate (none before nbformat 4.5)."""
+    cell_id = cell.get("id")
+    return (str(cell_id),) if cell_id else ()
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _cells(count: int) -> str:
+def cells_count(count: int) -> str:
     return f"{count} cell{'' if count == 1 else 's'}"
 
 
@@ -154,7 +130,20 @@ def _clip(text: str, limit: int) -> str:
     return head_tail(text, limit) if len(text) > limit else text
 
 
-def _source(cell: NotebookNode) -> str:
+def source_hash(source: str) -> str:
+    """The hash a cell's source is named by (compare-and-swap): 12 hex digits of its SHA-256."""
+    return hashlib.sha256(source.encode()).hexdigest()[:12]
+
+
+def remember_sources(ctx: ToolContext, rel: str, notebook: NotebookNode) -> None:
+    """Record each cell's source hash as the agent now knows it."""
+    for cell in notebook.cells:
+        if cell.get("id"):
+            ctx.cell_hashes[(rel, str(cell.id))] = source_hash(cell_source(cell))
+
+
+def cell_source(cell: NotebookNode) -> str:
+    """A cell's source as one string."""
     source = cell.get("source", "")
     return "".join(source) if isinstance(source, list) else str(source)
 
@@ -184,15 +173,17 @@ def outputs_text(outputs: Sequence[Mapping[str, Any]]) -> str:
 
 
 def render_notebook(notebook: NotebookNode, shown: str) -> str:
-    """Cells with index, type, source and trimmed outputs, as the model reads them."""
+    """Cells with index, type, id, source and trimmed outputs, as the model reads them."""
     cells = notebook.cells
-    parts = [f"{shown}: {_cells(len(cells))}"]
+    parts = [f"{shown}: {cells_count(len(cells))}"]
     for index, cell in enumerate(cells):
         header = f"--- cell {index} · {cell.cell_type}"
         if cell.cell_type == "code" and cell.get("execution_count") is not None:
             header += f" · [{cell.execution_count}]"
+        if cell.get("id"):
+            header += f" · id {cell.id}"
         parts.append(header + " ---")
-        parts.append(_source(cell) or "(empty)")
+        parts.append(cell_source(cell) or "(empty)")
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
         if outputs:
             parts.append(outputs_text(outputs))
@@ -204,65 +195,10 @@ def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     notebook, _ = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
     content = render_notebook(notebook, ws.rel(path))
+    remember_sources(ctx, ws.rel(path), notebook)
     secrets = known_secrets(ctx.config, os.environ)
     return ToolResult(ok=True, content=head_tail(content, result_budget(ctx), secrets=secrets),
                       read_paths=(ws.rel(path),))
-
-
-def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
-    ws = workspace_of(ctx)
-    path = ws.resolve(args.path)
-    rel = ws.rel(path)
-    notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
-    count = len(notebook.cells)
-    if not 0 <= args.index < count:
-        valid = f"cells 0..{count - 1}" if count else "no cells (use insert_notebook_cell)"
-        raise ToolError(f"cell index {args.index} is out of range: {rel} has {valid}")
-    cell = notebook.cells[args.index]
-    cell.source = args.source
-    mark_provenance(cell, ctx)
-    note = ""
-    if cell.cell_type == "code":
-        cell.outputs = []
-        cell.execution_count = None
-        note = "; its outputs were cleared"
-    save_notebook(ws, path, notebook, rel)
-    content = f"edited cell {args.index} ({cell.cell_type}) of {rel}{note}{conversion_note(older)}"
-    return ToolResult(ok=True, content=content, changed_paths=(rel,))
-
-
-def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
-    ws = workspace_of(ctx)
-    path = ws.resolve(args.path)
-    rel = ws.rel(path)
-    created = not path.exists() and not path.is_symlink()
-    if created:
-        if args.index != 0:
-            raise ToolError(f"no such notebook: {args.path} (to create it, insert at index 0)")
-        notebook = _new_notebook()
-        older = None
-    else:
-        notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
-    index = args.index if args.after_cell_id is None else _index_after(
-        notebook, args.after_cell_id, rel)
-    count = len(notebook.cells)
-    if not 0 <= index <= count:
-        raise ToolError(
-            f"cell index {args.index} is out of range: {rel} has {_cells(count)}, "
-            f"so the index must be 0..{count}"
-        )
-    cell = _new_cell(args.cell_type, args.source)
-    if notebook.get("nbformat_minor", 0) < 5:
-        cell.pop("id", None)  # cell ids only exist from nbformat 4.5 on
-    mark_provenance(cell, ctx)
-    notebook.cells.insert(index, cell)
-    save_notebook(ws, path, notebook, rel)
-    verb = "created" if created else "inserted into"
-    content = (
-        f"{verb} {rel}: a {args.cell_type} cell at index {index} "
-        f"(now {_cells(len(notebook.cells))}){conversion_note(older)}"
-    )
-    return ToolResult(ok=True, content=content, changed_paths=(rel,))
 
 
 NOTEBOOK_TOOLS: tuple[FunctionTool[Any], ...] = (
@@ -274,21 +210,5 @@ NOTEBOOK_TOOLS: tuple[FunctionTool[Any], ...] = (
         args_model=NotebookArgs,
         handler=read_notebook,
     ),
-    FunctionTool(
-        name="edit_notebook_cell",
-        description="Replace the source of one notebook cell (a code cell's outputs are cleared).",
-        brief="Replace the source of a notebook cell.",
-        args_model=EditCellArgs,
-        handler=edit_notebook_cell,
-        mutating=True,
-    ),
-    FunctionTool(
-        name="insert_notebook_cell",
-        description="Insert a new code, markdown or raw cell at an index (len(cells) appends). "
-        "Inserting at index 0 of a missing notebook creates it.",
-        brief="Insert a notebook cell at index.",
-        args_model=InsertCellArgs,
-        handler=insert_notebook_cell,
-        mutating=True,
-    ),
 )
+"""read_notebook; the tools that change cells are in :mod:`~mercury_nb.tools.notebook_edits`."""

@@ -57,7 +57,9 @@ class ToolRegistry:
             if unknown:
                 raise KeyError(f"unknown tools: {', '.join(unknown)}")
             tools = [self._tools[name] for name in wanted]
-        return tuple(tool.compact_schema if compact else tool.schema for tool in tools)
+        if compact:
+            return tuple(t.compact_schema for t in tools if getattr(t, "compact_set", True))
+        return tuple(tool.schema for tool in tools)
 
     async def execute(
         self, name: str, raw_arguments: str | Mapping[str, Any] | None, ctx: ToolContext
@@ -96,12 +98,14 @@ def default_registry(*, kernel: bool = False) -> ToolRegistry:
     from mercury_nb.tools.delegate import DELEGATE_TASK_TOOL
     from mercury_nb.tools.files import FILE_TOOLS
     from mercury_nb.tools.finishing import FINISH_TOOL
+    from mercury_nb.tools.kernel_cells import RUN_CELLS_IN_KERNEL_TOOL
     from mercury_nb.tools.kernel_tools import KERNEL_TOOLS
+    from mercury_nb.tools.notebook_edits import NOTEBOOK_EDIT_TOOLS
     from mercury_nb.tools.notebooks import NOTEBOOK_TOOLS
 
     return ToolRegistry(
-        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, RUN_CELLS_TOOL,
-         *(KERNEL_TOOLS if kernel else ()),
+        [*FILE_TOOLS, *COMMAND_TOOLS, *NOTEBOOK_TOOLS, *NOTEBOOK_EDIT_TOOLS, RUN_CELLS_TOOL,
+         *((*KERNEL_TOOLS, RUN_CELLS_IN_KERNEL_TOOL) if kernel else ()),
          ASK_USER_TOOL, DELEGATE_TASK_TOOL, FINISH_TOOL]
     )
 

@@ -83,6 +83,24 @@ def _greet_steps(delay_s: float) -> tuple[DemoStep, ...]:
     )
 
 
+PLOT_BY_MONTH = (
+    'by_month = sales.groupby("month", sort=False)["amount"].sum().to_frame()\n'
+    'by_month.style.bar(color="#4c78a8").format("{:,.0f}")'
+)
+"""The cell the data tutorial's demo inserts: sales by month as bars (no plotting library)."""
+
+
+def _sales_steps() -> tuple[DemoStep, ...]:
+    """The data tutorial's conversation (notebooks/07): insert the plot cell below the cell
+    that loads ``sales`` in analysis.ipynb, then report; the gate runs the notebook."""
+    return (
+        DemoStep(calls=(("insert_notebook_cell", {
+            "path": "analysis.ipynb", "index": 1, "cell_type": "code",
+            "source": PLOT_BY_MONTH, "after_cell_id": "load-sales"}),)),
+        DemoStep(text="Added a cell below the one that loads sales: it plots sales by month."),
+    )
+
+
 WALKTHROUGH_DELAY_S = 3.0
 """How long ``scripted/walkthrough`` thinks before each step: long enough to watch and Stop."""
 
@@ -96,6 +114,10 @@ DEMOS: Mapping[str, DemoModel] = {
                   f"demo, offline: the same task slowly ({WALKTHROUGH_DELAY_S:g} s a step), "
                   "to watch, Stop and Continue",
                   _greet_steps(WALKTHROUGH_DELAY_S)),
+        DemoModel("scripted/sales",
+                  "demo, offline: adds a cell that plots sales by month to analysis.ipynb "
+                  "(the data tutorial)",
+                  _sales_steps()),
     )
 }
 """The shipped demos by name: what the panel's picker marks as demos, what the CLI and a

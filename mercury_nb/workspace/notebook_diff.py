@@ -122,13 +122,22 @@ def _removals_first(diff: Any) -> list[Any]:
     return sorted(diff, key=lambda e: (e.key, order.get(e.op, 3)))
 
 
+def _written(change: CellChange, cell: Any) -> CellChange:
+    """``change`` with the cell's id and the task that wrote it (``metadata.mercury.task``)."""
+    mercury = (cell.get("metadata") or {}).get("mercury")
+    task = mercury.get("task") if isinstance(mercury, dict) else None
+    return change.model_copy(update={"cell_id": str(cell.get("id") or ""),
+                                     "task": task if isinstance(task, str) else ""})
+
+
 def _whole(kind: str, number: int, cell: Any) -> CellChange:
     op: LineOp = "+" if kind == "added" else "-"
     lines = [SourceLine(op=op, text=_cut(line)) for line in _source(cell).splitlines()]
     outputs = cell.get("outputs", [])
-    return CellChange(kind=kind,  # type: ignore[arg-type]  # "added" | "removed"
-                      number=number, cell_type=str(cell.get("cell_type", "code")),
-                      source=lines, outputs=_outputs_summary(outputs) if outputs else "")
+    change = CellChange(kind=kind,  # type: ignore[arg-type]  # "added" | "removed"
+                        number=number, cell_type=str(cell.get("cell_type", "code")),
+                        source=lines, outputs=_outputs_summary(outputs) if outputs else "")
+    return _written(change, cell) if kind == "added" else change
 
 
 def _modified(old: Any, new: Any, diff: Any, before: int, after: int) -> CellChange | None:
@@ -148,10 +157,10 @@ def _modified(old: Any, new: Any, diff: Any, before: int, after: int) -> CellCha
         outputs = f"outputs: {len(was)} → {len(now)}"
         if now:
             outputs += ": " + _output_kinds(now)
-    return CellChange(kind="modified", number=after,
-                      number_before=before if before != after else None,
-                      cell_type=str(new.get("cell_type", "code")), source=source,
-                      outputs=outputs, metadata_changed="metadata" in keys)
+    return _written(CellChange(kind="modified", number=after,
+                               number_before=before if before != after else None,
+                               cell_type=str(new.get("cell_type", "code")), source=source,
+                               outputs=outputs, metadata_changed="metadata" in keys), new)
 
 
 def _source_diff(old: str, diff: Any) -> list[SourceLine]:

@@ -44,7 +44,7 @@ def test_a_demo_is_preselected_marked_and_completes_offline(page: Any, lab: Lab)
         "() => document.querySelector('.jp-mercury-model')?.value === 'scripted/quickstart'")
     assert picker.locator("option").all_inner_texts() == [  # all a first launch offers
         "gpt-4o-mini · no key", "scripted/quickstart · demo, offline",
-        "scripted/walkthrough · demo, offline"]
+        "scripted/walkthrough · demo, offline", "scripted/sales · demo, offline"]
     titles = picker.locator("option").evaluate_all("os => os.map(o => o.title)")
     assert DEMOS["scripted/walkthrough"].description in titles
     note = page.locator(".jp-mercury-model-note")  # the side bar cuts the option's words

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import nbformat
 from review_scripts import ADDED, EDITED, notebook_text
 
 Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
@@ -97,6 +98,30 @@ def test_the_task_detail_shows_a_notebook_change_cell_by_cell(page: Any, lab: La
     page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="diff.ipynb").wait_for()
     wait_cells(page, 4)
     assert change.locator("summary").is_visible()  # the detail stays where it was
+
+
+def test_the_detail_links_to_the_cells_the_task_wrote(page: Any, lab: Lab) -> None:
+    folder = make_notebook(lab, "links")
+    task_id = start(lab, "links", folder)
+    assert wait_finished(lab, task_id)["task"]["status"] != "running"
+    stored = nbformat.read(lab.root / folder / "links.ipynb", as_version=4)
+    written = [cell.id for cell in stored.cells
+               if cell.metadata.get("mercury", {}).get("task") == task_id]
+    assert len(written) == 2  # cell 2 edited, cell 3 added, each with its provenance
+    page.locator('li[data-id="mercury-panel"]').click()
+    page.locator(f'.jp-mercury-row[data-task-id="{task_id}"]').click()
+    view = page.locator(f'.jp-mercury-detail[data-task-id="{task_id}"]')
+    links = view.locator(".jp-mercury-written-cell")
+    links.first.wait_for()
+    assert links.all_inner_texts() == [f"cell {cell_id} in links.ipynb" for cell_id in written]
+    links.nth(1).click()  # opens the notebook there, the added cell active and in view
+    page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab", has_text="links.ipynb").wait_for()
+    wait_cells(page, 4)
+    page.wait_for_function(
+        f"() => [...document.querySelectorAll({CELLS!r})]"
+        f".findIndex(c => c.classList.contains('jp-mod-active')) === 2")
+    active = page.locator(f"{CELLS}.jp-mod-active .jp-InputArea-editor")
+    assert ADDED in active.inner_text()
 
 
 def test_cells_changed_by_a_task_are_highlighted_after_the_reload(page: Any, lab: Lab) -> None:

@@ -8,7 +8,7 @@ import nbformat
 
 from mercury_nb.testing import Turn, call, register_scripted_model
 
-NOTEBOOKS = ("diff", "highlight", "metadata", "keep")
+NOTEBOOKS = ("diff", "highlight", "metadata", "keep", "links")
 """One notebook (and scripted model ``scripted/review-<name>``) per test."""
 CELLS = ("# Sales", "total = 1 + 2\nprint(total)", "print('unchanged')")
 EDITED = "total = 2 + 3\nprint(total)"

@@ -48,17 +48,18 @@ async def test_read_notebook_lists_cells_and_trimmed_outputs(
     assert result.ok and result.read_paths == ("analysis.ipynb",)  # an answer may cite it
     lines = result.content.splitlines()
     assert lines[0] == "analysis.ipynb: 3 cells"
+    ids = [cell.id for cell in valid_cells(nb_path)]  # what delete and the kernel runs name
     assert lines[1:5] == [
-        "--- cell 0 · markdown ---",
+        f"--- cell 0 · markdown · id {ids[0]} ---",
         "# Title",
-        "--- cell 1 · code · [3] ---",
+        f"--- cell 1 · code · [3] · id {ids[1]} ---",
         "print('hi')",
     ]
     assert "execute_result: 2" in lines
     assert "display_data: [image/png]" in lines
     assert "error: ValueError: bad" in lines
     assert "characters omitted" in result.content  # the 2000-char stream output is trimmed
-    assert lines[-2:] == ["--- cell 2 · raw ---", "raw text"]
+    assert lines[-2:] == [f"--- cell 2 · raw · id {ids[2]} ---", "raw text"]
 
 
 async def test_edit_code_cell_clears_outputs_and_stays_valid(
@@ -71,6 +72,7 @@ async def test_edit_code_cell_clears_outputs_and_stays_valid(
         ok=True,
         content="edited cell 1 (code) of analysis.ipynb; its outputs were cleared",
         changed_paths=("analysis.ipynb",),
+        changed_cells=(valid_cells(nb_path)[1]["id"],),  # the gate asks that this cell ran
     )
     cell = valid_cells(nb_path)[1]
     assert (cell.source, cell.outputs, cell.execution_count) == ("x = 2", [], None)

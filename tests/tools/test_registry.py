@@ -30,6 +30,7 @@ ALL_TOOLS = {
     "read_notebook": {"path"},
     "edit_notebook_cell": {"path", "index", "source"},
     "insert_notebook_cell": {"path", "index", "cell_type", "source", "after_cell_id"},
+    "delete_notebook_cell": {"path", "cell_id"},
     "run_cells": {"path", "cells"},
     "ask_user": {"question", "options", "recommended"},
     "delegate_task": {"task"},
@@ -171,7 +172,10 @@ def test_duplicate_names_are_refused() -> None:
 def test_the_compact_set_has_the_same_tools_and_parameters_in_fewer_tokens() -> None:
     registry = default_registry()
     full, compact = registry.schemas(), registry.schemas(compact=True)
-    assert [s["function"]["name"] for s in compact] == [s["function"]["name"] for s in full]
+    # a small window does without deleting cells (a new tool there did not fit a 2,048 window)
+    assert [s["function"]["name"] for s in compact] == [
+        s["function"]["name"] for s in full if s["function"]["name"] != "delete_notebook_cell"]
+    full = tuple(s for s in full if s["function"]["name"] != "delete_notebook_cell")
     for long, short in zip(full, compact, strict=True):
         parameters, bare = long["function"]["parameters"], short["function"]["parameters"]
         assert set(bare["properties"]) == set(parameters["properties"])

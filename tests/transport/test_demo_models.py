@@ -42,7 +42,8 @@ def test_a_demo_resolves_by_name_without_registering(tmp_path: Path) -> None:
 
 
 def test_an_unknown_name_lists_the_demos() -> None:
-    with pytest.raises(LookupError, match="demos: scripted/quickstart, scripted/walkthrough"):
+    demos = "demos: scripted/quickstart, scripted/sales, scripted/walkthrough"
+    with pytest.raises(LookupError, match=demos):
         lookup_scripted("scripted/nope")
 
 

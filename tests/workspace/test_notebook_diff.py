@@ -212,3 +212,19 @@ def test_a_secret_in_a_cell_is_masked_in_the_outcome() -> None:
     (shown,) = outcome.changes
     assert shown.notebook is not None and shown.notebook.cells
     assert secret not in shown.model_dump_json()
+
+
+def test_a_cell_the_agent_wrote_names_its_id_and_task() -> None:
+    """The panel's detail links to the cells its task wrote: their ids and metadata.mercury."""
+    edited, added = code("x = 1\ny = 3\nprint(x)"), code("plot(sales)")
+    edited.id = BASE.cells[1].id
+    edited.metadata["mercury"] = {"task": "t-42", "step": 2}
+    added.metadata["mercury"] = {"task": "t-42", "step": 3}
+    user = code("mine = 1")
+    after = notebook(BASE.cells[0], edited, BASE.cells[2], added, user)
+    cells = cells_of(BASE, after)
+    assert [(c.kind, c.number, c.cell_id, c.task) for c in cells] == [
+        ("modified", 2, edited.id, "t-42"), ("added", 4, added.id, "t-42"),
+        ("added", 5, user.id, "")]
+    (removed,) = cells_of(BASE, notebook(BASE.cells[0], BASE.cells[1]))
+    assert (removed.kind, removed.cell_id, removed.task) == ("removed", "", "")

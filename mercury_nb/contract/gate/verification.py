@@ -44,7 +44,8 @@ class CheckRecord:
     command: str
     exit_code: int | None
     seq: int
-    kind: Literal["command", "notebook"] = "command"
+    kind: Literal["command", "notebook", "kernel"] = "command"
+    """``kernel``: cells of a notebook that ran in the user's kernel (``kernel_cells``)."""
     timed_out: bool = False
     path: str = ""
     """For a notebook run: the notebook (workspace-relative)."""

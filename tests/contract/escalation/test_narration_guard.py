@@ -201,8 +201,10 @@ def test_mutating_tools_are_the_issue_list() -> None:
         "run_command",
         "edit_notebook_cell",
         "insert_notebook_cell",
+        "delete_notebook_cell",
         "run_in_kernel",
         "run_cells",  # writes its outputs into the notebook
+        "run_cells_in_kernel",  # runs the notebook's cells in the user's kernel
     }
 
 

@@ -1,0 +1,127 @@
+"""run_cells_in_kernel: a notebook's chosen cells, by id, run in the user's kernel in order.
+
+Offered with the other kernel tools (a task from a ``%%mercury`` cell). Each code cell's source
+is read from the notebook and runs like ``run_in_kernel`` code (a stoppable thread, the time
+limit per cell, refused while another cell of the kernel runs); the first error ends the run.
+The result names the cells that ran (ids and 1-based places) and the failing cell with its
+error's last line: the gate's evidence for the cells the agent changed
+(:mod:`mercury_nb.contract.gate.kernel_cells`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from pydantic import BaseModel, Field
+
+from mercury_nb.contract.cell_spans import spans
+from mercury_nb.contract.gate.kernel_cells import cells_text
+from mercury_nb.contract.redaction import known_secrets, redact
+from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
+from mercury_nb.tools.function_tool import FunctionTool, workspace_of
+from mercury_nb.tools.kernel_code import CodeRun, mark_stopped, running_elsewhere
+from mercury_nb.tools.kernel_tools import NOT_INTERRUPTED, OTHER_CELL, STILL_RUNNING, STOPPED
+from mercury_nb.tools.notebooks import load_notebook
+from mercury_nb.tools.value_summary import cut
+from mercury_nb.tools.variables import NO_KERNEL
+
+
+class RunCellsInKernelArgs(BaseModel):
+    path: str = Field(description="Notebook path (.ipynb) relative to the workspace root.")
+    cell_ids: list[str] = Field(
+        description="Ids of the code cells to run, in notebook order (read_notebook and the "
+        "results of edit/insert give them).")
+
+
+def _last_line(run: CodeRun) -> str:
+    lines = [line for line in run.traceback.strip().splitlines() if line.strip()]
+    if lines:
+        return lines[-1].strip()
+    error = run.error
+    return f"{type(error).__name__}: {error}" if error is not None else "error"
+
+
+async def _one(run: CodeRun, ctx: ToolContext) -> bool:
+    """Run one cell; False when it hit the time limit (it was interrupted)."""
+    config = ctx.config
+    done = run.start()
+    try:
+        await asyncio.wait_for(asyncio.shield(done), config.kernel_code_timeout_s)
+    except TimeoutError:
+        await run.stop(done, config.kernel_stop_grace_s)
+        return False
+    except asyncio.CancelledError:  # Stop: the code ends with the task
+        ended = await run.stop(done, config.kernel_stop_grace_s)
+        mark_stopped(ctx.process_scope)
+        if ctx.notice is not None:
+            ctx.notice(STOPPED if ended else NOT_INTERRUPTED)
+        raise
+    return True
+
+
+async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> ToolResult:
+    kernel = ctx.kernel
+    if kernel is None:
+        raise ToolError(NO_KERNEL)
+    if kernel.other_cell_running():
+        raise ToolError(OTHER_CELL.replace("run_in_kernel", "run_cells_in_kernel"))
+    if running_elsewhere() is not None:
+        raise ToolError(STILL_RUNNING)
+    ws = workspace_of(ctx)
+    path = ws.resolve(args.path)
+    rel = ws.rel(path)
+    notebook, _ = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
+    wanted = set(args.cell_ids)
+    places = {c.get("id"): n for n, c in enumerate(notebook.cells, 1) if c.get("id") in wanted}
+    unknown = [cell_id for cell_id in args.cell_ids if cell_id not in places]
+    if unknown:
+        raise ToolError(f"no cell with id {unknown[0]!r} in {rel} (read_notebook shows the cells)")
+    chosen = [(n, c) for n, c in enumerate(notebook.cells, 1)
+              if c.get("id") in wanted and c.cell_type == "code"]
+    if not chosen:
+        raise ToolError(f"none of the cells chosen in {rel} is a code cell")
+    config = ctx.config
+    ran_ids: list[str] = []
+    numbers: list[int] = []
+    lines: list[str] = []
+    failure = ""
+    for total, (number, cell) in enumerate(chosen, 1):
+        if ctx.progress is not None:
+            ctx.progress(f"cell {number} ({total}/{len(chosen)}) in your kernel")
+        source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        run = CodeRun(source, kernel, config.kernel_output_max_chars, scope=ctx.process_scope)
+        finished = await _one(run, ctx)
+        ran_ids.append(str(cell.get("id")))
+        numbers.append(number)
+        out = run.stdout.text().rstrip("\n")
+        lines.append(f"--- cell {number} (id {cell.get('id')}) ---" + (f"\n{out}" if out else ""))
+        if not finished:
+            failure = (f"cell {number}: stopped at the time limit "
+                       f"({config.kernel_code_timeout_s:g} s, kernel_code_timeout_s)")
+        elif run.error is not None:
+            failure = f"cell {number}: {_last_line(run)}"
+            lines.append(cut(run.traceback.rstrip("\n"), config.kernel_output_max_chars))
+        if failure:
+            break
+    head = (f"Ran {cells_text(numbers)} of {rel} in your kernel."
+            if not failure else f"Ran {cells_text(numbers)} of {rel} in your kernel; "
+            f"{failure}. Cells after it did not run.")
+    content = redact("\n".join([head, *lines]), known_secrets(config, os.environ))
+    return ToolResult(ok=not failure, content=content, ran_in_kernel=True, kernel_run=rel,
+                      kernel_cells=tuple(ran_ids), kernel_numbers=tuple(numbers),
+                      cells_run=spans(numbers),
+                      cell_error=failure)
+
+
+RUN_CELLS_IN_KERNEL_TOOL: FunctionTool[RunCellsInKernelArgs] = FunctionTool(
+    name="run_cells_in_kernel",
+    description=(
+        "Run a notebook's code cells, chosen by id, in the user's kernel, in notebook order "
+        "(after you changed them: the cells you changed that then ran without error here are "
+        "the evidence, without a fresh-kernel run). Stops at the first error and names it."),
+    args_model=RunCellsInKernelArgs,
+    handler=run_cells_in_kernel,
+    mutating=True,
+    brief="Run notebook cells by id in the user's kernel.",
+)

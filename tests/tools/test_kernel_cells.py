@@ -1,0 +1,119 @@
+"""run_cells_in_kernel over a plain namespace: a notebook's cells by id, in notebook order, in
+the user's kernel; the first error ends the run and is named with its cell; refusals."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbformat import v4
+
+from mercury_nb.tools.base import ToolContext
+from mercury_nb.tools.kernel_access import NamespaceKernel
+from mercury_nb.tools.registry import ToolRegistry, default_registry
+from mercury_nb.tools.variables import NO_KERNEL
+
+
+@pytest.fixture
+def kernel_registry() -> ToolRegistry:
+    return default_registry(kernel=True)
+
+
+@pytest.fixture
+def nb_path(root: Path) -> Path:
+    notebook = v4.new_notebook()
+    notebook.cells = [v4.new_code_cell("total = sum(sales)"), v4.new_markdown_cell("# Plot"),
+                      v4.new_code_cell("share = total / 0"), v4.new_code_cell("after = 1")]
+    for cell, cell_id in zip(notebook.cells, ("sum", "note", "share", "after"), strict=True):
+        cell["id"] = cell_id
+    path = root / "analysis.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+def with_kernel(ctx: ToolContext, values: dict[str, Any], **changes: Any) -> ToolContext:
+    config = ctx.config.with_changes(**changes) if changes else ctx.config
+    return replace(ctx, config=config, kernel=NamespaceKernel(values), process_scope="t1")
+
+
+def test_offered_only_with_a_kernel() -> None:
+    assert "run_cells_in_kernel" not in default_registry().names()
+    assert "run_cells_in_kernel" in default_registry(kernel=True).names()
+
+
+async def test_cells_run_in_notebook_order_and_the_first_error_ends_the_run(
+        kernel_registry: ToolRegistry, ctx: ToolContext, nb_path: Path) -> None:
+    values: dict[str, Any] = {"sales": [3, 4]}
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel",
+        {"path": "analysis.ipynb", "cell_ids": ["after", "share", "note", "sum"]},
+        with_kernel(ctx, values))
+    assert not result.ok and result.ran_in_kernel
+    assert result.kernel_run == "analysis.ipynb"
+    assert (result.kernel_cells, result.kernel_numbers) == (("sum", "share"), (1, 3))
+    assert result.cell_error == "cell 3: ZeroDivisionError: division by zero"
+    assert result.content.startswith(
+        "Ran cells 1, 3 of analysis.ipynb in your kernel; cell 3: ZeroDivisionError: division "
+        "by zero. Cells after it did not run.")
+    assert values["total"] == 7 and "after" not in values
+
+
+async def test_a_clean_run(kernel_registry: ToolRegistry, ctx: ToolContext,
+                           nb_path: Path) -> None:
+    values: dict[str, Any] = {"sales": [3, 4]}
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel", {"path": "analysis.ipynb", "cell_ids": ["sum", "after"]},
+        with_kernel(ctx, values))
+    assert result.ok and result.cell_error == ""
+    assert result.content.splitlines()[0] == "Ran cells 1, 4 of analysis.ipynb in your kernel."
+    assert values["after"] == 1
+
+
+async def test_a_cell_over_the_time_limit_is_stopped_and_named(
+        kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
+    notebook = v4.new_notebook()
+    notebook.cells = [v4.new_code_cell("while True: pass")]
+    notebook.cells[0]["id"] = "spin"
+    nbformat.write(notebook, root / "spin.ipynb")
+    started = time.monotonic()
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel", {"path": "spin.ipynb", "cell_ids": ["spin"]},
+        with_kernel(ctx, {}, kernel_code_timeout_s=0.5))
+    assert not result.ok
+    assert result.cell_error == ("cell 1: stopped at the time limit (0.5 s, "
+                                 "kernel_code_timeout_s)")
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ({"path": "analysis.ipynb", "cell_ids": ["nope"]},
+     "no cell with id 'nope' in analysis.ipynb"),
+    ({"path": "analysis.ipynb", "cell_ids": ["note"]},
+     "none of the cells chosen in analysis.ipynb is a code cell"),
+])
+async def test_refusals(kernel_registry: ToolRegistry, ctx: ToolContext, nb_path: Path,
+                        args: dict[str, Any], message: str) -> None:
+    values: dict[str, Any] = {}
+    result = await kernel_registry.execute("run_cells_in_kernel", args, with_kernel(ctx, values))
+    assert not result.ok and message in result.content and not values
+
+
+async def test_without_a_kernel_it_says_where_it_works(
+        kernel_registry: ToolRegistry, ctx: ToolContext, nb_path: Path) -> None:
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel", {"path": "analysis.ipynb", "cell_ids": ["sum"]}, ctx)
+    assert not result.ok and NO_KERNEL in result.content
+
+
+async def test_it_refuses_while_another_cell_runs(
+        kernel_registry: ToolRegistry, ctx: ToolContext, nb_path: Path) -> None:
+    values: dict[str, Any] = {"sales": [1]}
+    busy = replace(ctx, kernel=NamespaceKernel(values, busy=lambda: True))
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel", {"path": "analysis.ipynb", "cell_ids": ["sum"]}, busy)
+    assert not result.ok and "another cell of this kernel is executing" in result.content
+    assert "total" not in values
