@@ -11,6 +11,7 @@ from pydantic import ConfigDict, Field, SecretStr, ValidationInfo, field_validat
 
 from mercury_nb.contract import config_limits as limits
 from mercury_nb.contract.config_commands import CommandSettings
+from mercury_nb.contract.live_edit import LiveEditLimits
 
 ENV_PREFIX = "MERCURY_"
 REQUEST_DEADLINE_TIMEOUTS = 3
@@ -21,7 +22,7 @@ silently mean ``~/.mercury``."""
 
 
 class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits,
-                    limits.StreamLimits, limits.SpendLimits, CommandSettings):
+                    limits.StreamLimits, limits.SpendLimits, CommandSettings, LiveEditLimits):
     """Every knob and threshold of mercury-nb in one place.
 
     Each field can be overridden by an environment variable named ``MERCURY_`` plus the

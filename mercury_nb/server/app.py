@@ -29,9 +29,10 @@ class MercuryServerApp(ExtensionApp):
         return value
 
     def initialize_handlers(self) -> None:
-        from mercury_nb.server import connect_handlers
+        from mercury_nb.server import connect_handlers, live_handlers
 
-        self.handlers.extend([*handlers(), *connect_handlers.connect_routes()])
+        self.handlers.extend([*handlers(), *connect_handlers.connect_routes(),
+                              *live_handlers.live_routes()])
 
     def initialize_settings(self) -> None:
         from mercury_nb.ledger.access import default_home, startup

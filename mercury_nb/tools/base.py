@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
@@ -92,6 +92,9 @@ class ToolContext:
     progress: Callable[[str], None] | None = None
     """Shows how far the running tool call is (``cell 7/12``) in the live status; set by
     the loop around each call, None outside one."""
+    read_sources: dict[str, str] = field(default_factory=dict)
+    """SHA-256 of each notebook cell's source as the agent last read it (``path#cell-id``):
+    what a live edit's compare-and-swap names."""
 
 
 class Tool(Protocol):

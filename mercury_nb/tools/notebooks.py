@@ -1,4 +1,4 @@
-"""Notebook tools: read_notebook, edit_notebook_cell, insert_notebook_cell; valid and atomic."""
+"""Notebook tools: read_notebook, edit_notebook_cell, insert_notebook_cell; live or on disk."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from mercury_nb.contract.redaction import known_secrets
+from mercury_nb.tools import notebook_live as live
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
 from mercury_nb.tools.file_reading import refuse_unreadable
@@ -32,10 +33,8 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _NB_HELP = "Notebook path (.ipynb) relative to the workspace root."
 
 
-
 def _nbformat() -> Any:
-    """nbformat, imported on first use: with jsonschema's format checkers it takes seconds,
-    which the first model request of every task must not wait for."""
+    """nbformat, imported on first use (seconds, with jsonschema's format checkers)."""
     import nbformat
 
     return nbformat
@@ -81,8 +80,7 @@ class InsertCellArgs(BaseModel):
 
 
 def mark_provenance(cell: NotebookNode, ctx: ToolContext) -> None:
-    """``metadata.mercury = {"task": id, "step": n}`` on a cell the agent wrote (a task's
-    call only: the context names its task and step)."""
+    """``metadata.mercury = {"task": id, "step": n}`` on a cell a task's call wrote."""
     if ctx.process_scope is not None and ctx.step is not None:
         cell.setdefault("metadata", {})["mercury"] = {"task": ctx.process_scope,
                                                       "step": ctx.step}
@@ -204,6 +202,7 @@ def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     notebook, _ = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
     content = render_notebook(notebook, ws.rel(path))
+    live.remember(ctx, ws.rel(path), notebook.cells)
     secrets = known_secrets(ctx.config, os.environ)
     return ToolResult(ok=True, content=head_tail(content, result_budget(ctx), secrets=secrets),
                       read_paths=(ws.rel(path),))
@@ -219,14 +218,18 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
         valid = f"cells 0..{count - 1}" if count else "no cells (use insert_notebook_cell)"
         raise ToolError(f"cell index {args.index} is out of range: {rel} has {valid}")
     cell = notebook.cells[args.index]
-    cell.source = args.source
     mark_provenance(cell, ctx)
+    done = live.edit(ctx, path, rel, cell, args.source)
+    if done is not None:
+        return done
+    cell.source = args.source
     note = ""
     if cell.cell_type == "code":
         cell.outputs = []
         cell.execution_count = None
         note = "; its outputs were cleared"
     save_notebook(ws, path, notebook, rel)
+    live.remember(ctx, rel, [cell])
     content = f"edited cell {args.index} ({cell.cell_type}) of {rel}{note}{conversion_note(older)}"
     return ToolResult(ok=True, content=content, changed_paths=(rel,))
 
@@ -255,6 +258,9 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
     if notebook.get("nbformat_minor", 0) < 5:
         cell.pop("id", None)  # cell ids only exist from nbformat 4.5 on
     mark_provenance(cell, ctx)
+    done = None if created else live.insert(ctx, path, rel, notebook.cells, cell, index)
+    if done is not None:
+        return done
     notebook.cells.insert(index, cell)
     save_notebook(ws, path, notebook, rel)
     verb = "created" if created else "inserted into"
