@@ -24,3 +24,14 @@ def live_edit(path: str = "sales.ipynb", index: int = 1, source: str = "x = 2") 
         Turn(tool_calls=(call("edit_notebook_cell", path=path, index=index, source=source),)),
         Turn(text=f"Tried to edit cell {index} of {path}."),
     ]
+
+
+def register_all(prefix: str = "live") -> None:
+    """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel`` and ``-undo`` (fresh scripts,
+    each played once in a lab session): the browser tests of live edits name them."""
+    from mercury_nb.testing import register_scripted_model
+
+    register_scripted_model(f"{prefix}-unsaved", live_insert("unsaved.ipynb", 3))
+    register_scripted_model(f"{prefix}-typing", live_edit("typing.ipynb", 1, "x = 2"))
+    register_scripted_model(f"{prefix}-panel", live_insert("panel.ipynb", 1))
+    register_scripted_model(f"{prefix}-undo", live_insert("undo.ipynb", 1))
