@@ -150,8 +150,13 @@ async function handle(
     return answer(request.id, { state: 'not-open' });
   }
   if (reply.state === 'applied') {
-    // the file on disk is what the user sees before the tool returns (summary, gate, undo)
-    await context.save();
+    // the file on disk is what the user sees before the tool returns (summary, gate, undo);
+    // a save that fails still answers, so the tool never writes the change a second time
+    try {
+      await context.save();
+    } catch (error) {
+      console.warn('mercury: could not save after a live edit', error);
+    }
     const task = taskOf(request);
     if (task !== null) {
       applied.set(task, (applied.get(task) ?? new Set<string>()).add(request.path));
