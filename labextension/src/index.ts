@@ -15,6 +15,7 @@ import { LabIcon } from '@jupyterlab/ui-components';
 import mercurySvg from '../style/icons/mercury.svg';
 import { listModels, taskDetail, watchEvents } from './api';
 import { revealCell } from './cells';
+import { startLiveEdits } from './live';
 import { MercuryPanel } from './panel';
 import { reloadChanged } from './reload';
 
@@ -60,6 +61,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
           reloadChanged(docs, found.task.workspace, found.changes, base, event.task_id)
         )
         .catch(reason => console.warn('mercury: could not reload changed files', reason));
+    });
+    // the agent's edits of open notebooks land in them live (live.ts); Ctrl+Z in command
+    // mode takes back a cell operation (an inserted cell) like Z does
+    startLiveEdits(shell, docs);
+    app.commands.addKeyBinding({
+      command: 'notebook:undo-cell-action',
+      keys: ['Accel Z'],
+      selector: '.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus'
     });
     panel.id = 'mercury-panel';
     panel.title.icon = mercuryIcon;

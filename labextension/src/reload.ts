@@ -2,13 +2,14 @@
  * After a task ends: reload the open documents it changed on disk, silently when they hold
  * no edits of their own (a notebook dirty only by its metadata or outputs holds none), else
  * ask, Keep being the default; then briefly highlight the notebook cells that changed and
- * say in a toast what changed.
+ * say in a toast what changed. A notebook the task edited live (live.ts) is left alone.
  */
 import { Notification } from '@jupyterlab/apputils';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 
 import { IFileChange, INotebookDiff } from './api';
 import { askSafely } from './dialogs';
+import { appliedLive } from './live';
 import { labPath } from './paths';
 import { shownName } from './untrusted';
 
@@ -136,6 +137,9 @@ export async function reloadChanged(
     const context = widget ? docs.contextForWidget(widget) : undefined;
     if (!context || !widget || path === null) {
       continue;
+    }
+    if (appliedLive(taskId, path)) {
+      continue; // the open document took the task's edits live and shows them already
     }
     // only a notebook's model is JSON (a text model's toJSON parses its text and throws)
     const onlyMetadata =

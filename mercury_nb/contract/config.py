@@ -12,6 +12,7 @@ from pydantic import AfterValidator, ConfigDict, Field, SecretStr, ValidationInf
 from mercury_nb.contract import config_limits as limits
 from mercury_nb.contract.config_commands import CommandSettings
 from mercury_nb.contract.home import default_home, home_path
+from mercury_nb.contract.live_edit import LiveEditLimits
 
 ENV_PREFIX = "MERCURY_"
 REQUEST_DEADLINE_TIMEOUTS = 3
@@ -22,7 +23,7 @@ silently mean ``~/.mercury``."""
 
 
 class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits,
-                    limits.StreamLimits, limits.SpendLimits, CommandSettings):
+                    limits.StreamLimits, limits.SpendLimits, CommandSettings, LiveEditLimits):
     """Every knob and threshold of mercury-nb in one place.
 
     Each field can be overridden by an environment variable named ``MERCURY_`` plus the

@@ -143,6 +143,28 @@ MIGRATIONS: tuple[Migration, ...] = (
         # numbers it paused on; rows from before have the reason and the words only)
         "UPDATE events SET kind = 'memory-pressure-pause' WHERE kind = 'memory-pressure'",
     ),
+    (
+        # live edits: the notebooks JupyterLab has open (the panel reports them), and the
+        # notebook tools' edit requests for them with JupyterLab's answers
+        """
+        CREATE TABLE IF NOT EXISTS open_notebooks (
+            path TEXT PRIMARY KEY,
+            seen_at REAL NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS live_edits (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            path TEXT NOT NULL,
+            request TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN
+                ('pending', 'delivered', 'applied', 'refused', 'not-open', 'withdrawn')),
+            reply TEXT NOT NULL DEFAULT '{}',
+            created_at REAL NOT NULL
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS live_edits_by_state ON live_edits (state, path)",
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -11,7 +11,9 @@ the product that reaches the loop's entry points (enforced by import-linter).
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from mercury_nb.agent.events import EventSink
@@ -54,6 +56,7 @@ class Runner:
         planned = resolve(request)
         if isinstance(planned, Refusal):
             return planned
+        _route_live_edits(planned.config.home)
         try:
             sink, ask = request.sink, request.ask
             if request.view_for is not None:
@@ -100,6 +103,18 @@ class Runner:
 
 
 runner = Runner()
+
+
+def _route_live_edits(home: Path) -> None:
+    """Notebook tools in this process offer their edits to JupyterLab through the ledger at
+    ``home`` (an unusable ledger leaves them editing files on disk)."""
+    from mercury_nb.ledger.live_edits import store_for
+    from mercury_nb.tools import notebook_live
+
+    try:
+        notebook_live.install(store_for(home))
+    except (OSError, sqlite3.Error):
+        notebook_live.install(None)
 
 
 @overload

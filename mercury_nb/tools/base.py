@@ -86,8 +86,9 @@ class ToolContext:
     asked: str | None = None
     """ask_user's answer once it was asked (it is asked at most once per task)."""
     cell_hashes: dict[tuple[str, str], str] = field(default_factory=dict)
-    """(notebook, cell id) -> the hash of the cell's source as the agent last read or wrote it:
-    an edit or delete of a cell that changed since is refused (compare-and-swap)."""
+    """(notebook, cell id) -> the SHA-256 of the cell's source as the agent last read or wrote
+    it: an edit or delete of a cell that changed since is refused (compare-and-swap), on disk
+    and in the notebook open in JupyterLab (a live edit names it)."""
     process_scope: str | None = None
     """The task whose processes run_command's children belong to: whatever a command leaves
     running is killed when that task ends (:func:`mercury_nb.tools.processes.kill_scope`),

@@ -10,10 +10,12 @@ writes carries ``metadata.mercury = {"task": id, "step": n}``.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.tools import notebook_live as live
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
 from mercury_nb.tools.files import head_tail
@@ -27,6 +29,7 @@ from mercury_nb.tools.notebooks import (
     new_cell,
     new_notebook,
     save_notebook,
+    short_hash,
     source_hash,
 )
 
@@ -85,7 +88,7 @@ def _changed_since(ctx: ToolContext, rel: str, cell: NotebookNode) -> ToolResult
     if expected is None or expected == now:
         return None
     ctx.cell_hashes[(rel, str(cell_id))] = now  # the agent has now read it
-    content = CHANGED_SINCE.format(cell_id=cell_id, rel=rel, now=now, source=source)
+    content = CHANGED_SINCE.format(cell_id=cell_id, rel=rel, now=short_hash(now), source=source)
     return ToolResult(ok=False, content=head_tail(content, result_budget(ctx)))
 
 
@@ -94,6 +97,16 @@ def _wrote(ctx: ToolContext, rel: str, cell: NotebookNode) -> tuple[str, ...]:
     for cell_id in ids:
         ctx.cell_hashes[(rel, cell_id)] = source_hash(cell_source(cell))
     return ids
+
+
+def _live_result(ctx: ToolContext, rel: str, done: ToolResult, cell_id: object,
+                 source: str) -> ToolResult:
+    """The open notebook's answer as the tool's result: a cell it took is one the agent
+    wrote (its hash recorded, named for the gate)."""
+    if not done.ok or not cell_id:
+        return done
+    ctx.cell_hashes[(rel, str(cell_id))] = source_hash(source)
+    return replace(done, changed_cells=(str(cell_id),))
 
 
 def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
@@ -110,8 +123,11 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
     refused = _changed_since(ctx, rel, cell)
     if refused is not None:
         return refused
-    cell.source = args.source
     mark_provenance(cell, ctx)
+    done = live.edit(ctx, path, rel, cell, args.source)  # open in JupyterLab: there
+    if done is not None:
+        return _live_result(ctx, rel, done, cell.get("id"), args.source)
+    cell.source = args.source
     note = ""
     if cell.cell_type == "code":
         cell.outputs = []
@@ -147,6 +163,9 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
     if notebook.get("nbformat_minor", 0) < 5:
         cell.pop("id", None)  # cell ids only exist from nbformat 4.5 on
     mark_provenance(cell, ctx)
+    done = None if created else live.insert(ctx, path, rel, notebook.cells, cell, index)
+    if done is not None:
+        return _live_result(ctx, rel, done, cell.get("id"), cell_source(cell))
     notebook.cells.insert(index, cell)
     save_notebook(ws, path, notebook, rel)
     verb = "created" if created else "inserted into"

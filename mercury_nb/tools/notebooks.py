@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.contract.live_edit import source_sha as source_hash
 from mercury_nb.contract.redaction import known_secrets
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
@@ -130,9 +130,9 @@ def _clip(text: str, limit: int) -> str:
     return head_tail(text, limit) if len(text) > limit else text
 
 
-def source_hash(source: str) -> str:
-    """The hash a cell's source is named by (compare-and-swap): 12 hex digits of its SHA-256."""
-    return hashlib.sha256(source.encode()).hexdigest()[:12]
+def short_hash(full: str) -> str:
+    """The 12 hex digits of a source hash the model is shown."""
+    return full[:12]
 
 
 def remember_sources(ctx: ToolContext, rel: str, notebook: NotebookNode) -> None:

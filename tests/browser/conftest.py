@@ -5,7 +5,8 @@ driven by Python Playwright (never a downloaded browser).
 the small task-list page size the server is configured with, so paging is cheap to test),
 started as on a first launch: no provider key in its environment, no news toast;
 ``browser`` (module) is Chromium; ``page`` yields a Playwright page logged in to that lab.
-The lab process loads ``tests/server/panel_scripts.py`` (and ``review_scripts.py``) through a
+The lab process loads ``tests/server/panel_scripts.py`` (and ``review_scripts.py``,
+``live_scripts.py``) through a
 ``--config`` file, so the scripted models the tests name exist inside the server. Reusable by
 any browser test in this folder; :func:`running_lab` and :func:`lab_page` start another lab
 (``scripted=False``: a first launch's, without the test scripts, the ``first_lab`` fixture)
@@ -104,6 +105,8 @@ SCRIPTED_CONFIG = (
     "review_scripts.register_all()\n"
     "import undo_scripts\n"
     "undo_scripts.register_all()\n"
+    "import live_scripts\n"
+    "live_scripts.register_all()\n"
 )
 """The test scripts every ``lab`` test names (``scripted/panel-...``, ``scripted/review-...``)."""
 

@@ -1,0 +1,188 @@
+"""The route of a notebook tool's change into the notebook open in JupyterLab, or to disk.
+
+When the panel reports a notebook open (the ledger's ``open_notebooks``, through the server
+extension), a tool writes an edit request and waits up to ``live_edit_wait_s`` for the
+labextension's answer: it applies the change to the open document as an ordinary model change
+(Ctrl+Z undoes it), saves the document, then acknowledges, so the file on disk is what the
+user sees when the tool returns. No Lab, not open, or no answer in time: the caller edits the
+file on disk as before.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, assert_never
+
+from mercury_nb.contract.live_edit import (
+    Disk,
+    Gone,
+    Live,
+    Refuse,
+    refusal_text,
+    route,
+    source_sha,
+    swap,
+)
+from mercury_nb.tools.base import ToolContext, ToolResult
+
+
+class LiveEdits(Protocol):
+    """Where edit requests go and their answers come from (the ledger, shared with the server)."""
+
+    def seen_at(self, path: Path) -> float | None: ...
+
+    def submit(self, path: Path, request: dict[str, Any]) -> int: ...
+
+    def answer(self, request_id: int) -> tuple[str, dict[str, Any]] | None: ...
+
+    def withdraw(self, request_id: int, *, delivered_too: bool) -> bool: ...
+
+
+_installed: LiveEdits | None = None
+_lock = threading.Lock()
+
+
+def install(edits: LiveEdits | None) -> None:
+    """Route this process's notebook edits through ``edits`` (None: always to disk)."""
+    global _installed
+    with _lock:
+        _installed = edits
+
+
+def installed() -> LiveEdits | None:
+    return _installed
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The open notebook took the change (and was saved)."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The open notebook refused it: the tool result says why."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class NotLive:
+    """Edit the file on disk: why not live."""
+
+    why: str
+
+
+Sent = Applied | Refused | NotLive
+
+
+def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
+    """Offer ``request`` to the notebook at ``path`` open in JupyterLab; wait for its answer."""
+    edits = _installed
+    if edits is None:
+        return NotLive("no-lab")
+    try:
+        decision = route(edits.seen_at(path), time.time(), ctx.config)
+    except OSError as error:  # an unusable ledger: the disk edit of today
+        return NotLive(f"ledger: {error}")
+    match decision:
+        case Disk(why):
+            return NotLive(why)
+        case Live():
+            pass
+    request_id = edits.submit(path, request)
+    found = _wait(edits, request_id, ctx.config.live_edit_wait_s, ctx.config.live_tick_s)
+    if found is None:
+        return NotLive("no-answer")
+    state, reply = found
+    cell = str(reply.get("cell") or request.get("cell_id") or "?")
+    if state == "applied":
+        return Applied()
+    if state == "refused":
+        source = reply.get("source")
+        text = refusal_text(cell, Refuse(source) if isinstance(source, str) else Gone())
+        return Refused(text or f"refused: cell {cell}")
+    return NotLive(state)
+
+
+def _wait(edits: LiveEdits, request_id: int, wait_s: float, tick_s: float
+          ) -> tuple[str, dict[str, Any]] | None:
+    """The answer, or None once withdrawn: a request nobody took within ``wait_s`` is
+    withdrawn then; one JupyterLab took gets as long again to be answered."""
+    deadline = time.monotonic() + wait_s
+    delivered_too = False
+    while True:
+        found = edits.answer(request_id)
+        if found is not None:
+            return found
+        if time.monotonic() >= deadline:
+            if edits.withdraw(request_id, delivered_too=delivered_too):
+                return None
+            delivered_too = True
+            deadline = time.monotonic() + wait_s
+        time.sleep(tick_s)
+
+
+def _source_of(cell: Any) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def edit(ctx: ToolContext, path: Path, rel: str, cell: Any, source: str
+         ) -> ToolResult | None:
+    """Replace ``cell``'s source (``cell`` as on disk, its provenance already marked) in the
+    open notebook: the tool's result when done or refused, None to edit the file on disk.
+    Either way the cell must still hold what the agent last read of it."""
+    cell_id = str(cell.get("id") or "")
+    if not cell_id:
+        return None
+    read_sha = ctx.cell_hashes.get((rel, cell_id), source_sha(_source_of(cell)))
+    refused = refusal_text(cell_id, swap(_source_of(cell), read_sha))
+    if refused is not None:
+        return ToolResult(ok=False, content=refused)
+    request = {"op": "edit", "cell_id": cell_id, "read_sha": read_sha, "source": source,
+               "mercury": cell.get("metadata", {}).get("mercury"),
+               "clear_outputs": cell.get("cell_type") == "code"}
+    return _result(ctx, path, rel, request, cell_id, source, f"edited cell {cell_id}")
+
+
+def insert(ctx: ToolContext, path: Path, rel: str, cells: Any, cell: Any, index: int
+           ) -> ToolResult | None:
+    """Insert ``cell`` at ``index`` (of the cells on disk, ``cells``) in the open notebook,
+    right after the cell before it there: the tool's result, or None to edit on disk."""
+    cell_id = str(cell.get("id") or "")
+    if not cell_id:
+        return None
+    after = str(cells[index - 1].get("id") or "") if index > 0 else ""
+    request = {"op": "insert", "cell_id": cell_id, "after_cell_id": after or None,
+               "index": index, "cell": _plain(cell)}
+    return _result(ctx, path, rel, request, cell_id, _source_of(cell),
+                   f"inserted a {cell.get('cell_type')} cell ({cell_id})"
+                   f"{f' after cell {after}' if after else ' at the top'}")
+
+
+def _result(ctx: ToolContext, path: Path, rel: str, request: dict[str, Any], cell_id: str,
+            source: str, done: str) -> ToolResult | None:
+    sent = send(ctx, path, request)
+    match sent:
+        case Applied():
+            ctx.cell_hashes[(rel, cell_id)] = source_sha(source)
+            return ToolResult(ok=True, content=f"{done} in {rel}, open in JupyterLab "
+                              "(applied there and saved)", changed_paths=(rel,))
+        case Refused(text):
+            return ToolResult(ok=False, content=text)
+        case NotLive():
+            return None
+        case _:
+            assert_never(sent)
+
+
+def _plain(value: Any) -> Any:
+    """A NotebookNode as plain JSON values."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

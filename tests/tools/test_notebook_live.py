@@ -1,0 +1,163 @@
+"""Notebook tools on a notebook open in JupyterLab: requests through the ledger, answers, fallback.
+
+JupyterLab's part is played through the same ledger store the server extension uses: the test
+claims the request and answers it as the labextension would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbformat import v4
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.live_edit import source_sha
+from mercury_nb.ledger.live_edits import LiveEditStore
+from mercury_nb.tools import notebook_live
+from mercury_nb.tools.base import ToolContext, ToolResult
+from mercury_nb.tools.registry import ToolRegistry
+from mercury_nb.workspace.confinement import Workspace
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[LiveEditStore]:
+    made = LiveEditStore(tmp_path / "home")
+    notebook_live.install(made)
+    yield made
+    notebook_live.install(None)
+    made.close()
+
+
+@pytest.fixture
+def live_ctx(root: Path) -> ToolContext:
+    config = MercuryConfig(workdir=root, live_edit_wait_s=5.0)
+    return ToolContext(root=Workspace(root), config=config, process_scope="t1", step=4)
+
+
+@pytest.fixture
+def nb(root: Path) -> Path:
+    notebook = v4.new_notebook()
+    notebook.cells = [v4.new_markdown_cell("# Sales"), v4.new_code_cell("x = 1")]
+    notebook.cells[0].id, notebook.cells[1].id = "head", "code1"
+    path = root / "sales.ipynb"
+    nbformat.write(notebook, path)
+    return path
+
+
+async def call(registry: ToolRegistry, ctx: ToolContext, name: str, **args: Any) -> ToolResult:
+    return await registry.execute(name, json.dumps(args), ctx)
+
+
+async def lab_answers(store: LiveEditStore, path: Path, state: str,
+                      reply: dict[str, Any]) -> dict[str, Any]:
+    """Play JupyterLab: take the one request for ``path`` and answer it; the request."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        claimed = store.claim([path])
+        if claimed:
+            (request_id, _, request), = claimed
+            assert store.acknowledge(request_id, state, reply)
+            return request
+        await asyncio.sleep(0.005)
+    raise AssertionError("no edit request came")
+
+
+async def test_not_open_edits_the_file(registry: ToolRegistry, live_ctx: ToolContext,
+                                       store: LiveEditStore, nb: Path) -> None:
+    result = await call(registry, live_ctx, "edit_notebook_cell", path="sales.ipynb", index=1,
+                        source="x = 2")
+    assert result.ok and "open in JupyterLab" not in result.content
+    assert nbformat.read(nb, as_version=4).cells[1].source == "x = 2"
+    assert store.claim([nb]) == []  # no request was made
+
+
+async def test_open_edit_goes_to_lab(registry: ToolRegistry, live_ctx: ToolContext,
+                                     store: LiveEditStore, nb: Path) -> None:
+    await call(registry, live_ctx, "read_notebook", path="sales.ipynb")
+    store.report_open([nb])
+    running = asyncio.create_task(call(registry, live_ctx, "edit_notebook_cell",
+                                       path="sales.ipynb", index=1, source="x = 2"))
+    request = await lab_answers(store, nb, "applied", {})
+    result = await running
+    assert result.ok and result.changed_paths == ("sales.ipynb",)
+    assert result.content == ("edited cell code1 in sales.ipynb, open in JupyterLab "
+                              "(applied there and saved)")
+    assert request == {"op": "edit", "cell_id": "code1", "read_sha": source_sha("x = 1"),
+                       "source": "x = 2", "mercury": {"task": "t1", "step": 4},
+                       "clear_outputs": True}
+    assert nbformat.read(nb, as_version=4).cells[1].source == "x = 1"  # Lab saves, not the tool
+
+
+async def test_lab_refuses_a_cell_the_user_changed(registry: ToolRegistry,
+                                                   live_ctx: ToolContext,
+                                                   store: LiveEditStore, nb: Path) -> None:
+    store.report_open([nb])
+    running = asyncio.create_task(call(registry, live_ctx, "edit_notebook_cell",
+                                       path="sales.ipynb", index=1, source="x = 2"))
+    await lab_answers(store, nb, "refused", {"source": "x = 1  # typing", "cell": "code1"})
+    result = await running
+    assert not result.ok
+    assert result.content == ("refused: cell code1 changed since you read it; its source now: "
+                              "x = 1  # typing")
+    assert nbformat.read(nb, as_version=4).cells[1].source == "x = 1"
+
+
+async def test_insert_goes_below_its_anchor(registry: ToolRegistry, live_ctx: ToolContext,
+                                            store: LiveEditStore, nb: Path) -> None:
+    store.report_open([nb])
+    running = asyncio.create_task(call(registry, live_ctx, "insert_notebook_cell",
+                                       path="sales.ipynb", index=0, cell_type="code",
+                                       source="plot()", after_cell_id="head"))
+    request = await lab_answers(store, nb, "applied", {})
+    result = await running
+    assert result.ok and "after cell head in sales.ipynb, open in JupyterLab" in result.content
+    assert request["op"] == "insert" and request["after_cell_id"] == "head"
+    assert request["index"] == 1
+    assert request["cell"]["source"] == "plot()"
+    assert request["cell"]["metadata"]["mercury"] == {"task": "t1", "step": 4}
+    assert request["cell_id"] == request["cell"]["id"]
+
+
+async def test_no_answer_in_time_edits_the_file(registry: ToolRegistry, root: Path,
+                                                store: LiveEditStore, nb: Path) -> None:
+    ctx = ToolContext(root=Workspace(root),
+                      config=MercuryConfig(workdir=root, live_edit_wait_s=0.05))
+    store.report_open([nb])  # open, but no JupyterLab takes the request
+    result = await call(registry, ctx, "edit_notebook_cell", path="sales.ipynb", index=1,
+                        source="x = 3")
+    assert result.ok and "open in JupyterLab" not in result.content
+    assert nbformat.read(nb, as_version=4).cells[1].source == "x = 3"
+    assert store.claim([nb]) == []  # withdrawn: a late JupyterLab never applies it
+
+
+async def test_lab_says_not_open_edits_the_file(registry: ToolRegistry,
+                                                live_ctx: ToolContext,
+                                                store: LiveEditStore, nb: Path) -> None:
+    store.report_open([nb])
+    running = asyncio.create_task(call(registry, live_ctx, "edit_notebook_cell",
+                                       path="sales.ipynb", index=1, source="x = 4"))
+    await lab_answers(store, nb, "not-open", {})
+    assert (await running).ok
+    assert nbformat.read(nb, as_version=4).cells[1].source == "x = 4"
+
+
+async def test_a_disk_change_since_reading_is_refused(registry: ToolRegistry,
+                                                      live_ctx: ToolContext,
+                                                      store: LiveEditStore, nb: Path) -> None:
+    await call(registry, live_ctx, "read_notebook", path="sales.ipynb")
+    notebook = nbformat.read(nb, as_version=4)
+    notebook.cells[1].source = "x = 10"
+    nbformat.write(notebook, nb)
+    result = await call(registry, live_ctx, "edit_notebook_cell", path="sales.ipynb", index=1,
+                        source="x = 2")
+    assert not result.ok
+    assert "cell code1 of sales.ipynb changed since you last read it" in result.content
+    assert result.content.endswith("\nx = 10")  # the disk's compare-and-swap, before any route
+    assert nbformat.read(nb, as_version=4).cells[1].source == "x = 10"
