@@ -254,7 +254,8 @@ def _measure_git(snapshot: Snapshot) -> ChangeReport:
     }
     clean_at_start = sorted(p for p in candidates if p not in baseline.dirty)
     try:
-        blobs = git_state.read_blobs(repo, baseline.head, clean_at_start)
+        blobs = git_state.read_blobs(repo, baseline.head, clean_at_start,
+                                     snapshot.max_file_bytes)
     except git_state.GitError:
         blobs, complete = {}, False
         candidates -= set(clean_at_start)
@@ -265,7 +266,9 @@ def _measure_git(snapshot: Snapshot) -> ChangeReport:
         else:
             blob = blobs.get(path)
             before = None
-            if blob is not None:
+            if isinstance(blob, git_state.UnreadBlob):  # too large to read: size and id only
+                before = FileState(size=blob.size, sha256=f"git-blob:{blob.oid}")
+            elif blob is not None:
                 before = state_from_bytes(blob, keep_text=len(blob) <= snapshot.max_file_bytes)
         after = read_state(repo.toplevel / path, root=repo.toplevel,
                            max_file_bytes=snapshot.max_file_bytes,
