@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,8 @@ from typing import Literal
 
 from mercury_nb.contract.notebook_changes import NotebookDiff
 from mercury_nb.contract.outcome import FileChange
+from mercury_nb.contract.redaction import known_secrets
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.workspace import git_state
 from mercury_nb.workspace.notebook_diff import notebook_change, preview_lines
 from mercury_nb.workspace.snapshot import (
@@ -195,7 +198,7 @@ def _notebook_preview(notebook: NotebookDiff) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit, known_secrets(None, os.environ))  # redacted before the cut
 
 
 def _opaque(state: FileState) -> str:
