@@ -11,6 +11,20 @@ import { eventWords } from './events';
 import { UndoButton, UndoResult, undoable, useUndo } from './undo';
 import { oneLine, shownName } from './untrusted';
 
+/**
+ * The model's answer as shown: its own words, framed and labelled (as the cell widget
+ * does), plain text (never HTML or Markdown), each line with its controls escaped, so a
+ * line of it cannot pass for the panel's verdict.
+ */
+function quotedAnswer(answer: string): string {
+  return answer
+    .trim()
+    .replace(/\r\n/g, '\n')
+    .split('\n')
+    .map(line => oneLine(line.replace(/\t/g, '    ')))
+    .join('\n');
+}
+
 function money(usd: number | null): string {
   return usd === null ? 'unknown' : `$${usd.toFixed(4)}`;
 }
@@ -135,9 +149,10 @@ export function Detail(props: {
       )}
       {task.status === 'running' && task.live?.text && <LiveText text={task.live.text} />}
       {detail.answer && (
-        <section>
+        <section className="jp-mercury-answer-section">
           <h3>Answer</h3>
-          <div className="jp-mercury-answer">{detail.answer}</div>
+          <div className="jp-mercury-answer-label">The model&apos;s answer:</div>
+          <blockquote className="jp-mercury-answer">{quotedAnswer(detail.answer)}</blockquote>
         </section>
       )}
       {(detail.subagents ?? []).length > 0 && (

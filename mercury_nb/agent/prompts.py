@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.turns.stream_assembly import StepReply
 from mercury_nb.contract.untrusted import one_line
 
@@ -77,6 +78,5 @@ def summarize_arguments(name: str, raw_arguments: str, limit: int = 80) -> str:
     if key is None:
         return name
     value = one_line(str(args[key]))
-    if len(value) > limit:
-        value = value[: limit - 1] + "…"
+    value = clip(value, limit)  # redacted before the cut
     return f"{name}: {value}"

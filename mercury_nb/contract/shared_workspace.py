@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from mercury_nb.contract.text_cut import clip
+
 BUSY_MESSAGE = (
     'Another task is running in this workspace: {task_id} "{task}". Two tasks changing the '
     "same files would mix their changes, so this one was not started. Stop it with "
@@ -19,7 +21,7 @@ TASK_EXCERPT_CHARS = 80
 def task_excerpt(task: str) -> str:
     """``task`` on one line, whitespace collapsed, cut to :data:`TASK_EXCERPT_CHARS` (``…``)."""
     line = " ".join(task.split())
-    return line if len(line) <= TASK_EXCERPT_CHARS else line[: TASK_EXCERPT_CHARS - 1] + "…"
+    return clip(line, TASK_EXCERPT_CHARS)  # redacted before the cut
 
 
 @dataclass(frozen=True)

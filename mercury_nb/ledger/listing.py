@@ -7,6 +7,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any
 
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.ledger.event_words import event_words
 from mercury_nb.ledger.records import EventRecord, TaskRecord
 
@@ -27,7 +28,7 @@ def age(seconds: float) -> str:
 def first_line(text: str | None, limit: int) -> str:
     """The first line of ``text``, cut to ``limit`` characters with "…"."""
     line = " ".join((text or "").strip().splitlines()[:1]).strip()
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return clip(line, limit)  # redacted before the cut
 
 
 def tasks_table(records: Sequence[TaskRecord], now: float, width: int | None = None) -> str:

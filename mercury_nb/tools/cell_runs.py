@@ -221,7 +221,8 @@ def _result(ctx: ToolContext, plan: _Plan, run: _Run, total_hit: bool, written: 
     lines = [f"Ran {which} of {rel} in a fresh kernel: {len(run.finished)} of {len(code)} code "
              f"cells ran ({seconds:.1f} s)."]
     for done in run.finished:
-        lines.extend(_cell_lines(done, config.kernel_output_max_chars))
+        lines.extend(_cell_lines(done, config.kernel_output_max_chars,
+                                 known_secrets(config, os.environ)))
     if error:
         lines.append(f"Failed at {error}.")
         left = [i for i in code if i not in {int(d["index"]) for d in run.finished}]
@@ -244,7 +245,7 @@ def _result(ctx: ToolContext, plan: _Plan, run: _Run, total_hit: bool, written: 
                       cell_error=error)
 
 
-def _cell_lines(done: dict[str, Any], chars: int) -> list[str]:
+def _cell_lines(done: dict[str, Any], chars: int, secrets: tuple[str, ...]) -> list[str]:
     count = done.get("execution_count")
     head = f"--- cell {done['index']}" + (f" · [{count}]" if count is not None else "")
     failure = done.get("failure")
@@ -255,7 +256,7 @@ def _cell_lines(done: dict[str, Any], chars: int) -> list[str]:
     if failure and failure.get("kind") == "error":
         trace = [o for o in done.get("outputs", []) if o.get("output_type") == "error"]
         if trace:
-            lines.append("traceback:\n" + cut(_plain_traceback(trace[0]), chars))
+            lines.append("traceback:\n" + cut(_plain_traceback(trace[0]), chars, secrets))
     return lines
 
 

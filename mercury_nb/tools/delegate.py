@@ -7,6 +7,7 @@ from pydantic import BaseModel, Field
 from mercury_nb.contract.banners import NO_CHANGES, change_summary_lines, evidence_line
 from mercury_nb.contract.endings import NoChangesCompletion, VerifiedCompletion
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool
 
@@ -61,8 +62,7 @@ def delegate_result(run: SubagentRun) -> ToolResult:
         lines.extend(_evidence_lines(run))
         if outcome.answer:
             answer = outcome.answer.strip()
-            if len(answer) > ANSWER_CHARS:
-                answer = answer[: ANSWER_CHARS - 1] + "…"
+            answer = clip(answer, ANSWER_CHARS)  # redacted before the cut
             lines.append(f"Its answer: {answer}")
         if paths:
             lines.append(CHECK_ADVICE)

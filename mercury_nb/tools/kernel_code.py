@@ -26,6 +26,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from mercury_nb.contract.redaction import redact
+from mercury_nb.contract.text_cut import CUT_REACH, cut_edges
 from mercury_nb.tools.kernel_access import KernelAccess
 
 _numbers = itertools.count(1)
@@ -41,7 +43,9 @@ class CodeInterrupted(BaseException):
 
 
 class BoundedText:
-    """Text written in pieces, keeping its first and last ``keep`` characters and a count."""
+    """Text written in pieces, showing its first and last ``keep`` characters and a count;
+    ``CUT_REACH`` more characters are kept on the inner side of each cut, so a key
+    across a cut is redacted whole before the cut is made."""
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
@@ -50,20 +54,26 @@ class BoundedText:
         self.total = 0
 
     def write(self, text: str) -> int:
-        self.total += len(text)
-        room = self.keep - len(self.head)
+        written = len(text)
+        self.total += written
+        room = self.keep + CUT_REACH - len(self.head)
         if room > 0:
             self.head += text[:room]
             text = text[room:]
         if text:
-            self.tail = (self.tail + text)[-self.keep:]
-        return len(text)
+            self.tail = (self.tail + text)[-(self.keep + CUT_REACH):]
+        return written
 
-    def text(self) -> str:
-        cut = self.total - len(self.head) - len(self.tail)
-        if cut <= 0:
-            return self.head + self.tail
-        return f"{self.head}\n[… {cut:,} characters cut …]\n{self.tail}"
+    def text(self, secrets: tuple[str, ...] = ()) -> str:
+        """The text redacted, then cut (head and tail) when longer than twice ``keep``."""
+        if self.total <= 2 * self.keep:
+            return redact(self.head + self.tail, secrets)
+        tail = self.tail
+        if len(self.head) + len(tail) == self.total:  # nothing dropped: the tail's window
+            tail = (self.head + tail)[-(self.keep + CUT_REACH):]  # may lie in the head
+        head, tail = cut_edges(self.head, tail, self.keep, self.keep, secrets)
+        cut = self.total - 2 * self.keep
+        return f"{head}\n[… {cut:,} characters cut …]\n{tail}"
 
 
 class _Routed:

@@ -15,6 +15,7 @@ import base64
 import binascii
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -109,6 +110,7 @@ async def run_in_kernel(args: RunInKernelArgs, ctx: ToolContext) -> ToolResult:
 def _result(run: CodeRun, ctx: ToolContext, *, timed_out: bool = False,
             ended: bool = True) -> ToolResult:
     config = ctx.config
+    secrets = known_secrets(config, os.environ)  # masked before every cut below
     took = (run.ended or run.started) - run.started if ended else config.kernel_code_timeout_s
     lines: list[str] = []
     if timed_out:
@@ -121,27 +123,30 @@ def _result(run: CodeRun, ctx: ToolContext, *, timed_out: bool = False,
     else:
         lines.append(f"Ran in your kernel in {took:.1f} s and raised "
                      f"{type(run.error).__name__}.")
-    for label, text in (("stdout", run.stdout.text()), ("stderr", run.stderr.text())):
+    for label, text in (("stdout", run.stdout.text(secrets)),
+                        ("stderr", run.stderr.text(secrets))):
         if text:
             lines.extend((f"{label}:", text.rstrip("\n")))
     if run.displays:
         lines.append("displays:")
-        lines.extend(f"- {describe_display(bundle, config.kernel_repr_chars)}"
+        lines.extend(f"- {describe_display(bundle, config.kernel_repr_chars, secrets)}"
                      for bundle in run.displays[:DISPLAYS_SHOWN])
         if len(run.displays) > DISPLAYS_SHOWN:
             lines.append(f"- … {len(run.displays) - DISPLAYS_SHOWN} more")
     if run.has_value and run.value is not None:
-        lines.append("result: " + describe("value", summarize_value(run.value, limits_of(config)))
+        lines.append("result: " + describe("value", summarize_value(
+            run.value, replace(limits_of(config), secrets=secrets)))
                      .removeprefix("value: "))
     if run.traceback and not isinstance(run.error, CodeInterrupted):
         lines.extend(("traceback:", cut(run.traceback.rstrip("\n"),
-                                        config.kernel_output_max_chars)))
-    content = redact("\n".join(lines), known_secrets(config, os.environ))
+                                        config.kernel_output_max_chars, secrets)))
+    content = redact("\n".join(lines), secrets)
     ok = run.error is None and not timed_out
     return ToolResult(ok=ok, content=content, ran_in_kernel=True)
 
 
-def describe_display(bundle: Mapping[str, Any], limit: int) -> str:
+def describe_display(bundle: Mapping[str, Any], limit: int,
+                     secrets: tuple[str, ...] = ()) -> str:
     """One display output: an image by its type and size (``image/png 640×480``), else its
     text (``text/plain``), else the kinds it has."""
     for mime, data in bundle.items():
@@ -150,7 +155,7 @@ def describe_display(bundle: Mapping[str, Any], limit: int) -> str:
             return f"{mime} {size[0]}×{size[1]}" if size else mime
     text = bundle.get("text/plain")
     if isinstance(text, str):
-        return cut(" ".join(text.split()), limit)
+        return cut(" ".join(text.split()), limit, secrets)
     return ", ".join(str(mime) for mime in bundle) or "an empty display"
 
 

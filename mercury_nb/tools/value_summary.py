@@ -20,6 +20,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from mercury_nb.contract.redaction import MASK, is_secret_name
+from mercury_nb.contract.text_cut import CUT_REACH, clip
 from mercury_nb.tools.frame_summary import frame_summary, polars_summary, series_summary
 
 _QUALNAME = type.__dict__["__qualname__"]
@@ -49,6 +51,8 @@ class SummaryLimits:
     repr_chars: int = 200
     head_rows: int = 5
     max_columns: int = 30
+    secrets: tuple[str, ...] = ()
+    """Values masked before any cut (a key across a cut is masked whole)."""
 
 
 @dataclass(frozen=True)
@@ -78,9 +82,10 @@ def is_module(value: Any) -> bool:
     return issubclass(type(value), types.ModuleType)
 
 
-def cut(text: str, limit: int) -> str:
-    """``text`` at most ``limit`` characters, ``…`` marking a cut."""
-    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+def cut(text: str, limit: int, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` at most ``limit`` characters, ``…`` marking a cut, redacted before it is
+    cut (:func:`~mercury_nb.contract.text_cut.clip`): a key across the cut is masked whole."""
+    return clip(text, limit, secrets)
 
 
 def _numpy() -> Any:
@@ -98,30 +103,29 @@ def _pandas_scalars(pd: Any) -> tuple[type, ...]:
         return ()
 
 
-def safe_repr(value: Any, limit: int, depth: int = 2) -> str | None:
+def safe_repr(value: Any, limit: int, depth: int = 2,
+              secrets: tuple[str, ...] = ()) -> str | None:
     """A repr of ``value`` built only from known-safe types, at most ``limit`` characters
     (None: its type is not one of them, and nothing of it may be shown)."""
     cls = type(value)
-    if cls is str:
-        return cut(repr(value[: limit + 1]), limit)
+    if cls in (str, bytes, bytearray):
+        return cut(repr(value[: limit + CUT_REACH]), limit, secrets)
     if cls is int:
         if value.bit_length() > LARGE_INT_BITS:
             return f"<int of {value.bit_length()} bits>"
-        return cut(repr(value), limit)
-    if cls in (bytes, bytearray):
-        return cut(repr(value[: limit + 1]), limit)
+        return cut(repr(value), limit, secrets)
     if cls in _PLAIN:
-        return cut(repr(value), limit)
+        return cut(repr(value), limit, secrets)
     if cls in (list, tuple, set, frozenset, dict):
-        return _container_repr(value, limit, depth)
+        return _container_repr(value, limit, depth, secrets)
     np = _numpy()
     if (np is not None and issubclass(cls, np.generic)
             and _MODULE.__get__(cls, type) == "numpy"):
         kind = np.dtype(cls).kind
-        return cut(repr(value), limit) if kind in _SAFE_ARRAY_KINDS else None
+        return cut(repr(value), limit, secrets) if kind in _SAFE_ARRAY_KINDS else None
     pd = _pandas()
     if pd is not None and cls in _pandas_scalars(pd):
-        return cut(repr(value), limit)
+        return cut(repr(value), limit, secrets)
     if cls is types.FunctionType:
         return f"<function {_FUNCTION_QUALNAME.__get__(value)}>"
     if cls is types.BuiltinFunctionType:
@@ -131,9 +135,7 @@ def safe_repr(value: Any, limit: int, depth: int = 2) -> str | None:
     return None
 
 
-def _container_repr(value: Any, limit: int, depth: int) -> str:
-    from mercury_nb.contract.redaction import MASK, is_secret_name
-
+def _container_repr(value: Any, limit: int, depth: int, secrets: tuple[str, ...]) -> str:
     cls = type(value)
     if depth <= 0:
         return f"<{cls.__name__} of {len(value)}>"
@@ -146,13 +148,13 @@ def _container_repr(value: Any, limit: int, depth: int) -> str:
             break
         if cls is dict:
             key, val = item
-            key_text = safe_repr(key, limit, depth - 1) or f"<{type_name(type(key))}>"
+            key_text = safe_repr(key, limit, depth - 1, secrets) or f"<{type_name(type(key))}>"
             secret = type(key) is str and is_secret_name(key)
             val_text = MASK if secret else (
-                safe_repr(val, limit, depth - 1) or f"<{type_name(type(val))}>")
+                safe_repr(val, limit, depth - 1, secrets) or f"<{type_name(type(val))}>")
             text = f"{key_text}: {val_text}"
         else:
-            text = safe_repr(item, limit, depth - 1) or f"<{type_name(type(item))}>"
+            text = safe_repr(item, limit, depth - 1, secrets) or f"<{type_name(type(item))}>"
         parts.append(text)
         used += len(text) + 2
     inner = ", ".join(parts)
@@ -166,42 +168,47 @@ def _container_repr(value: Any, limit: int, depth: int) -> str:
         shown = f"{cls.__name__}()"
     else:
         shown = "{" + inner + "}" if cls is set else f"frozenset({{{inner}}})"
-    return cut(shown, limit)
+    return cut(shown, limit, secrets)
 
 
-def cell_text(value: Any, limit: int) -> str:
+def cell_text(value: Any, limit: int, secrets: tuple[str, ...] = ()) -> str:
     """One table cell: a string as itself (on one line), anything else by :func:`safe_repr`,
     an unknown type as ``<TypeName>``."""
     if type(value) is str:
-        return cut(value.replace("\n", "\\n"), limit)
+        return cut(value[: limit + CUT_REACH].replace("\n", "\\n"), limit, secrets)
     pd = _pandas()
     if pd is not None and type(value) in _pandas_scalars(pd):
-        return cut(str(value), limit)
-    return safe_repr(value, limit, depth=1) or f"<{type_name(type(value))}>"
+        return cut(str(value), limit, secrets)
+    return safe_repr(value, limit, 1, secrets) or f"<{type_name(type(value))}>"
 
 
 def summarize_value(value: Any, limits: SummaryLimits) -> ValueSummary:
     """The known-safe summary of ``value`` (see the module)."""
     cls = type(value)
     name = type_name(cls)
+    secrets = limits.secrets
+
+    def cells(cell: Any, limit: int) -> str:
+        return cell_text(cell, limit, secrets)
+
     if cls in (str, bytes, bytearray, list, tuple, set, frozenset, dict):
         return ValueSummary(name, size=f"len {len(value)}",
-                            repr=safe_repr(value, limits.repr_chars) or "")
+                            repr=safe_repr(value, limits.repr_chars, 2, secrets) or "")
     np, pd = _numpy(), _pandas()
     if np is not None and issubclass(cls, np.ndarray):
         return _array_summary(np, value, name, cls is np.ndarray, limits)
     if pd is not None and cls is pd.DataFrame:
         return _from(name, frame_summary(value, limits.head_rows, limits.max_columns,
-                                         cell_text, _dtype_text))
+                                         cells, _dtype_text))
     if pd is not None and cls is pd.Series:
         return _from(name, series_summary(value, limits.head_rows, limits.repr_chars,
-                                          cell_text, _dtype_text))
+                                          cells, _dtype_text))
     polars = sys.modules.get("polars")
     if polars is not None and cls in (getattr(polars, "DataFrame", None),
                                       getattr(polars, "Series", None)):
         return _from(name, polars_summary(value, cls is polars.DataFrame, limits.head_rows,
-                                          limits.max_columns, cell_text, _dtype_text))
-    shown = safe_repr(value, limits.repr_chars)
+                                          limits.max_columns, cells, _dtype_text))
+    shown = safe_repr(value, limits.repr_chars, 2, secrets)
     return ValueSummary(name, repr=shown or "")
 
 
@@ -229,6 +236,6 @@ def _array_summary(np: Any, value: Any, name: str, exact: bool,
     if exact and dtype.kind in _SAFE_ARRAY_KINDS and not dtype.hasobject:
         text = np.array2string(value, threshold=ITEMS_SHOWN, edgeitems=3,
                                max_line_width=max(40, limits.repr_chars))
-        shown = cut(" ".join(text.split()), limits.repr_chars)
+        shown = cut(" ".join(text.split()), limits.repr_chars, limits.secrets)
     return ValueSummary(name, size=f"shape {tuple(shape)}", dtype=_dtype_text(dtype), repr=shown)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
@@ -108,7 +108,7 @@ def summarize_namespace(namespace: Mapping[str, Any], *, hidden: frozenset[str] 
     """The summaries of ``names`` (None: every listed variable) in at most ``max_chars``
     characters, redacted; what the budget leaves out is named at the end."""
     kept_secrets = tuple(secrets)
-    limits = limits or SummaryLimits()
+    limits = replace(limits or SummaryLimits(), secrets=kept_secrets)  # masked before cuts
     if names is None:
         wanted = listed_names(namespace, hidden)
         missing: list[str] = []

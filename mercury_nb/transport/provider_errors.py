@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from mercury_nb.contract.redaction import redact as contract_redact
+from mercury_nb.contract.text_cut import clip
 
 MESSAGE_CHARS = 2000
 """Longest provider message kept in a ProviderError (the banner shows up to
@@ -135,5 +136,4 @@ def redact_keys(text: str, secrets: Iterable[str | None]) -> str:
 
 
 def truncate(text: str, limit: int = MESSAGE_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(" ".join(text.split()), limit)  # a key across the cut is masked whole

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,8 @@ from typing import Literal
 
 from mercury_nb.contract.notebook_changes import NotebookDiff
 from mercury_nb.contract.outcome import FileChange
+from mercury_nb.contract.redaction import known_secrets
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.workspace import git_state
 from mercury_nb.workspace.notebook_diff import notebook_change, preview_lines
 from mercury_nb.workspace.snapshot import (
@@ -195,7 +198,7 @@ def _notebook_preview(notebook: NotebookDiff) -> str:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit, known_secrets(None, os.environ))  # redacted before the cut
 
 
 def _opaque(state: FileState) -> str:
@@ -254,7 +257,8 @@ def _measure_git(snapshot: Snapshot) -> ChangeReport:
     }
     clean_at_start = sorted(p for p in candidates if p not in baseline.dirty)
     try:
-        blobs = git_state.read_blobs(repo, baseline.head, clean_at_start)
+        blobs = git_state.read_blobs(repo, baseline.head, clean_at_start,
+                                     snapshot.max_file_bytes)
     except git_state.GitError:
         blobs, complete = {}, False
         candidates -= set(clean_at_start)
@@ -265,7 +269,9 @@ def _measure_git(snapshot: Snapshot) -> ChangeReport:
         else:
             blob = blobs.get(path)
             before = None
-            if blob is not None:
+            if isinstance(blob, git_state.UnreadBlob):  # too large to read: size and id only
+                before = FileState(size=blob.size, sha256=f"git-blob:{blob.oid}")
+            elif blob is not None:
                 before = state_from_bytes(blob, keep_text=len(blob) <= snapshot.max_file_bytes)
         after = read_state(repo.toplevel / path, root=repo.toplevel,
                            max_file_bytes=snapshot.max_file_bytes,

@@ -127,22 +127,47 @@ def paths_changed_between(repo: Repo, old: str, new: str) -> set[str]:
     return {os.fsdecode(part) for part in out.split(b"\0") if part}
 
 
-def read_blobs(repo: Repo, rev: str | None, paths: list[str]) -> dict[str, bytes | None]:
-    """The content of each path at ``rev`` (None where absent or not a regular blob)."""
-    found: dict[str, bytes | None] = dict.fromkeys(paths)
+@dataclass(frozen=True)
+class UnreadBlob:
+    """A blob over the read bound: known by its size and object id, never read."""
+
+    size: int
+    oid: str
+
+
+def read_blobs(repo: Repo, rev: str | None, paths: list[str],
+               max_bytes: int) -> dict[str, bytes | UnreadBlob | None]:
+    """The content of each path at ``rev`` (None where absent or not a regular blob).
+
+    Sizes are asked first (``cat-file --batch-check``); only blobs of at most ``max_bytes``
+    are then read, by object id, so a huge committed file never enters memory: it is an
+    :class:`UnreadBlob`. What is held is at most ``max_bytes`` per path."""
+    found: dict[str, bytes | UnreadBlob | None] = dict.fromkeys(paths)
     if rev is None or not paths:
         return found
     batchable = [p for p in paths if "\n" not in p]
     request = "".join(f"{rev}:{p}\n" for p in batchable).encode("utf-8", "surrogateescape")
-    out = run_git(["cat-file", "--batch"], repo.toplevel, input_bytes=request)
+    checked = run_git(["cat-file", "--batch-check"], repo.toplevel, input_bytes=request)
+    small: list[tuple[str, str]] = []
+    for path, line in zip(batchable, checked.split(b"\n"), strict=False):
+        header = line.split()
+        if len(header) == 3 and header[1] == b"blob":
+            oid, size = header[0].decode("ascii"), int(header[2])
+            if size <= max_bytes:
+                small.append((path, oid))
+            else:
+                found[path] = UnreadBlob(size, oid)
+    if not small:
+        return found
+    out = run_git(["cat-file", "--batch"], repo.toplevel,
+                  input_bytes="".join(f"{oid}\n" for _, oid in small).encode("ascii"))
     pos = 0
-    for path in batchable:
+    for path, _ in small:
         end = out.index(b"\n", pos)
         header = out[pos:end].split()
         pos = end + 1
-        if len(header) == 3 and header[1] in (b"blob", b"tree", b"commit", b"tag"):
+        if len(header) == 3 and header[1] == b"blob":
             size = int(header[2])
-            if header[1] == b"blob":
-                found[path] = out[pos : pos + size]
+            found[path] = out[pos : pos + size]
             pos += size + 1
     return found

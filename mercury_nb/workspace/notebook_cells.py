@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from mercury_nb.contract.redaction import known_secrets
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.verification_run import VERIFICATION_RUN_ENV
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.errors import WorkspaceError
@@ -129,13 +131,21 @@ def execute_cells(nb: NotebookNode, indices: Sequence[int], folder: Path, cell_t
                 failure = {"kind": "timeout", "ename": "", "line": f"{limit:g}",
                            "total": overall}
             except DeadKernelError as error:
-                failure = {"kind": "died", "ename": "", "line": str(error)[:300]}
+                failure = {"kind": "died", "ename": "", "line": _said(str(error))}
             emit({"cell": {"index": index, "source": _source(cell),
                            "outputs": list(cell.get("outputs", [])),
                            "execution_count": cell.get("execution_count"),
                            "seconds": round(clock() - started, 3), "failure": failure}})
             if failure is not None:
                 return
+
+
+SAID_CHARS = 300
+"""The longest error text an event carries, redacted before it is cut."""
+
+
+def _said(text: str) -> str:
+    return clip(text, SAID_CHARS, known_secrets(None, os.environ))
 
 
 def _source(cell: NotebookNode) -> str:
@@ -158,13 +168,13 @@ def main(argv: list[str]) -> None:
         emit({"unreadable": refusal(error)})
         return
     except (WorkspaceError, Exception) as error:  # an invalid notebook cannot run
-        emit({"unreadable": str(error)[:300]})
+        emit({"unreadable": _said(str(error))})
         return
     wanted = [i for i in json.loads(indices) if 0 <= i < len(nb.cells)]
     try:
         execute_cells(nb, wanted, Path(path).parent, float(cell_s), float(total_s), emit)
     except Exception as error:  # no kernel to start, a broken kernelspec
-        emit({"broken": f"{type(error).__name__}: {error}"[:300]})
+        emit({"broken": _said(f"{type(error).__name__}: {error}")})
         return
     emit({"end": True})
 

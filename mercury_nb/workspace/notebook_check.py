@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.redaction import known_secrets
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.errors import WorkspaceError
 from mercury_nb.workspace.notebook_cells import execute_cells, failure_words
@@ -15,6 +18,13 @@ from mercury_nb.workspace.reading import read_bounded, refusal
 
 DEFAULT_MAX_BYTES: int = MercuryConfig.model_fields["file_read_max_bytes"].default
 """The most bytes of a notebook read when the caller gives no budget (the config's default)."""
+
+DETAIL_CHARS = 500
+"""The longest detail of a failed run (an error's words), redacted before it is cut."""
+
+
+def _detail(text: str) -> str:
+    return clip(text, DETAIL_CHARS, known_secrets(None, os.environ))
 
 
 @dataclass(frozen=True)
@@ -45,11 +55,11 @@ def execute_notebook(path: Path, timeout_s: float, display: str, *, root: Path |
     except OSError as error:
         return NotebookRun(display, False, f"could not read the notebook: {refusal(error)}")
     except (WorkspaceError, UnicodeDecodeError) as error:
-        return NotebookRun(display, False, f"could not read the notebook: {error}"[:500])
+        return NotebookRun(display, False, _detail(f"could not read the notebook: {error}"))
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as error:  # an invalid notebook is a failed check
-        return NotebookRun(display, False, f"could not read the notebook: {error}"[:500])
+        return NotebookRun(display, False, _detail(f"could not read the notebook: {error}"))
     failures: list[str] = []
 
     def failed(event: dict[str, Any]) -> None:
@@ -60,9 +70,9 @@ def execute_notebook(path: Path, timeout_s: float, display: str, *, root: Path |
     try:
         execute_cells(nb, range(len(nb.cells)), path.parent, timeout_s, math.inf, failed)
     except Exception as error:
-        return NotebookRun(display, False, f"{type(error).__name__}: {error}"[:500])
+        return NotebookRun(display, False, _detail(f"{type(error).__name__}: {error}"))
     if failures:
-        return NotebookRun(display, False, failures[0][:500])
+        return NotebookRun(display, False, _detail(failures[0]))
     return NotebookRun(display, True, f"{len(nb.cells)} cells ran without error")
 
 

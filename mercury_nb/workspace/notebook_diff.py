@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mercury_nb.contract.notebook_changes import CellChange, LineOp, NotebookDiff, SourceLine
+from mercury_nb.contract.redaction import known_secrets
+from mercury_nb.contract.text_cut import clip
 
 MAX_CELLS = 60
 """Cells shown per notebook; the rest are counted in ``more_cells``."""
@@ -233,7 +236,7 @@ def _output_text(output: Any) -> str:
 
 def _cut(text: str, limit: int = LINE_CHARS) -> str:
     text = text.rstrip("\r\n")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit, known_secrets(None, os.environ))  # redacted before the cut
 
 
 def _bounded(cells: list[CellChange]) -> tuple[list[CellChange], int]:

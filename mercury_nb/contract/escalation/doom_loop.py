@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.untrusted import clean
 
 DoomKind = Literal["identical-calls", "cycle", "tool-failures", "idle-steps", "similar-replies"]
@@ -227,5 +228,4 @@ def _key(call: ToolCallObservation) -> _CallKey:
 
 
 def _preview(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _PREVIEW_CHARS else flat[: _PREVIEW_CHARS - 1] + "…"
+    return clip(" ".join(text.split()), _PREVIEW_CHARS)  # redacted before the cut

@@ -15,6 +15,7 @@ from mercury_nb.contract.gate.verification import (
     Verified,
 )
 from mercury_nb.contract.recovery.continuation import restate_task
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.vocabulary import TurnVerdict
 
 RESUME_HEADER = (
@@ -106,8 +107,7 @@ class ResumeFacts:
 
 
 def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(" ".join(text.split()), limit)  # redacted before the cut
 
 
 def _files_line(changed: tuple[str, ...], config: MercuryConfig) -> str:

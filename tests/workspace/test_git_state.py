@@ -1,0 +1,65 @@
+"""git_state.read_blobs reads no blob over its bound (issue 18, item 1): a huge committed file
+is known by size and id, and the change summary still names it, unmeasured."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.workspace import git_state
+from mercury_nb.workspace.changes import measure_changes
+from mercury_nb.workspace.snapshot import take_snapshot
+
+HUGE = 3_000_000
+BOUND = 4096
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repo with a small and a huge committed file (the huge one sparse-free, real bytes)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Test")
+    git(root, "config", "user.email", "test@example.com")
+    git(root, "config", "commit.gpgsign", "false")
+    (root / "small.txt").write_text("one\ntwo\n")
+    (root / "huge.txt").write_text("z\n" * (HUGE // 2))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "start")
+    return root
+
+
+def test_a_blob_over_the_bound_is_not_read(repo: Path) -> None:
+    found_repo = git_state.find_repo(repo)
+    assert found_repo is not None
+    blobs = git_state.read_blobs(found_repo, "HEAD", ["small.txt", "huge.txt", "absent.txt"],
+                                 BOUND)
+    assert blobs["small.txt"] == b"one\ntwo\n"
+    huge = blobs["huge.txt"]
+    assert isinstance(huge, git_state.UnreadBlob)
+    assert huge.size == HUGE
+    assert huge.oid == git(repo, "rev-parse", "HEAD:huge.txt").strip()
+    assert blobs["absent.txt"] is None
+
+
+def test_a_changed_huge_committed_file_is_named_unmeasured(repo: Path) -> None:
+    config = MercuryConfig(workdir=repo, snapshot_max_file_bytes=BOUND)
+    snapshot = take_snapshot(repo, config)
+    (repo / "huge.txt").write_text("y\n" * (HUGE // 2 + 1))
+    (repo / "small.txt").write_text("one\ntwo\nthree\n")
+    changes = {c.path: c for c in measure_changes(snapshot, repo).changes}
+    assert changes["small.txt"].added == 1
+    huge = changes["huge.txt"]
+    assert huge.kind == "modified"
+    assert not huge.measured
+    assert huge.size == HUGE + 2
+    assert f"was {HUGE:,}" in huge.preview or f"was {HUGE}" in huge.preview, huge.preview
