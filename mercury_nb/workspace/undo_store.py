@@ -110,7 +110,8 @@ def keep_task_states(snapshot: Snapshot, report: ChangeReport, home: Path | str,
     root = Path(snapshot.root)
     earlier = load_states(home, task_id)
     files = dict(earlier.files) if earlier is not None else {}
-    befores = _before_states(snapshot, [c.path for c in report.changes if c.path not in files])
+    befores = _before_states(snapshot, [c.path for c in report.changes if c.path not in files],
+                             max_bytes)
     left = max_bytes - sum(_kept_size(home, f) for f in files.values())
     for change in report.changes:
         end = current_hash(root, change.path, snapshot.max_hash_bytes)
@@ -148,7 +149,7 @@ def _kept_size(home: Path | str, file: KeptFile) -> int:
     return 0
 
 
-def _before_states(snapshot: Snapshot, paths: list[str]
+def _before_states(snapshot: Snapshot, paths: list[str], max_bytes: int
                    ) -> dict[str, tuple[FileState | None, bytes | None]]:
     """Each path's state before the task and its exact bytes when known."""
     found: dict[str, tuple[FileState | None, bytes | None]] = {}
@@ -161,7 +162,7 @@ def _before_states(snapshot: Snapshot, paths: list[str]
     repo = baseline.repo()
     clean = [repo.prefix + p for p in paths if repo.prefix + p not in baseline.dirty]
     try:
-        blobs = git_state.read_blobs(repo, baseline.head, clean)
+        blobs = git_state.read_blobs(repo, baseline.head, clean, max_bytes)
     except git_state.GitError:
         blobs = {}
     for path in paths:
@@ -173,6 +174,8 @@ def _before_states(snapshot: Snapshot, paths: list[str]
         blob = blobs.get(full)
         if blob is None:
             found[path] = (None, None) if full in blobs else (_unknown(), None)
+        elif isinstance(blob, git_state.UnreadBlob):  # over the bound: never read, too large
+            found[path] = (FileState(blob.size, f"git:{blob.oid}"), None)
         else:
             found[path] = (FileState(len(blob), hashlib.sha256(blob).hexdigest()), blob)
     return found
