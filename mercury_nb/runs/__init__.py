@@ -27,7 +27,15 @@ from mercury_nb.runs.planning import PlannedRun, continue_request
 from mercury_nb.runs.registry import Run, RunSummary
 from mercury_nb.runs.request import RunRequest
 from mercury_nb.runs.resolve import ResolvedRun, resolve
-from mercury_nb.runs.runner import Runner, continue_task, run_task, runner, start, submit
+from mercury_nb.runs.runner import (
+    Runner,
+    continue_task,
+    run_task,
+    runner,
+    start,
+    submit,
+    submit_off_loop,
+)
 from mercury_nb.runs.settings import plan
 from mercury_nb.runs.stopping import StopReply, request_stop
 from mercury_nb.runs.watching import (
@@ -69,6 +77,7 @@ __all__ = [
     "show_task",
     "start",
     "submit",
+    "submit_off_loop",
     "task_detail",
     "watch",
 ]
