@@ -52,7 +52,7 @@ async def product(url: str, root: Path, steps: int) -> None:
 
     model = OpenAIModel(f"openai/{MODEL}", MODEL, url, "sk-test", 30)
     config = MercuryConfig(workdir=root, home=root / ".home", model=model.name,
-                           max_steps=steps + 10, context_window=10_000_000)
+                           max_steps=min(steps + 10, 1000), context_window=10_000_000)
     outcome = await run_new_session("Read the files.", config, model=model)
     assert outcome.steps == steps, (outcome.status, outcome.banner)
 
@@ -128,25 +128,31 @@ def run(client: Any, steps: int) -> list[float]:
     return [(b - a) * 1000 for a, b in pairwise(times)]
 
 
+CLIENTS = {"bare_httpx": bare_httpx, "bare_litellm": bare_litellm, "product": product}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=240)
+    parser.add_argument("--clients", nargs="+", default=list(CLIENTS), choices=list(CLIENTS))
     args = parser.parse_args()
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # as the product: no fetch
     print(f"machine: {platform.machine()}, python {platform.python_version()}; "
           f"{args.steps} read_file steps against one loopback server")
     rows = {}
-    for client in (bare_httpx, bare_litellm, product):
+    for client in (CLIENTS[name] for name in args.clients):
         run(client, 12)  # warm-up: imports, litellm's model map
         rows[client.__name__] = run(client, args.steps)
-    floor = statistics.mean(rows["bare_httpx"])
+    base = {name: statistics.mean(rows[name]) for name in ("bare_httpx", "bare_litellm")
+            if name in rows}
     for name, gaps in rows.items():
         size = len(gaps) // 4
         quarters = [statistics.median(gaps[i * size:(i + 1) * size]) for i in range(4)]
         mean = statistics.mean(gaps)
+        ratios = "".join(f", {mean / value:.2f}× {other.removeprefix('bare_')}"
+                         for other, value in base.items())
         print(f"{name:13} quarters (median ms): " + " / ".join(f"{q:.1f}" for q in quarters)
-              + f"; mean {mean:.1f} ms/step = {mean / floor:.2f}× httpx, "
-              f"{mean / statistics.mean(rows['bare_litellm']):.2f}× litellm")
+              + f"; mean {mean:.1f} ms/step{ratios}")
 
 
 if __name__ == "__main__":
