@@ -33,6 +33,7 @@ from mercury_nb.agent.events import MemoryPressurePause, Notice, ignore_events
 from mercury_nb.agent.loop_parts import LoopParts
 from mercury_nb.agent.stall_watch import AttemptStalled
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
+from mercury_nb.agent.token_tally import TokenTally
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.compaction import (
     apply_summary,
@@ -130,6 +131,8 @@ class MemoryGovernor:
     context: int | None = None
     """How full the last checked prompt fills the usable budget, in percent (None: no
     window known): the status and the pulse show it."""
+    tally: TokenTally = field(default_factory=TokenTally, repr=False)
+    """The checks' prompt estimate, kept per message: a check measures only new messages."""
 
     async def output_cap(self, loop: GovernedLoop, asked: int) -> int:
         """``asked`` capped at the window's output fraction (the output never fills it)."""
@@ -187,7 +190,7 @@ class MemoryGovernor:
         budget = usable_budget(window, output_reserve) if window else NO_BUDGET
         extra_tokens = tools_tokens(tools)
         messages = loop.session.messages
-        fixed = extra_tokens + estimate_tokens(messages[:protected_prefix_end(messages)])
+        fixed = extra_tokens + self.tally.tokens(messages[:protected_prefix_end(messages)])
         chars = tool_result_chars(window, output_reserve, self.config, fixed)
         if chars is not None:  # tools cut their results to fit this window at the source
             loop.ctx.result_max_chars = chars
@@ -225,7 +228,7 @@ class MemoryGovernor:
     ) -> PressureObservation:
         rss = read_rss_mb() if self.config.memory_limit_mb is not None else None
         return PressureObservation(
-            prompt_tokens=estimate_tokens(messages) + extra_tokens,
+            prompt_tokens=self.tally.tokens(messages) + extra_tokens,
             budget_tokens=budget,
             rss_mb=rss,
         )

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
 from mercury_nb.agent.events import Notice
+from mercury_nb.agent.token_tally import TokenTally
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import WindowTooSmall
 from mercury_nb.contract.recovery.compaction import protected_prefix_end
-from mercury_nb.contract.recovery.memory_governor import estimate_tokens, tools_tokens
+from mercury_nb.contract.recovery.memory_governor import tools_tokens
 from mercury_nb.contract.recovery.window_fit import (
     FitObservation,
     FitState,
@@ -46,6 +47,8 @@ class ToolFit:
     """The memory governor's model name -> window learned from an overflow error."""
     state: FitState = field(default_factory=FitState)
     _sizes: tuple[int, int] | None = field(default=None, repr=False)
+    tally: TokenTally = field(default_factory=TokenTally, repr=False)
+    """The system prompt's and the task's estimate, kept per message."""
 
     def _tool_sizes(self, registry: ToolRegistry) -> tuple[int, int]:
         if self._sizes is None:
@@ -57,10 +60,12 @@ class ToolFit:
         self, model: ChatModel, session: TaskSession, registry: ToolRegistry, reply_tokens: int
     ) -> FitObservation:
         window = await context_window_of(model, self.config, self.learned)
-        system = [m for m in session.messages if m.get("role") in SYSTEM_ROLES]
+        messages = session.messages
+        system = [m for m in messages[:protected_prefix_end(messages)]
+                  if m.get("role") in SYSTEM_ROLES]
         full, compact = self._tool_sizes(registry)
         return FitObservation(window=window, reply_tokens=reply_tokens,
-                              system_tokens=estimate_tokens(system), full_tokens=full,
+                              system_tokens=self.tally.tokens(system), full_tokens=full,
                               compact_tokens=compact)
 
     async def offer(
@@ -95,5 +100,5 @@ class ToolFit:
         never cut (system prompt, tools, task) does not fit, else None (a resume may help)."""
         observation = await self.observe(model, session, registry, reply_tokens)
         prefix = session.messages[: protected_prefix_end(session.messages)]
-        task_tokens = estimate_tokens(prefix) - observation.system_tokens
+        task_tokens = self.tally.tokens(prefix) - observation.system_tokens
         return prefix_fit(observation, max(0, task_tokens), self.config)

@@ -28,7 +28,15 @@ from mercury_nb.runs.planning import PlannedRun, continue_request
 from mercury_nb.runs.registry import Run, RunSummary
 from mercury_nb.runs.request import RunRequest
 from mercury_nb.runs.resolve import ResolvedRun, resolve
-from mercury_nb.runs.runner import Runner, continue_task, run_task, runner, start, submit
+from mercury_nb.runs.runner import (
+    Runner,
+    continue_task,
+    run_task,
+    runner,
+    start,
+    submit,
+    submit_off_loop,
+)
 from mercury_nb.runs.settings import plan
 from mercury_nb.runs.stopping import StopReply, request_stop
 from mercury_nb.runs.undoing import UndoReport, undo
@@ -72,6 +80,7 @@ __all__ = [
     "show_task",
     "start",
     "submit",
+    "submit_off_loop",
     "task_detail",
     "undo",
     "watch",

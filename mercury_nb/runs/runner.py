@@ -27,7 +27,7 @@ from mercury_nb.runs.lookup import Refusal
 from mercury_nb.runs.planning import PlannedRun
 from mercury_nb.runs.registry import Run
 from mercury_nb.runs.request import RunRequest, SubagentRequest
-from mercury_nb.runs.resolve import resolve
+from mercury_nb.runs.resolve import ResolvedRun, resolve
 
 if TYPE_CHECKING:
     from mercury_nb.tools.ask_user import AskHandler
@@ -39,21 +39,23 @@ class Runner:
     """Resolves requests and schedules their runs (one per process: :data:`runner`)."""
 
     @overload
-    def submit(self, request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None
-               ) -> Run[TaskOutcome] | Refusal: ...
+    def submit(self, request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None,
+               resolved: ResolvedRun | Refusal | None = None) -> Run[TaskOutcome] | Refusal: ...
 
     @overload
     def submit(self, request: SubagentRequest, *,
                loop: asyncio.AbstractEventLoop | None = None) -> Run[SubagentRun] | Refusal: ...
 
     def submit(self, request: RunRequest | SubagentRequest, *,
-               loop: asyncio.AbstractEventLoop | None = None
+               loop: asyncio.AbstractEventLoop | None = None,
+               resolved: ResolvedRun | Refusal | None = None,
                ) -> Run[TaskOutcome] | Run[SubagentRun] | Refusal:
-        """Resolve ``request``; when it passes, schedule its run on ``loop`` (default: the
-        running loop) and return at once."""
+        """Resolve ``request`` (unless ``resolved`` is what :func:`resolve` made of it
+        already); when it passes, schedule its run on ``loop`` (default: the running loop)
+        and return at once."""
         if isinstance(request, SubagentRequest):
             return self._delegate(request, loop)
-        planned = resolve(request)
+        planned = resolve(request) if resolved is None else resolved
         if isinstance(planned, Refusal):
             return planned
         _route_live_edits(planned.config.home)
@@ -172,3 +174,11 @@ async def run_task(task: str, config: MercuryConfig | None = None, *,
     if isinstance(outcome, Refusal):
         raise ValueError(outcome.message)
     return outcome
+
+
+async def submit_off_loop(request: RunRequest) -> Run[TaskOutcome] | Refusal:
+    """:func:`submit` for a server: resolving (its SQLite reads and writes) runs in a worker
+    thread, never on the server's event loop; the run is scheduled on that loop."""
+    resolved = await asyncio.to_thread(resolve, request)  # the ledger's reads and new row
+    return runner.submit(request, resolved=resolved)  # the door: the run on this loop
+

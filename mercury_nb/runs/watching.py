@@ -33,14 +33,12 @@ async def watch(task_id: str | None = None, *, after: int = 0,
     id above ``after``, in order, as any process records them. Runs until the caller stops
     iterating, or, with ``until_finished``, after the task's ``task-finished`` event."""
     where = home if home is not None else home_of()
-    if task_id is not None:
-        handle = open_ledger(where)
-        record = handle.ledger.get(task_id)
-        task_id = record.id if record is not None else task_id
+    if task_id is not None:  # every SQLite read off the caller's loop (a server's)
+        task_id = await asyncio.to_thread(_full_id, where, task_id)
     reader = await asyncio.to_thread(LedgerReader, where)
     try:
         while True:
-            if reader.changed():
+            if await asyncio.to_thread(reader.changed):
                 while True:
                     batch = await asyncio.to_thread(reader.events_after, after, task_id)
                     for row in batch:
@@ -54,6 +52,12 @@ async def watch(task_id: str | None = None, *, after: int = 0,
             await asyncio.sleep(WATCH_POLL_S)
     finally:
         safe_close(reader)
+
+
+def _full_id(where: Path | str, task_id: str) -> str:
+    """``task_id``'s full id when it names a task (a unique prefix does), else itself."""
+    record = open_ledger(where).ledger.get(task_id)
+    return record.id if record is not None else task_id
 
 
 @dataclass(frozen=True)

@@ -140,7 +140,7 @@ class TasksHandler(MercuryHandler):
             flags.update(fallbacks=(), api_base=connected.api_base)
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
-        run = runs.submit(runs.RunRequest(task=body.task, flags=flags,
+        run = await runs.submit_off_loop(runs.RunRequest(task=body.task, flags=flags,
                                           env=self.connections.env_for(body.model),
                                           report=self.log.warning, within=self.root,
                                           refuse_missing_key=True))
@@ -168,7 +168,7 @@ class StopHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self, task_id: str) -> None:
-        reply = runs.request_stop(task_id)
+        reply = await asyncio.to_thread(runs.request_stop, task_id)  # off the server's loop
         if reply.kind == "unknown":
             return self.fail(404, reply.message)
         self.finish(json.dumps({"kind": reply.kind, "task_id": reply.task_id,
@@ -202,7 +202,7 @@ class ContinueHandler(MercuryHandler):
             flags.update(model=body.model, fallbacks=())
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
-        run = runs.submit(runs.RunRequest(resume=True, task_id=task_id, flags=flags,
+        run = await runs.submit_off_loop(runs.RunRequest(resume=True, task_id=task_id, flags=flags,
                                           flags_over_config=False, report=self.log.warning,
                                           within=self.root,
                                           env=await self.continue_env(task_id, body.model)))

@@ -54,15 +54,23 @@ CHARS_PER_TOKEN = 4
 
 def estimate_tokens(messages: Sequence[Mapping[str, Any]]) -> int:
     """Cheap prompt-size estimate: chars / 4 (text and tool-call arguments) plus overheads."""
-    tokens = 3  # reply priming
-    for message in messages:
-        tokens += MESSAGE_OVERHEAD_TOKENS + math.ceil(message_chars(message) / CHARS_PER_TOKEN)
-        tokens += TOOL_CALL_OVERHEAD_TOKENS * len(message.get("tool_calls") or ())
-        content = message.get("content")
-        if isinstance(content, list):
-            tokens += NON_TEXT_PART_TOKENS * sum(
-                1 for part in content if not (isinstance(part, Mapping) and "text" in part)
-            )
+    return REPLY_PRIMING_TOKENS + sum(message_tokens(message) for message in messages)
+
+
+REPLY_PRIMING_TOKENS = 3
+"""Tokens a prompt costs once, beyond its messages (reply priming)."""
+
+
+def message_tokens(message: Mapping[str, Any]) -> int:
+    """One message's share of :func:`estimate_tokens` (it depends on that message only, so a
+    caller may keep it per message and add up running totals)."""
+    tokens = MESSAGE_OVERHEAD_TOKENS + math.ceil(message_chars(message) / CHARS_PER_TOKEN)
+    tokens += TOOL_CALL_OVERHEAD_TOKENS * len(message.get("tool_calls") or ())
+    content = message.get("content")
+    if isinstance(content, list):
+        tokens += NON_TEXT_PART_TOKENS * sum(
+            1 for part in content if not (isinstance(part, Mapping) and "text" in part)
+        )
     return tokens
 
 
