@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.permissions import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig
@@ -53,6 +54,12 @@ def _model_flags(parser: argparse.ArgumentParser) -> None:
                              "the workspace and a private /tmp; no network)")
     parser.add_argument("--sandbox-network", action="store_true",
                         help="let sandboxed commands reach the network")
+    parser.add_argument("--permissions", choices=PERMISSION_MODES, default=None, metavar="MODE",
+                        help="what the agent may do unasked: read-only, ask, edits (default: "
+                             "edits run, commands ask) or auto (everything)")
+    parser.add_argument("--allow", action="append", default=None, metavar="RULE",
+                        help='run commands matching RULE unasked (a glob over the whole '
+                             'command, e.g. "python -m pytest*"); repeat for more')
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
 
 
@@ -158,7 +165,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings flags of ``run`` / ``continue`` as given (see ``runs.plan``)."""
     names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes", "pass_env",
-             "sandbox", "sandbox_network", "max_cost_usd", "max_tokens")
+             "sandbox", "sandbox_network", "max_cost_usd", "max_tokens", "permissions", "allow")
     return {name: getattr(args, name) for name in names if hasattr(args, name)}
 
 
