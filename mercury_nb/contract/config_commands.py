@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from mercury_nb.contract.permissions import DEFAULT_MODE, PermissionMode
 
@@ -57,6 +57,16 @@ class CommandSettings(BaseModel):
 
     approval_timeout_s: float = Field(default=300.0, gt=0)
     """How long an approval waits for its answer; then the action is denied."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_only_answers(cls, data: object) -> object:
+        """A ``read-only`` task answers or plans: it runs in the ``chat`` mode (no forced
+        rounds, so its guard never forces a mutating step)."""
+        if isinstance(data, dict) and data.get("permissions") == "read-only" \
+                and "mode" in cls.model_fields:
+            return {**data, "mode": "chat"}
+        return data
 
     @field_validator("pass_env", "allow", mode="before")
     @classmethod

@@ -143,6 +143,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         # numbers it paused on; rows from before have the reason and the words only)
         "UPDATE events SET kind = 'memory-pressure-pause' WHERE kind = 'memory-pressure'",
     ),
+    (
+        # "Always allow": the allow rules saved for a workspace (``permissions`` lists them)
+        """
+        CREATE TABLE IF NOT EXISTS allow_rules (
+            workspace TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (workspace, rule)
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -50,6 +50,7 @@ from mercury_nb.runs.settings import continue_flags, plan
 
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
+    from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
@@ -115,6 +116,7 @@ class PlannedRun:
         model: ChatModel | None = None,
         subagents: SubagentFactory | None = None,
         kernel: KernelAccess | None = None,
+        permissions: Permissions | None = None,
     ) -> TaskOutcome:
         """Run it with the ledger recording (when there is one) around ``on_event``;
         ``subagents`` starts its sub-agents (through the door); ``kernel``: a cell's kernel."""
@@ -134,12 +136,14 @@ class PlannedRun:
                                          ask_user=ask_user, registry=registry, model=model,
                                          subagents=subagents, words=self.words,
                                          blocker=self.blocker, kernel=kernel,
-                                         settings_changed=self.settings_changed)
+                                         settings_changed=self.settings_changed,
+                                         permissions=permissions)
             from mercury_nb.agent.task import run_new_session
 
             return await run_new_session(self.task, config, on_event=sink, task_id=self.task_id,
                                          ask_user=ask_user, registry=registry, model=model,
-                                         subagents=subagents, kernel=kernel)
+                                         subagents=subagents, kernel=kernel,
+                                         permissions=permissions)
         except BaseException as error:
             if recorder is not None:
                 recorder.abandon(error)
