@@ -1,4 +1,4 @@
-"""The headless command line: ``python -m mercury_nb run|continue|stop|tasks|show``.
+"""The headless command line: ``python -m mercury_nb run|continue|stop|tasks|show|permissions``.
 
 Every command first opens the work ledger (``$MERCURY_HOME/ledger.sqlite3``), pauses tasks
 that a dead process left running and prunes old finished ones; what it found goes to stderr.
@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show one task of the work ledger")
     show.add_argument("id", help="task id (or a unique prefix of it)")
     show.add_argument("--json", action="store_true", help="print the task as JSON")
+    from mercury_nb.cli_permissions import add_parser
+
+    add_parser(sub)
     return parser
 
 
@@ -154,6 +157,10 @@ def _main(argv: Sequence[str] | None) -> int:
                 return _list(handle, as_json=args.json)
             case "show":
                 return _show(handle, args.id, as_json=args.json)
+            case "permissions":
+                from mercury_nb.cli_permissions import permissions_command
+
+                return permissions_command(handle, config, args.revoke)
             case _:
                 return _stop(handle, args.id)
     finally:
