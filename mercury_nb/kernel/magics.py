@@ -170,7 +170,7 @@ class MercuryMagics(Magics):
         from mercury_nb.runs import submit
         from mercury_nb.runs.lookup import Refusal
         from mercury_nb.runs.request import RunRequest
-        from mercury_nb.ui.views import guarded_sink, make_view
+        from mercury_nb.ui.views import ViewApprover, guarded_sink, make_view
 
         wait = args.wait
         loop = scheduling.running_loop()
@@ -185,9 +185,11 @@ class MercuryMagics(Magics):
             view = make_view(self.shell, max_updates_per_s=config.ui_max_updates_per_s,
                              attached=attached, model=config.model)
             views.append(view)
+            approver.view = view
             return guarded_sink(view), getattr(view, "ask", None)
 
-        run = submit(RunRequest(kernel=CellKernel(self.shell),
+        approver = ViewApprover()  # a --wait cell (nbclient, headless) asks nobody: denied
+        run = submit(RunRequest(kernel=CellKernel(self.shell), approver=None if wait else approver,
             task=task, resume=resume, task_id=task_id, words=words, flags=vars(args),
             traitlets=self.settings.base_values(), view_for=view_for, report=print,
             refuse_missing_key=True,
