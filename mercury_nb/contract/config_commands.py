@@ -46,7 +46,8 @@ class CommandSettings(BaseModel):
     in is named. Each cell has ``notebook_timeout_s``."""
 
     permissions: PermissionMode = DEFAULT_MODE
-    """What the agent may do unasked (``--permissions MODE``): ``read-only`` reads only;
+    """What the agent may do unasked (``--permissions MODE``): ``read-only`` reads only (and
+    runs as ``chat``);
     ``ask``: every write and command asks; ``edits``: workspace edits run, commands ask
     unless an allow rule matches; ``auto``: everything runs unasked."""
 

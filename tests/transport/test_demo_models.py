@@ -74,8 +74,7 @@ def run_demo_cli(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     """``python -m mercury_nb run`` on ``scripted/quickstart`` in ``tmp_path``."""
     env = {**os.environ, "MERCURY_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-m", "mercury_nb", "run", "--permissions", "auto",
-         "Write greet(name) with a test",
+        [sys.executable, "-m", "mercury_nb", "run", "Write greet(name) with a test",
          "--model", "scripted/quickstart", "--workdir", str(tmp_path)],
         capture_output=True, text=True, env=env, timeout=120)
 
