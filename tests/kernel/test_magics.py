@@ -101,7 +101,8 @@ def verified_turns(test_file: str = "test_hello.py") -> list[Turn]:
 
 
 def flags(model: ScriptedModel, workdir: Path, *extra: str) -> str:
-    return " ".join([f"--model {model.name}", f"--workdir {shlex.quote(str(workdir))}", *extra])
+    return " ".join([f"--model {model.name}", f"--workdir {shlex.quote(str(workdir))}",
+                     "--permissions auto", *extra])  # these tasks run their check unasked
 
 
 # --- --wait and blocking runs ---------------------------------------------------------
