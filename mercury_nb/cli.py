@@ -1,4 +1,4 @@
-"""The headless command line: ``python -m mercury_nb run|continue|stop|tasks|show|undo``.
+"""The command line: ``python -m mercury_nb run|continue|stop|tasks|show|undo|permissions``.
 
 Every command first opens the work ledger (``$MERCURY_HOME/ledger.sqlite3``), pauses tasks
 that a dead process left running and prunes old finished ones; what it found goes to stderr.
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.permissions import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from mercury_nb.contract.config import MercuryConfig
@@ -53,6 +54,12 @@ def _model_flags(parser: argparse.ArgumentParser) -> None:
                              "the workspace and a private /tmp; no network)")
     parser.add_argument("--sandbox-network", action="store_true",
                         help="let sandboxed commands reach the network")
+    parser.add_argument("--permissions", choices=PERMISSION_MODES, default=None, metavar="MODE",
+                        help="what the agent may do unasked: read-only, ask, edits (default: "
+                             "edits run, commands ask) or auto (everything)")
+    parser.add_argument("--allow", action="append", default=None, metavar="RULE",
+                        help='run commands matching RULE unasked (a glob over the whole '
+                             'command, e.g. "python -m pytest*"); repeat for more')
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON on stdout")
 
 
@@ -86,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     from mercury_nb.cli_undo import add_parser as add_undo
 
     add_undo(sub)
+    from mercury_nb.cli_permissions import add_parser as add_permissions
+
+    add_permissions(sub)
     return parser
 
 
@@ -159,6 +169,10 @@ def _main(argv: Sequence[str] | None) -> int:
                 return _list(handle, as_json=args.json)
             case "show":
                 return _show(handle, args.id, as_json=args.json)
+            case "permissions":
+                from mercury_nb.cli_permissions import permissions_command
+
+                return permissions_command(handle, config, args.revoke)
             case _:
                 return _stop(handle, args.id)
     finally:
@@ -170,7 +184,7 @@ def _main(argv: Sequence[str] | None) -> int:
 def run_flags(args: argparse.Namespace) -> dict[str, Any]:
     """The settings flags of ``run`` / ``continue`` as given (see ``runs.plan``)."""
     names = ("model", "fallback", "api_base", "workdir", "max_steps", "chat", "yes", "pass_env",
-             "sandbox", "sandbox_network", "max_cost_usd", "max_tokens")
+             "sandbox", "sandbox_network", "max_cost_usd", "max_tokens", "permissions", "allow")
     return {name: getattr(args, name) for name in names if hasattr(args, name)}
 
 

@@ -31,6 +31,7 @@ def submit_command(args: argparse.Namespace, flags: dict[str, Any], *, usage_err
     from mercury_nb.runs import submit
     from mercury_nb.runs.exit_signals import StopOnSignals
     from mercury_nb.ui.plain import PlainView, banner_with_footer
+    from mercury_nb.ui.terminal_approver import terminal_approver
 
     resume = args.command != "run"
     as_json = bool(args.json)
@@ -53,6 +54,7 @@ def submit_command(args: argparse.Namespace, flags: dict[str, Any], *, usage_err
                          task_id=args.id if resume else None,
                          words=args.message if resume else None, flags=flags,
                          view_for=view_for, refuse_missing_key=True, prune_ledger=True,
+                         approver=terminal_approver(),
                          report=lambda line: print(line, file=sys.stderr))
     with asyncio.Runner() as loop_runner:
         run = submit(request, loop=loop_runner.get_loop())

@@ -60,7 +60,7 @@ def test_completed_task_prints_json_and_exits_0(tmp_path: Path, loopback_server)
         ]
     )
     result = run_cli(
-        "run",
+        "run", "--permissions", "auto",
         "add a test",
         "--model",
         "openai/m",
@@ -85,7 +85,7 @@ def test_paused_task_exits_3(tmp_path: Path, loopback_server) -> None:
         [Turn(tool_calls=(call("run_command", command=f"echo {i}"),)) for i in range(7)]
     )
     result = run_cli(
-        "run",
+        "run", "--permissions", "auto",
         "build it",
         "--model",
         "openai/m",

@@ -44,7 +44,8 @@ def test_a_cost_budget_pauses_and_continue_with_a_higher_one_completes(
              usage=usage),
         Turn(text="add() is in calc.py and its test passes.", usage=usage),
     ])
-    paused = run_cli("run", "add calc.py with a passing test", "--model", MODEL, "--api-base",
+    paused = run_cli("run", "--permissions", "auto",
+                     "add calc.py with a passing test", "--model", MODEL, "--api-base",
                      server.url, "--max-cost", "0.5", "--json", cwd=tmp_path, env_extra=KEY)
     assert paused.returncode == 3, paused.stderr
     outcome = json.loads(paused.stdout)

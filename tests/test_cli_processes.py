@@ -28,7 +28,8 @@ def test_a_signal_to_the_cli_kills_its_commands_setsid_children(
     env = {k: v for k, v in os.environ.items() if not k.startswith("MERCURY_")}
     env.update(MERCURY_HOME=str(tmp_path / "home"), MERCURY_API_KEY="sk-test-key")
     process = subprocess.Popen(
-        [sys.executable, "-m", "mercury_nb", "run", "start the helper", "--model", "openai/m",
+        [sys.executable, "-m", "mercury_nb", "run", "--permissions", "auto",
+         "start the helper", "--model", "openai/m",
          "--api-base", server.url, "--json"],
         cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

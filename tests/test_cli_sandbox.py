@@ -47,7 +47,8 @@ def test_a_planted_key_is_absent_from_a_commands_env_unless_passed(
         Turn(text="A command gets the environment listed above."),
     ])
     flags = [word for name in passed for word in ("--pass-env", name)]
-    result = run_cli("run", "What environment does a command get?", "--chat", "--json",
+    result = run_cli("run", "--permissions", "auto",
+                     "What environment does a command get?", "--chat", "--json",
                      "--model", "openai/m", "--api-base", server.url,
                      "--workdir", str(workspace), *flags, cwd=tmp_path,
                      env_extra={**PLANTED, "MERCURY_API_KEY": "mk-planted-mercury-555"})
@@ -74,7 +75,8 @@ def test_a_task_is_verified_under_the_sandbox(tmp_path: Path, loopback_server) -
         Turn(tool_calls=(call("run_command", command="python -m pytest -q test_a.py"),)),
         Turn(text="Added test_a.py; pytest passes."),
     ])
-    result = run_cli("run", "add a test", "--json", "--model", "openai/m", "--api-base",
+    result = run_cli("run", "--permissions", "auto", "add a test", "--json", "--model",
+                     "openai/m", "--api-base",
                      server.url, "--workdir", str(workspace), "--sandbox", "workspace-write",
                      cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -54,7 +54,7 @@ def test_planted_secrets_reach_no_ledger_output_or_request(
         "DB_PASSWORD": f"  {DB_PASSWORD} ",
     }
     result = run_cli(
-        "run", "What files are in this workspace?", "--chat", "--json",
+        "run", "--permissions", "auto", "What files are in this workspace?", "--chat", "--json",
         "--model", "openai/m", "--api-base", server.url, "--workdir", str(workspace),
         cwd=tmp_path, env_extra=env,
     )

@@ -33,7 +33,8 @@ def run_cli(workspace: Path, url: str, *extra: str) -> subprocess.CompletedProce
     env.update(MERCURY_HOME=str(workspace.parent / "home"), MERCURY_API_KEY="sk-test-key",
                MERCURY_RETRY_BASE_S="0")
     return subprocess.run(
-        [sys.executable, "-m", "mercury_nb", "run", "write the notes", "--model", "openai/m",
+        [sys.executable, "-m", "mercury_nb", "run", "--permissions", "auto", "write the notes",
+         "--model", "openai/m",
          "--api-base", url, *extra],
         cwd=workspace, env=env, capture_output=True, text=True, timeout=120,
     )

@@ -17,6 +17,8 @@ export type EventKind =
   | 'tool-progress'
   | 'pulse'
   | 'memory-pressure-pause'
+  | 'permission-asked'
+  | 'permission-answered'
   | 'step-ended'
   | 'turn-ended'
   | 'task-finished'
@@ -104,6 +106,18 @@ function pause(data: Data): string {
   return `paused on ${text(data, 'reason')}${tokens}${memory}: ${text(data, 'why')}`;
 }
 
+function answered(data: Data): string {
+  const what = text(data, 'what');
+  const answer = text(data, 'answer');
+  if (answer === 'always-allow') {
+    return `allowed from now on (${text(data, 'rule')}): ${what}`;
+  }
+  if (answer === 'allow-once') {
+    return `allowed once: ${what}`;
+  }
+  return `denied: ${what} (${text(data, 'why')})`;
+}
+
 function chain(data: Data): string {
   const models = data.models;
   const names = Array.isArray(models) ? models.map(String).join(' → ') : '';
@@ -122,6 +136,8 @@ const WORDS: { [kind in EventKind]: (data: Data) => string | null } = {
   'tool-progress': () => null,
   pulse: data => text(data, 'text') || 'waiting for the model',
   'memory-pressure-pause': pause,
+  'permission-asked': data => `asks permission to ${text(data, 'what')}`,
+  'permission-answered': answered,
   'turn-ended': turn,
   'task-finished': data => `ended: ${text(data, 'status') || 'finished'}`,
   'stop-requested': () => 'Stop requested',

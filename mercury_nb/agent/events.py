@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, get_args
 
+from mercury_nb.agent.approval_events import ApprovalKind, PermissionAnswered, PermissionAsked
 from mercury_nb.agent.event_lines import (
     DECISION_WORDS,
     VERDICT_WORDS,
@@ -44,6 +45,7 @@ AgentEventKind = Literal[
     "step-ended",
     "turn-ended",
     "task-finished",
+    ApprovalKind,
     NoticeKind,
 ]
 """The kind of every event class below (a test checks that the two agree); the ledger adds
@@ -90,9 +92,7 @@ class TextDelta(Words):
     kind: ClassVar[AgentEventKind] = "text-delta"
     text: str
 
-    @staticmethod
-    def words(data: Data) -> str | None:
-        return None  # the live views show the streamed text
+    words = staticmethod(lambda data: None)  # the live views show the streamed text
 
 
 @dataclass(frozen=True)
@@ -132,9 +132,7 @@ class ToolProgress(Words):
     name: str
     text: str
 
-    @staticmethod
-    def words(data: Data) -> str | None:  # live only: the status line shows it
-        return None
+    words = staticmethod(lambda data: None)  # live only: the status line shows it
 
 
 @dataclass(frozen=True)
@@ -178,9 +176,8 @@ class Pulse(Words):
 class MemoryPressurePause(Words):
     """The memory governor paused the task: the conversation (``reason`` ``context``) or the
     kernel (``memory``) stayed too large after compacting. With the numbers it paused on: the
-    prompt's
-    estimated tokens against the budget, and the kernel's RSS against its limit (None when
-    not measured, or no limit is set); ``why`` is the pause banner's words."""
+    prompt's estimated tokens against the budget, and the kernel's RSS against its limit
+    (None when not measured, or no limit is set); ``why`` is the pause banner's words."""
 
     kind: ClassVar[AgentEventKind] = "memory-pressure-pause"
     reason: PressureReason
@@ -264,6 +261,8 @@ AgentEvent = (
     | StepEnded
     | TurnEnded
     | TaskFinished
+    | PermissionAsked
+    | PermissionAnswered
 )
 EventSink = Callable[[AgentEvent], None]
 

@@ -20,6 +20,7 @@ from mercury_nb.agent.turn_report import (
     Ended,
     Interrupted,
     Looped,
+    NeedsPermission,
     OverBudget,
     Pressured,
     ProviderFailed,
@@ -108,6 +109,8 @@ async def gather_turn_facts(
             return replace(base, window_too_small=ending)
         case OverBudget(hit=hit):
             return replace(base, budget_hit=hit)
+        case NeedsPermission(why=why):
+            return replace(base, permission_pause=why)
         case _ as unreachable:
             assert_never(unreachable)
 

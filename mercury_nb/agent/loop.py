@@ -21,6 +21,7 @@ from mercury_nb.agent.tool_fit import ToolFit
 from mercury_nb.agent.tool_runner import run_tool_calls
 from mercury_nb.agent.turn_report import (
     CannotFit,
+    NeedsPermission,
     OverBudget,
     Pressured,
     TurnReport,
@@ -59,8 +60,7 @@ from mercury_nb.transport.protocol import ChatModel, ModelRequest
 from mercury_nb.workspace.snapshot import Snapshot
 
 TURN_ENDS = (TurnVerdict.TEXT_STOP, TurnVerdict.STEPS_EXHAUSTED)
-"""Verdicts after which the next turn is a new one (the doom detector's in-turn runs reset);
-after a truncation or an interruption the next attempt continues the same turn."""
+"""Verdicts after which the next turn is a new one (the doom detector's in-turn runs reset)."""
 
 
 @dataclass
@@ -73,8 +73,8 @@ class AgentLoop:
     governors. The loop itself decides only the mechanics inside a turn: keep stepping while
     the last step completed with tool calls and the budget lasts (``_keeps_going``), offer
     the directive's tools on a turn's first step only, keep partial text without its cut tool
-    calls, end the turn after a step that called ``finish`` (its other calls run first),
-    and never feed a complete final answer to the doom detector."""
+    calls, end the turn after a step that called ``finish`` (its other calls run first) or
+    whose action nobody could allow, and never feed a final answer to the doom detector."""
 
     session: TaskSession
     models: Sequence[ChatModel]
@@ -84,8 +84,7 @@ class AgentLoop:
     snapshot: Snapshot
     doom: DoomState = field(default_factory=DoomState)
     state: RouterState | None = None
-    """The router's state: given to resume a task, then the state after each decision (its
-    provider ledger goes into the outcome)."""
+    """The router's state: given to resume a task, then the state after each decision."""
     watch: StallWatch = field(init=False, repr=False)
     """The stall watchdog of every model request and tool step (see ``stall_watch``)."""
     memory: MemoryGovernor = field(init=False, repr=False)
@@ -252,6 +251,8 @@ class AgentLoop:
                 self.session.messages.append(assistant_message(reply, with_tool_calls=False))
             # an interrupted reply is dropped whole: its text is never context nor an answer
             self.on_event(step_ended(self, calls_before))  # whole: each call has its result
+            if self.session.permission_needed is not None:  # nobody could allow an action
+                return NeedsPermission(self.session.permission_needed)
             verdict = classify_turn_end(
                 TurnObservation(
                     steps_used=self.session.steps_in_budget,
@@ -279,8 +280,7 @@ class AgentLoop:
             return ended(verdict, reply, model.name, cap, did_work, finish)
 
     async def _paused(self, why: str, context: bool, cap: int) -> TurnReport:
-        """The pause for pressure that outlasted compaction; for the context, only while a
-        resume can succeed: when even what is never cut does not fit, the honest failure."""
+        """The pressure pause (for the context only while a resume can succeed: else fail)."""
         if context:
             unfit = await self.fit.unfit_prefix(self.model, self.session, self.registry, cap)
             if unfit is not None:

@@ -39,6 +39,7 @@ from mercury_nb.workspace.changes import ChangeReport, measure_changes
 
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
+    from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
@@ -63,6 +64,7 @@ async def resume_task(
     subagents: SubagentFactory | None = None,
     settings_changed: bool = False,
     kernel: KernelAccess | None = None,
+    permissions: Permissions | None = None,
 ) -> TaskOutcome:
     """Continue the checkpointed task under ``config`` (which carries the API key; the door
     builds it: :func:`mercury_nb.runs.planning.resume_config`) until its next honest ending.
@@ -99,7 +101,7 @@ async def resume_task(
         return await setup_failed(session, snapshot, Path(config.workdir), error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
                              ask_user=ask_user, state=state, subagents=subagents,
-                             kernel=kernel)
+                             kernel=kernel, permissions=permissions)
 
 
 def resume_facts(session: TaskSession, done: ChangeReport, *, blocker: str | None,

@@ -82,6 +82,9 @@ class TaskSession:
     run of the task (a checkpoint keeps them) and, for a parent, its sub-agents' too."""
     usage_to: TaskSession | None = field(default=None, repr=False)
     """A sub-agent's parent session: every token it uses counts there as well."""
+    permission_needed: str | None = None
+    """Set when an action was denied because nobody could be asked (or no answer came): the
+    task pauses on it before its next request (never checkpointed: a continue asks anew)."""
     grounded_paths: tuple[str, ...] = ()
     """Workspace-relative files the agent itself read into the conversation (answer grounding)."""
 

@@ -28,7 +28,9 @@ from mercury_nb.agent.subagent import SubagentFactory, SubagentParent
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Ending
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.permissions import offers_mutating_tools
 from mercury_nb.contract.turns.router_state import RouterState
+from mercury_nb.tools.approval import Permissions
 from mercury_nb.tools.base import AskHandler, SubagentRunner, ToolContext
 from mercury_nb.tools.kernel_access import KernelAccess
 from mercury_nb.tools.kernel_code import still_running, stopped_code
@@ -51,6 +53,7 @@ async def run_new_session(
     ask_user: AskHandler | None = None,
     subagents: SubagentFactory | None = None,
     kernel: KernelAccess | None = None,
+    permissions: Permissions | None = None,
 ) -> TaskOutcome:
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
     keeping every file already written.
@@ -78,7 +81,7 @@ async def run_new_session(
         return await setup_failed(session, snapshot, root.root, error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
                              ask_user=ask_user, subagents=subagents, ground=True,
-                             kernel=kernel, found=found)
+                             kernel=kernel, found=found, permissions=permissions)
 
 
 async def run_session(
@@ -94,6 +97,7 @@ async def run_session(
     ground: bool = False,
     kernel: KernelAccess | None = None,
     found: Attachments | None = None,
+    permissions: Permissions | None = None,
 ) -> TaskOutcome:
     """Announce, run and finish ``session``: a new one from :func:`run_new_session`, or one restored
     from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
@@ -109,10 +113,13 @@ async def run_session(
     for note in found.notes:
         sink(Notice(note))
     tools = registry or default_registry(kernel=kernel is not None)
+    if not offers_mutating_tools(config.permissions):  # read-only: nothing that writes or runs
+        tools = ToolRegistry(t for name in tools.names() if not tools.is_mutating(name)
+                             and (t := tools.get(name)) is not None)
     parent = SubagentParent(session.task_id, tuple(models), tools, sink, session)
     ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id,
                        subagents=subagents(parent) if subagents is not None else None,
-                       kernel=kernel)
+                       kernel=kernel, permissions=permissions)
     loop = AgentLoop(
         session=session,
         models=models,
@@ -156,12 +163,14 @@ def _end_task_processes(task_id: str, sink: EventSink) -> None:
 def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
                  ask_user: AskHandler | None, *, task_id: str,
                  subagents: SubagentRunner | None,
-                 kernel: KernelAccess | None = None) -> ToolContext:
+                 kernel: KernelAccess | None = None,
+                 permissions: Permissions | None = None) -> ToolContext:
     """The typed context every tool call of this task gets: a notice callback, the ask_user
     handler, and the injected runner delegate_task starts sub-agents with."""
     return ToolContext(
         root=root, config=config, notice=lambda text: sink(Notice(str(text))),
         ask_handler=ask_user, subagents=subagents, process_scope=task_id, kernel=kernel,
+        permissions=permissions or Permissions(),
     )
 
 

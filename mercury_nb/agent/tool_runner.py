@@ -8,10 +8,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from mercury_nb.agent.events import EventSink, ToolFinished, ToolProgress, ToolStarted
+from mercury_nb.agent.permission_gate import permission_for
 from mercury_nb.agent.prompts import summarize_arguments, tool_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.gate.command_effects import is_read_only_command
 from mercury_nb.contract.gate.verification import is_verification_command
+from mercury_nb.contract.permissions import denied_text
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.contract.text_cut import clip, fit_head_and_tail
 from mercury_nb.contract.turns.stream_assembly import AssembledToolCall
@@ -79,11 +81,16 @@ async def run_tool_calls(
     step = session.steps_total
     for call in calls:
         summary = summarize_arguments(call.name, call.arguments)
-        on_event(ToolStarted(step=step, name=call.name, summary=summary,
-                             command=command_of(call.name, call.arguments)))
+        command = command_of(call.name, call.arguments)
+        on_event(ToolStarted(step=step, name=call.name, summary=summary, command=command))
+        denied = await permission_for(call.name, command, call.arguments, ctx, session, step,
+                                      on_event)
         ctx.progress, ctx.step = _progress(on_event, step, call.name), step
         try:
-            result = clean_result(await registry.execute(call.name, call.arguments, ctx), ctx)
+            result = (ToolResult(ok=False, content=denied_text(denied), command=command)
+                      if denied is not None
+                      else await registry.execute(call.name, call.arguments, ctx))
+            result = clean_result(result, ctx)
         finally:
             ctx.progress = ctx.step = None
         session.messages.append(tool_message(call.id, call.name, result.content))

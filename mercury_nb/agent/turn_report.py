@@ -90,8 +90,16 @@ class OverBudget:
     hit: BudgetHit
 
 
+@dataclass(frozen=True)
+class NeedsPermission:
+    """An action was denied because nobody could allow it: the task pauses, naming it and
+    how to allow it (``why``). No turn ended."""
+
+    why: str
+
+
 TurnReport = (Ended | Interrupted | ProviderFailed | Stalled | Looped | Pressured | CannotFit
-              | OverBudget)
+              | OverBudget | NeedsPermission)
 
 
 def verdict_of(report: TurnReport) -> TurnVerdict | None:
@@ -102,7 +110,7 @@ def verdict_of(report: TurnReport) -> TurnVerdict | None:
             return verdict
         case Interrupted() | ProviderFailed() | Stalled() | Looped():
             return TurnVerdict.INTERRUPTED
-        case Pressured() | CannotFit() | OverBudget():
+        case Pressured() | CannotFit() | OverBudget() | NeedsPermission():
             return None
         case _ as unreachable:
             assert_never(unreachable)

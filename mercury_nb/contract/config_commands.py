@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from mercury_nb.contract.permissions import DEFAULT_MODE, PermissionMode
 
 SandboxMode = Literal["off", "workspace-write"]
 """``off``: commands run as your user, unconfined; ``workspace-write``: under bubblewrap."""
@@ -43,12 +45,41 @@ class CommandSettings(BaseModel):
     and all its cells together; then the run is stopped, kernel and all, and the cell it was
     in is named. Each cell has ``notebook_timeout_s``."""
 
-    @field_validator("pass_env", mode="before")
+    permissions: PermissionMode = DEFAULT_MODE
+    """What the agent may do unasked (``--permissions MODE``): ``read-only`` reads only (and
+    runs as ``chat``);
+    ``ask``: every write and command asks; ``edits``: workspace edits run, commands ask
+    unless an allow rule matches; ``auto``: everything runs unasked."""
+
+    allow: tuple[str, ...] = ()
+    """Allow rules: globs over a whole command (``--allow "python -m pytest*"``, repeatable;
+    ``MERCURY_ALLOW``, a comma-separated list); a chained command runs unasked only when
+    every part matches one."""
+
+    approval_timeout_s: float = Field(default=300.0, gt=0)
+    """How long an approval waits for its answer; then the action is denied."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_only_answers(cls, data: object) -> object:
+        """A ``read-only`` task answers or plans: it runs in the ``chat`` mode (no forced
+        rounds, so its guard never forces a mutating step)."""
+        if isinstance(data, dict) and data.get("permissions") == "read-only" \
+                and "mode" in cls.model_fields:
+            return {**data, "mode": "chat"}
+        return data
+
+    @field_validator("pass_env", "allow", mode="before")
     @classmethod
     def _split_names(cls, value: object) -> object:
         if isinstance(value, str):
             return tuple(part.strip() for part in value.split(",") if part.strip())
         return value
+
+    @field_validator("allow")
+    @classmethod
+    def _rules(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(rule.strip() for rule in value if rule.strip()))
 
     @field_validator("pass_env")
     @classmethod

@@ -20,6 +20,7 @@ from IPython.core import magic_arguments as _magic_arguments
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
 
+from mercury_nb.contract.permissions import PERMISSION_MODES
 from mercury_nb.kernel import verification
 from mercury_nb.kernel.traits import Mercury
 from mercury_nb.kernel.wait_cells import HelpCellTransformer, WaitCellTransformer, can_await_cells
@@ -80,6 +81,10 @@ class MercuryMagics(Magics):
               help="workspace-write: every command under bubblewrap")
     @argument("--sandbox-network", action="store_true",
               help="let sandboxed commands reach the network")
+    @argument("--permissions", metavar="MODE", choices=PERMISSION_MODES, default=None,
+              help="read-only, ask, edits (default) or auto")
+    @argument("--allow", metavar="RULE", action="append", default=None,
+              help="run commands matching RULE unasked; repeat for more")
     @argument("--wait", action="store_true", help="block the cell until the task ends")
     @argument("--chat", action="store_true", help="answer a question; no forced rounds")
     @argument("--yes", action="store_true", help="take recommended options without asking")
@@ -165,7 +170,7 @@ class MercuryMagics(Magics):
         from mercury_nb.runs import submit
         from mercury_nb.runs.lookup import Refusal
         from mercury_nb.runs.request import RunRequest
-        from mercury_nb.ui.views import guarded_sink, make_view
+        from mercury_nb.ui.views import ViewApprover, guarded_sink, make_view
 
         wait = args.wait
         loop = scheduling.running_loop()
@@ -180,9 +185,11 @@ class MercuryMagics(Magics):
             view = make_view(self.shell, max_updates_per_s=config.ui_max_updates_per_s,
                              attached=attached, model=config.model)
             views.append(view)
+            approver.view = view
             return guarded_sink(view), getattr(view, "ask", None)
 
-        run = submit(RunRequest(kernel=CellKernel(self.shell),
+        approver = ViewApprover()  # a --wait cell (nbclient, headless) asks nobody: denied
+        run = submit(RunRequest(kernel=CellKernel(self.shell), approver=None if wait else approver,
             task=task, resume=resume, task_id=task_id, words=words, flags=vars(args),
             traitlets=self.settings.base_values(), view_for=view_for, report=print,
             refuse_missing_key=True,
@@ -218,7 +225,15 @@ def parse_line(line: str) -> argparse.Namespace:
 @functools.lru_cache(maxsize=32)
 def _parsed(line: str) -> tuple[tuple[str, Any], ...]:
     args: argparse.Namespace = _parser().parse_argstring(line)
+    if args.allow:  # IPython's split keeps the quotes of a quoted word
+        args.allow = [_unquoted(rule) for rule in args.allow]
     return tuple(vars(args).items())
+
+
+def _unquoted(word: str) -> str:
+    if len(word) >= 2 and word[0] == word[-1] and word[0] in "'\"":
+        return word[1:-1]
+    return word
 
 
 def usage() -> str:

@@ -27,18 +27,23 @@ class Mercury(Configurable):
                          help="Estimated USD a task may spend before it pauses.").tag(config=True)
     max_tokens = Int(None, allow_none=True,
                      help="Tokens a task may use before it pauses.").tag(config=True)
+    permissions = Unicode(None, allow_none=True,
+                          help="read-only, ask, edits (default) or auto.").tag(config=True)
+    allow = List(Unicode(), help="Allow rules: commands run unasked.").tag(config=True)
     overrides = Dict(help="Any other MercuryConfig field, by name.").tag(config=True)
 
     def base_values(self) -> dict[str, Any]:
         """The values set here, as the ``base`` layer of ``MercuryConfig.load``."""
         values: dict[str, Any] = dict(self.overrides)
         for name in ("model", "api_base", "max_steps", "workdir", "sandbox", "sandbox_network",
-                     "max_cost_usd", "max_tokens"):
+                     "max_cost_usd", "max_tokens", "permissions"):
             value = getattr(self, name)
             if value is not None and value != "":
                 values[name] = value
         if self.fallbacks:
             values["fallbacks"] = tuple(self.fallbacks)
+        if self.allow:
+            values["allow"] = tuple(self.allow)
         if self.pass_env:
             values["pass_env"] = tuple(self.pass_env)
         return values

@@ -165,6 +165,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
         "CREATE INDEX IF NOT EXISTS live_edits_by_state ON live_edits (state, path)",
     ),
+    (
+        # "Always allow": the allow rules saved for a workspace (``permissions`` lists them)
+        """
+        CREATE TABLE IF NOT EXISTS allow_rules (
+            workspace TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (workspace, rule)
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mercury_nb.ledger.allow_rules import LedgerRules
 from mercury_nb.ledger.files import connect, is_corruption, move_aside
 from mercury_nb.ledger.occupancy import LedgerOccupancy
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
@@ -34,7 +35,7 @@ from mercury_nb.ledger.texts import CORRUPT_NOTICE, INTERRUPTED_BANNER, INTERRUP
 _T = TypeVar("_T")
 
 
-class Ledger(LedgerReads, LedgerOccupancy):
+class Ledger(LedgerReads, LedgerOccupancy, LedgerRules):
     """The ledger file, shared by the threads of one process (calls are serialized)."""
 
     def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:

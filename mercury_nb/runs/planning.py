@@ -2,13 +2,11 @@
 
 * A new task whose text (in the same workspace) belongs to a paused task is refused with
   :data:`~mercury_nb.ledger.texts.PAUSED_DUPLICATE`: it resumes with "continue" instead.
-* "continue" picks the given task, or the most recently paused one of the workspace; the
-  task is claimed in the ledger first, so two processes never run it twice. It resumes from
-  its last checkpoint (conversation, counters, start snapshot) under the checkpoint's
-  settings, with the API key of the current environment and any explicit flags on top.
-* A task that may change files (any but a ``--chat`` question) is refused while another task
-  whose owning process is alive runs in the same workspace (:mod:`~mercury_nb.contract.
-  shared_workspace`): the refusal names it and how to stop it.
+* "continue" picks the given task, or the workspace's latest paused one, claimed in the
+  ledger first (two processes never run it twice), and resumes it from its checkpoint under
+  its settings, with the current API key and any explicit flags on top.
+* A task that may change files (any but a ``--chat`` question) is refused while another live
+  task runs in its workspace (:mod:`~mercury_nb.contract.shared_workspace`), naming it.
 """
 
 from __future__ import annotations
@@ -50,6 +48,7 @@ from mercury_nb.runs.settings import continue_flags, plan
 
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
+    from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
@@ -115,9 +114,9 @@ class PlannedRun:
         model: ChatModel | None = None,
         subagents: SubagentFactory | None = None,
         kernel: KernelAccess | None = None,
+        permissions: Permissions | None = None,
     ) -> TaskOutcome:
-        """Run it with the ledger recording (when there is one) around ``on_event``;
-        ``subagents`` starts its sub-agents (through the door); ``kernel``: a cell's kernel."""
+        """Run it, the ledger recording around ``on_event`` (``subagents``: through the door)."""
         recorder = None
         sink = on_event
         config = self.config  # a model override is in it already (the door's)
@@ -132,14 +131,15 @@ class PlannedRun:
 
                 return await resume_task(self.checkpoint, config, on_event=sink,
                                          ask_user=ask_user, registry=registry, model=model,
-                                         subagents=subagents, words=self.words,
-                                         blocker=self.blocker, kernel=kernel,
+                                         subagents=subagents, words=self.words, kernel=kernel,
+                                         blocker=self.blocker, permissions=permissions,
                                          settings_changed=self.settings_changed)
             from mercury_nb.agent.task import run_new_session
 
             return await run_new_session(self.task, config, on_event=sink, task_id=self.task_id,
                                          ask_user=ask_user, registry=registry, model=model,
-                                         subagents=subagents, kernel=kernel)
+                                         subagents=subagents, kernel=kernel,
+                                         permissions=permissions)
         except BaseException as error:
             if recorder is not None:
                 recorder.abandon(error)

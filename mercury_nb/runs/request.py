@@ -21,6 +21,7 @@ from mercury_nb.runs.lookup import Refusal, RefusalKind
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentParent
     from mercury_nb.ledger.access import LedgerHandle
+    from mercury_nb.tools.approval import Approver
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.base import ToolContext
     from mercury_nb.tools.kernel_access import KernelAccess
@@ -73,6 +74,10 @@ class RunRequest:
     within: Path | None = None
     """A folder every workspace the request runs in must lie inside (the panel's server
     root), for a new task and for a continue alike (``outside-root``)."""
+    approver: Approver | None = None
+    """Asks the user about what the permission mode does not allow unasked (the CLI on a
+    terminal, the cell's buttons); None: nobody can be asked, so such an action is denied
+    and the task pauses on it."""
     kernel: KernelAccess | None = None
     """The user's kernel, from a front end that runs in one (a ``%%mercury`` cell): the task
     gets inspect_variables and run_in_kernel, and its ``@name`` variables attached."""

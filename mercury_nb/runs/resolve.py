@@ -87,7 +87,17 @@ def resolve_settings(request: RunRequest) -> MercuryConfig | Refusal:
     except ValidationError as error:
         return Refusal(str(error), kind="bad-settings", value=settings_problems(error))
     refused = workdir_refusal(Path(config.workdir), None if request.resume else request.within)
-    return refused if refused is not None else with_model(config, request.model)
+    return refused if refused is not None else with_demo_rules(with_model(config, request.model))
+
+
+def with_demo_rules(config: MercuryConfig) -> MercuryConfig:
+    """A shipped demo's own commands allowed (``DemoModel.allow``), so it runs unasked."""
+    from mercury_nb.transport.demo_models import demo_model
+
+    demo = demo_model(config.model)
+    if demo is None or not demo.allow or set(demo.allow) <= set(config.allow):
+        return config
+    return config.with_changes(allow=(*config.allow, *demo.allow))
 
 
 def workdir_refusal(workdir: Path, within: Path | None) -> Refusal | None:

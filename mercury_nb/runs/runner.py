@@ -24,6 +24,7 @@ from mercury_nb.runs import settings
 from mercury_nb.runs.delegation import delegation
 from mercury_nb.runs.launch import Report, launch, started
 from mercury_nb.runs.lookup import Refusal
+from mercury_nb.runs.permissions import permissions_for
 from mercury_nb.runs.planning import PlannedRun
 from mercury_nb.runs.registry import Run
 from mercury_nb.runs.request import RunRequest, SubagentRequest
@@ -66,7 +67,8 @@ class Runner:
             return launch(planned, sink=sink, ask=ask, loop=loop,
                           registry=request.registry, model=request.model,
                           subagents=delegation(planned.handle, self.submit),
-                          kernel=request.kernel)
+                          kernel=request.kernel,
+                          permissions=permissions_for(planned, request.approver))
         except BaseException:
             if planned.handle is not None and not planned.resumed:
                 planned.handle.ledger.release(planned.task_id)  # it never started

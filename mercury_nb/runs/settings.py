@@ -21,7 +21,8 @@ FRONT_END_FLAGS = frozenset({"wait", "json", "command", "id", "task", "quiet"})
 """Flags of the magic and the CLI that are not settings (ignored by :func:`plan`)."""
 
 CONTINUE_FLAGS = ("model", "fallback", "fallbacks", "api_base", "max_steps", "yes", "auto_yes",
-                  "pass_env", "sandbox", "sandbox_network", "max_cost_usd", "max_tokens")
+                  "pass_env", "sandbox", "sandbox_network", "max_cost_usd", "max_tokens",
+                  "permissions", "allow")
 """The flags a ``continue`` lays over its checkpoint's settings (``--max-cost 1`` raises
 the budget a task paused on). A resumed task keeps its own
 workspace and mode: ``--workdir`` only picks whose paused task continues, and ``--chat``
@@ -51,9 +52,9 @@ def flag_values(flags: Mapping[str, Any]) -> dict[str, Any]:
             case "yes" | "auto_yes":
                 if value:
                     values["auto_yes"] = True
-            case "pass_env":
+            case "pass_env" | "allow":
                 if value:
-                    values["pass_env"] = tuple(value)
+                    values[name] = tuple(value)
             case "sandbox_network":
                 if value:
                     values["sandbox_network"] = True

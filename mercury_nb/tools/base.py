@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
 from mercury_nb.contract.turns.final_reply import FinishCall
+from mercury_nb.tools.approval import Permissions
 from mercury_nb.workspace.confinement import Workspace
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ class ToolContext:
     step: int | None = None
     """The step of the running tool call (set by the loop around each call): what an
     agent-written cell's provenance names (``metadata.mercury``)."""
+    permissions: Permissions = field(default_factory=Permissions)
+    """Who approves what the permission mode asks about, and the rules allowed so far."""
     progress: Callable[[str], None] | None = None
     """Shows how far the running tool call is (``cell 7/12``) in the live status; set by
     the loop around each call, None outside one."""

@@ -45,6 +45,9 @@ class DemoModel:
     name: str
     description: str
     steps: tuple[DemoStep, ...] = field(repr=False)
+    allow: tuple[str, ...] = ()
+    """Allow rules a task on this demo gets: the demo's own exact commands, so it runs
+    in the default ``edits`` mode where nobody can be asked (the panel, ``--wait``)."""
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
         return self._play(request)
@@ -101,6 +104,9 @@ def _sales_steps() -> tuple[DemoStep, ...]:
     )
 
 
+GREET_ALLOW = ("python -m pytest -q test_greet.py",)
+"""The one command the greet demos run."""
+
 WALKTHROUGH_DELAY_S = 3.0
 """How long ``scripted/walkthrough`` thinks before each step: long enough to watch and Stop."""
 
@@ -109,11 +115,11 @@ DEMOS: Mapping[str, DemoModel] = {
     for demo in (
         DemoModel("scripted/quickstart",
                   "demo, offline: writes greet() and its test, runs it (a few seconds)",
-                  _greet_steps(0.0)),
+                  _greet_steps(0.0), GREET_ALLOW),
         DemoModel("scripted/walkthrough",
                   f"demo, offline: the same task slowly ({WALKTHROUGH_DELAY_S:g} s a step), "
                   "to watch, Stop and Continue",
-                  _greet_steps(WALKTHROUGH_DELAY_S)),
+                  _greet_steps(WALKTHROUGH_DELAY_S), GREET_ALLOW),
         DemoModel("scripted/sales",
                   "demo, offline: adds a cell that plots sales by month to analysis.ipynb "
                   "(the data tutorial)",

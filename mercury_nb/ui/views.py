@@ -1,4 +1,4 @@
-"""Builds and displays a task's view in the current cell: a widget, or plain text."""
+"""Builds and displays a task's view in the current cell (a widget or plain text), its approver."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mercury_nb.agent.events import AgentEvent
+from mercury_nb.contract.permissions import ApprovalAnswer, ApprovalRequest
 from mercury_nb.ui.live import RunView, kind_for_shell
 
 
@@ -44,3 +45,19 @@ def guarded_sink(view: RunView) -> Callable[[AgentEvent], None]:
                 print(text, file=sys.stderr)
 
     return sink
+
+
+class ViewApprover:
+    """The approver a ``%%mercury`` cell hands to the runs layer: it asks through ``view``
+    (set once the cell's view is built) when that view has buttons; a plain-text view
+    cannot ask, so it raises and the permission edge denies (fails closed)."""
+
+    def __init__(self) -> None:
+        self.view: Any = None
+
+    async def __call__(self, request: ApprovalRequest, timeout_s: float) -> ApprovalAnswer:
+        approve = getattr(self.view, "approve", None)
+        if approve is None:
+            raise RuntimeError("this view cannot ask (plain text)")
+        answer: ApprovalAnswer = await approve(request, timeout_s)
+        return answer

@@ -17,6 +17,7 @@ from IPython import display as ipython_display
 
 from mercury_nb.agent.events import AgentEvent, TaskFinished
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.permissions import ApprovalAnswer, ApprovalRequest
 from mercury_nb.ui.live import Later, ThrottledRenderer, Timer, on_running_loop
 from mercury_nb.ui.plain import final_text
 from mercury_nb.ui.status import SEPARATOR, StatusView, fold, status_line, tool_detail
@@ -178,6 +179,12 @@ class WidgetView:
         from mercury_nb.ui.ask_widget import ask_in_box
 
         return await ask_in_box(self.box, question, options, recommended, timeout_s)
+
+    async def approve(self, request: ApprovalRequest, timeout_s: float) -> ApprovalAnswer:
+        """The permission edge's ask: the command (or diff) and its three buttons."""
+        from mercury_nb.ui.approval_widget import approve_in_box
+
+        return await approve_in_box(self.box, request, timeout_s)
 
     def close(self) -> None:
         self._renderer.cancel()

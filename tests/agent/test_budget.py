@@ -50,7 +50,8 @@ async def test_a_token_budget_pauses_before_the_step_that_would_exceed_it(
     model = scripted_model([write(f"{n}.txt", (1000, 200)) for n in "abc"])  # never a 4th
     events: list[AgentEvent] = []
     outcome = await run_task("Write a.txt, b.txt, c.txt and d.txt",
-                             MercuryConfig(workdir=tmp_path, max_tokens=3000), model=model,
+                             MercuryConfig(permissions="auto",
+                                           workdir=tmp_path, max_tokens=3000), model=model,
                              on_event=events.append)
     # 0, 1,200 and 2,400 tokens before steps 1-3 go on; 3,600 before step 4 pause it
     assert (outcome.status, outcome.resumable, outcome.steps) == ("paused", True, 3)
@@ -72,7 +73,7 @@ async def test_a_cost_budget_pauses_and_a_continue_with_a_higher_budget_complete
     model = scripted_model([write("a.txt", STEP_USAGE), write("b.txt", STEP_USAGE)],
                            name="acme-pro")  # never asked a third time
     events: list[AgentEvent] = []
-    config = MercuryConfig(workdir=tmp_path, max_cost_usd=0.5)
+    config = MercuryConfig(permissions="auto", workdir=tmp_path, max_cost_usd=0.5)
     outcome = await run_task("Write a.txt and b.txt", config, model=model,
                              on_event=events.append)
     assert (outcome.status, outcome.steps, len(model.requests)) == ("paused", 2, 2)
@@ -105,7 +106,7 @@ async def test_a_cost_budget_pauses_and_a_continue_with_a_higher_budget_complete
 async def test_usage_survives_a_checkpoint_and_a_continue(tmp_path: Path, scripted_model) -> None:
     model = scripted_model([write("a.txt", (300, 20))])
     events: list[AgentEvent] = []
-    first = await run_task("Write a.txt and b.txt", MercuryConfig(
+    first = await run_task("Write a.txt and b.txt", MercuryConfig(permissions="auto",
         workdir=tmp_path, max_steps=1, max_auto_continuations=0), model=model,
         on_event=events.append)
     assert first.status == "paused"
@@ -128,7 +129,8 @@ async def test_a_sub_agents_tokens_count_in_its_parent_and_its_budget(
     ])
     events: list[AgentEvent] = []
     outcome = await run_through_the_door(
-        "Delegate the parts", MercuryConfig(workdir=tmp_path, max_tokens=2500), model=model,
+        "Delegate the parts", MercuryConfig(permissions="auto",
+                                            workdir=tmp_path, max_tokens=2500), model=model,
         task_id="parent", on_event=events.append)
     # the sub-agent starts its second step at 2,000 tokens (the parent's 1,000 count) and
     # pauses before its third at 3,000; the parent then pauses before its second step
@@ -156,7 +158,8 @@ async def test_a_parents_usage_includes_its_sub_agents(tmp_path: Path, scripted_
         Turn(text="Verified: add() works.", usage=step),
     ])
     outcome = await run_through_the_door("Build calc.add through a sub-agent",
-                                         MercuryConfig(workdir=tmp_path), model=model,
+                                         MercuryConfig(permissions="auto",
+                                                       workdir=tmp_path), model=model,
                                          task_id="parent")
     assert outcome.status == "completed", outcome.banner
     used = outcome.usage["scripted/test"]
@@ -170,7 +173,8 @@ async def test_a_local_model_under_a_cost_budget_is_said_to_count_tokens_only(
 ) -> None:
     model = scripted_model([write("a.txt", (10, 2)), Turn("Done.", usage=(10, 2))])
     events: list[AgentEvent] = []
-    outcome = await run_task("Write a.txt", MercuryConfig(workdir=tmp_path, max_cost_usd=0.01),
+    outcome = await run_task("Write a.txt", MercuryConfig(permissions="auto",
+                                                          workdir=tmp_path, max_cost_usd=0.01),
                              model=model, on_event=events.append)
     assert outcome.status == "completed", outcome.banner
     texts = [e.text for e in events if isinstance(e, Notice)]
@@ -183,7 +187,8 @@ async def test_a_budget_with_a_provider_that_reports_no_usage_is_said_once(
 ) -> None:
     model = scripted_model([write("a.txt", None), write("b.txt", None), Turn("Done.")])
     events: list[AgentEvent] = []
-    outcome = await run_task("Write a.txt and b.txt", MercuryConfig(workdir=tmp_path,
+    outcome = await run_task("Write a.txt and b.txt", MercuryConfig(permissions="auto",
+                                                                    workdir=tmp_path,
                                                                     max_tokens=10),
                              model=model, on_event=events.append)
     assert outcome.status == "completed", outcome.banner
@@ -197,7 +202,8 @@ async def test_each_step_start_says_how_full_the_context_is(tmp_path: Path,
     big = Turn(tool_calls=(call("write_file", path="a.txt", content="x" * 20_000),))
     model = scripted_model([big, Turn("Done.")])
     events: list[AgentEvent] = []
-    await run_task("Write a.txt", MercuryConfig(workdir=tmp_path, context_window=32768),
+    await run_task("Write a.txt", MercuryConfig(permissions="auto",
+                                                workdir=tmp_path, context_window=32768),
                    model=model, on_event=events.append)
     shares = [e.context for e in events if isinstance(e, StepStarted)]
     assert len(shares) == 2

@@ -16,7 +16,7 @@ from mercury_nb.testing import Turn, call
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
 def analysis(path: Path) -> None:

@@ -31,7 +31,8 @@ def chain_config(tmp_path: Path, server: LoopbackServer, *names: str, **kw: Any)
     chain = [f"openai/{name}" for name in names]
     values: dict[str, Any] = {"retry_base_s": 0.0, "retry_max_s": 0.05, "request_timeout_s": 30}
     values.update(kw)
-    return MercuryConfig(workdir=tmp_path, model=chain[0], fallbacks=tuple(chain[1:]),
+    return MercuryConfig(permissions="auto",
+                         workdir=tmp_path, model=chain[0], fallbacks=tuple(chain[1:]),
                          api_base=server.url, api_key="sk-test", **values)
 
 

@@ -23,7 +23,7 @@ async def test_run_the_shell_command_is_not_answered_as_a_question(
         Turn(tool_calls=(call("run_command", command="sleep 0"),)),
         Turn(tool_calls=(call("finish", status="done", summary="Slept."),)),
     ])
-    config = MercuryConfig(workdir=tmp_path, retry_base_s=0.0)
+    config = MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0)
     outcome = await run_new_session("Run the shell command: sleep 0", config, model=fake)
     assert fake.requests[1].tool_choice == "required"  # the guard forced the first move
     assert [e.command for e in outcome.evidence] == ["sleep 0"]
@@ -37,7 +37,7 @@ async def test_a_task_that_is_a_command_line_completes_when_that_command_passes(
         Turn(tool_calls=(call("run_command", command="tail -n 50 server.log"),)),
         Turn(tool_calls=(call("finish", status="done", summary="Shown above."),)),
     ])
-    config = MercuryConfig(workdir=tmp_path, retry_base_s=0.0)
+    config = MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0)
     outcome = await run_new_session("tail -n 50 server.log", config, model=fake)
     assert outcome.status == "completed", outcome.banner
     assert len(fake.requests) == 2  # no guard rounds: running it was the task
@@ -53,7 +53,7 @@ async def test_a_command_line_task_answered_by_another_command_is_not_verified(
         Turn(tool_calls=(call("finish", status="done", summary="Shown above."),)),
         Turn(tool_calls=(call("finish", status="done", summary="Done."),)),
     ])
-    config = MercuryConfig(workdir=tmp_path, retry_base_s=0.0)
+    config = MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0)
     outcome = await run_new_session("tail -n 50 server.log", config, model=fake)
     assert outcome.status != "completed", outcome.banner
     assert "tail -n 50 server.log" in (outcome.blocker or outcome.banner)

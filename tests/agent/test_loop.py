@@ -17,7 +17,7 @@ TEST_PY = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
 async def test_create_file_run_its_test_and_stop(tmp_path: Path, backend) -> None:

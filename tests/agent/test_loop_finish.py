@@ -20,7 +20,7 @@ TASK = "Write calc.add with a test"
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
 def write_calc() -> Turn:

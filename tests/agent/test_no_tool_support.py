@@ -28,7 +28,8 @@ STILL_PROSE = '```python\n# create_file()\n# create_file(empty_buffer, "Hello, W
 def config_for(tmp_path: Path, server: Any, **kw: Any) -> MercuryConfig:
     values: dict[str, Any] = {"retry_base_s": 0.0, "retry_max_s": 0.05, "request_timeout_s": 30}
     values.update(kw)
-    return MercuryConfig(workdir=tmp_path, model="smollm2", api_base=server.url, **values)
+    return MercuryConfig(permissions="auto",
+                         workdir=tmp_path, model="smollm2", api_base=server.url, **values)
 
 
 WORK = "Create hello.py with a hello() function and a pytest test for it, then make the tests pass."

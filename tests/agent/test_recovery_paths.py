@@ -13,7 +13,7 @@ from mercury_nb.testing import DropMidStream, HttpError, Turn, call
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
 PASSING_TEST = "def test_ok():\n    assert True\n"

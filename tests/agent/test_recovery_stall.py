@@ -19,7 +19,7 @@ STALLED = "Task stalled 0 minutes with no progress (was: "
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
 def pulses(events: list[AgentEvent]) -> list[str]:

@@ -37,7 +37,8 @@ async def test_the_change_summary_stays_relative_to_the_original_start(
     tmp_path: Path, scripted_model
 ) -> None:
     (tmp_path / "keep.txt").write_text("original\n")
-    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
     first = await run_new_session(
         "edit the notes in keep.txt", config, on_event=events.append,
@@ -67,7 +68,8 @@ async def test_the_change_summary_stays_relative_to_the_original_start(
 
 
 async def test_counters_carry_over_and_the_budget_is_fresh(tmp_path: Path, scripted_model) -> None:
-    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=1)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=1, max_auto_continuations=1)
     events: list[AgentEvent] = []
     model = scripted_model([write("a.txt", "a\n"), write("b.txt", "b\n")])
     first = await run_new_session("write files", config, on_event=events.append, model=model)
@@ -89,7 +91,8 @@ async def test_counters_carry_over_and_the_budget_is_fresh(tmp_path: Path, scrip
 
 async def test_a_model_that_cannot_be_set_up_fails_honestly(tmp_path: Path,
                                                             scripted_model) -> None:
-    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
     await run_new_session("write", config, on_event=events.append,
                           model=scripted_model([write("a.txt", "a\n")]))
@@ -105,7 +108,8 @@ async def test_a_model_that_cannot_be_set_up_fails_honestly(tmp_path: Path,
 
 async def paused_checkpoint(tmp_path: Path, scripted_model, **changes: Any) -> dict[str, Any]:
     """The checkpoint of a task paused after one step (its budget spent), edited."""
-    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
     first = await run_new_session("write a note in a.txt", config, on_event=events.append,
                                   model=scripted_model([write("a.txt", "a\n")]))
@@ -155,7 +159,8 @@ async def test_a_file_first_changed_after_the_resume_gets_its_line_counts_and_di
 ) -> None:
     (tmp_path / "later.txt").write_text("one\ntwo\n")
     (tmp_path / "first.txt").write_text("start\n")
-    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
     first = await run_new_session("edit both files", config, on_event=events.append,
                                   model=scripted_model([write("first.txt", "first pass\n")]))
@@ -180,7 +185,8 @@ async def test_a_file_changed_while_paused_keeps_its_stored_state(
     """Only files still exactly as they were get their text back: a file someone edited
     while the task was paused is compared by its start hash, never against today's text."""
     (tmp_path / "later.txt").write_text("one\ntwo\n")
-    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
     await run_new_session("edit the file", config, on_event=events.append,
                           model=scripted_model([write("first.txt", "first pass\n")]))
@@ -202,7 +208,8 @@ HELLO_TASK = "Create hello.py that prints hello world, and test it with pytest."
 
 async def failed_check_checkpoint(tmp_path: Path, scripted_model) -> dict[str, Any]:
     """A task that created hello.py, ran a failing pytest and paused on its step budget."""
-    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
     first = await run_new_session(HELLO_TASK, config, on_event=events.append, model=scripted_model([
         write("hello.py", "print('hello world')\n"),
@@ -254,7 +261,8 @@ async def test_a_resume_after_a_passing_check_does_not_ask_for_another(
     tmp_path: Path, scripted_model
 ) -> None:
     (tmp_path / "test_hello.py").write_text("def test_hello():\n    assert True\n")
-    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
     await run_new_session(HELLO_TASK, config, on_event=events.append, model=scripted_model([
         write("hello.py", "print('hello world')\n"),
@@ -273,7 +281,8 @@ async def test_a_passing_run_the_task_asked_for_is_the_last_check(
 ) -> None:
     """"...and run it": ``python hello.py`` is the task's check, not "Last check: none"."""
     task = "Create hello.py that prints hello world, and run it."
-    config = MercuryConfig(workdir=tmp_path, max_steps=2, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=2, max_auto_continuations=0)
     events: list[AgentEvent] = []
     await run_new_session(task, config, on_event=events.append, model=scripted_model([
         write("hello.py", "print('hello world')\n"),
@@ -290,7 +299,8 @@ async def test_a_passing_run_the_task_asked_for_is_the_last_check(
 
 async def test_a_question_resumes_as_a_question(tmp_path: Path, scripted_model) -> None:
     (tmp_path / "README.md").write_text("# calc\nInstall with pip install calc.\n")
-    config = MercuryConfig(workdir=tmp_path, max_steps=1, max_auto_continuations=0)
+    config = MercuryConfig(permissions="auto",
+                           workdir=tmp_path, max_steps=1, max_auto_continuations=0)
     events: list[AgentEvent] = []
     first = await run_new_session("What does README.md say about installing?", config,
                                   on_event=events.append, model=scripted_model([LOOK]))

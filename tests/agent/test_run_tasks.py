@@ -21,7 +21,7 @@ DONE = call("finish", status="done", summary="Ran it.")
 async def run(tmp_path: Path, scripted_model: Any, task: str, turns: list[ScriptStep]
               ) -> tuple[TaskOutcome, Any]:
     model = scripted_model(turns)
-    config = MercuryConfig(workdir=tmp_path, retry_base_s=0.0)
+    config = MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0)
     return await run_new_session(task, config, model=model), model
 
 

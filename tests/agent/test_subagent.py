@@ -38,7 +38,7 @@ SUB_RESUME_NUDGE = "[SYSTEM: RESUMED] This task paused — its step budget ran o
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
 def write_part(i: int) -> Turn:

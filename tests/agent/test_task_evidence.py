@@ -30,7 +30,7 @@ TEST_PY = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(permissions="auto", workdir=tmp_path, retry_base_s=0.0, **kw)
 
 
 async def run(tmp_path: Path, scripted_model: Any, task: str, turns: list[ScriptStep],

@@ -33,7 +33,7 @@ async def test_task_end_kills_an_orphaned_setsid_child(tmp_path: Path, scripted_
         after_command,
     ])
     events: list[AgentEvent] = []
-    config = MercuryConfig(workdir=workspace, mode="chat")
+    config = MercuryConfig(permissions="auto", workdir=workspace, mode="chat")
     outcome = await run_new_session("start the helper", config, model=model,
                                     on_event=events.append)
     [pid] = pids

@@ -33,7 +33,8 @@ def props(n_ctx: int) -> dict[str, Any]:
 
 def config(tmp_path: Path, server: LoopbackServer, **kw: Any) -> MercuryConfig:
     kw.setdefault("tool_set", "auto")  # the tool set follows the window
-    return MercuryConfig(workdir=tmp_path, model="openai/local", api_base=server.url,
+    return MercuryConfig(permissions="auto",
+                         workdir=tmp_path, model="openai/local", api_base=server.url,
                          api_key="sk-test", retry_base_s=0.0, request_timeout_s=30, **kw)
 
 

@@ -38,7 +38,8 @@ async def test_the_forced_round_explains_an_uncounted_check(
         Turn(text="Verified: the test passes."),
     ])
     outcome = await run_new_session("Add a passing test in test_ok.py",
-                                    MercuryConfig(workdir=tmp_path, retry_base_s=0.0), model=model)
+                                    MercuryConfig(permissions="auto",
+                                                  workdir=tmp_path, retry_base_s=0.0), model=model)
     assert outcome.status == "completed", outcome.banner
     forced = str(model.requests[3].messages[-1]["content"])
     assert forced.startswith("[SYSTEM: VERIFY]")

@@ -132,6 +132,8 @@ def running_lab(base: Path, *, scripted: bool = True) -> Iterator[Lab]:
     _quiet_lab_settings(settings)
     env = {**{k: v for k, v in os.environ.items() if k not in KEY_VARIABLES},
            "MERCURY_HOME": str(home), "MERCURY_MAX_AUTO_CONTINUATIONS": "0",
+           # the panel cannot approve yet: its scripted tasks run their commands unasked
+           "MERCURY_PERMISSIONS": "auto",
            "JUPYTER_CONFIG_DIR": str(base / "jupyter-config"),
            "JUPYTERLAB_SETTINGS_DIR": str(settings),
            "JUPYTER_RUNTIME_DIR": str(base / "runtime")}

@@ -86,6 +86,7 @@ def widget_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WidgetLab]:
     port, token = _free_port(), secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MERCURY_")}
     env.update(MERCURY_HOME=str(home), JUPYTERLAB_SETTINGS_DIR=str(settings),
+               MERCURY_PERMISSIONS="auto",  # the scripted cells run their commands unasked
                JUPYTERLAB_WORKSPACES_DIR=str(base / "workspaces"),
                JUPYTER_RUNTIME_DIR=str(base / "runtime"))
     log = base / "lab.log"

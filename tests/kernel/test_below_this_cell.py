@@ -59,8 +59,9 @@ def test_insert_below_the_asking_cell(
     km, kc = start_new_kernel(kernel_name="python3", cwd=str(workspace), env=env)
     try:
         assert execute(kc, "%load_ext mercury_nb")["content"]["status"] == "ok"
-        reply = execute(kc, f"%%mercury --wait --model openai/m --api-base {server.url} "
-                            f"--workdir {workspace}\nadd a cell below that prints the total",
+        reply = execute(kc, f"%%mercury --wait --permissions auto --model openai/m "
+                            f"--api-base {server.url} --workdir {workspace}"
+                            "\nadd a cell below that prints the total",  # run_cells unasked
                         cell_id=ASKING)
         assert reply["content"]["status"] == "ok", reply["content"]
     finally:

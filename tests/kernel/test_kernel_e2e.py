@@ -58,9 +58,9 @@ stop = register_scripted_model("scripted/stop", Gated(verified("test_stop.py"), 
 CELLS = [
     "%load_ext mercury_nb",
     SETUP,
-    "%%mercury --wait --model scripted/wait\nCreate a passing test.",
+    "%%mercury --wait --permissions auto --model scripted/wait\nCreate a passing test.",
     "print(registry.latest().result.banner)",
-    "%%mercury --model scripted/bg\nCreate a passing test in the background.",
+    "%%mercury --permissions auto --model scripted/bg\nCreate a passing test in the background.",
     (
         "bg_record = registry.latest()\n"
         "print('returned at once:', not bg_record.task.done(), not os.path.exists('test_bg.py'))\n"
@@ -70,7 +70,7 @@ CELLS = [
         "print(bg_outcome.status, os.path.exists('test_bg.py'))"
     ),
     "print(bg_outcome.banner)",
-    "%%mercury --model scripted/stop\nCreate a test, then get stopped.",
+    "%%mercury --permissions auto --model scripted/stop\nCreate a test, then get stopped.",
     (
         "stop_record = registry.latest()\n"
         "await stop.entered.wait()\n"

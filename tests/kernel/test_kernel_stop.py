@@ -61,7 +61,8 @@ def test_stop_frees_the_kernel_within_2s(
         reply, _ = run_cell(kc, "%load_ext mercury_nb")
         assert reply["content"]["status"] == "ok", reply["content"]
         reply, _ = run_cell(
-            kc, f"%%mercury --model openai/m --api-base {server.url}\nwrite the notes")
+            kc, f"%%mercury --permissions auto --model openai/m --api-base {server.url}"
+                "\nwrite the notes")
         assert reply["content"]["status"] == "ok", reply["content"]  # the cell returned
         commanded = bool(turn.tool_calls)
         wait_until(lambda: running_task(home) is not None and bool(server.requests)

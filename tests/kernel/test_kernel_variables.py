@@ -86,10 +86,10 @@ CELLS = [
     "%%mercury --wait --model scripted/look\nWhat do @df, @arr and @nope hold?",
     "print(json.dumps({'first': look.requests[0].messages[1]['content'],"
     " 'listing': tool_result(look, 1)}))",
-    "%%mercury --wait --model scripted/both\nAdd a doubled column to @df.",
+    "%%mercury --wait --permissions auto --model scripted/both\nAdd a doubled column to @df.",
     "print(json.dumps({'inspected': tool_result(both, 1), 'ran': tool_result(both, 2),"
     " 'columns': list(df.columns), 'banner': registry.latest().result.banner}))",
-    "%%mercury --model scripted/busy\nTouch the namespace.",
+    "%%mercury --permissions auto --model scripted/busy\nTouch the namespace.",
     (
         "busy_run = registry.latest()\n"
         "await busy.entered.wait()\n"
@@ -98,7 +98,7 @@ CELLS = [
         "print(json.dumps({'refused': tool_result(busy, 1), 'touched': 'touched' in dir()}))"
     ),
     (
-        "%%mercury --wait --model scripted/spin\nSpin forever."
+        "%%mercury --wait --permissions auto --model scripted/spin\nSpin forever."
     ),
     (
         "spin_run = registry.latest()\n"

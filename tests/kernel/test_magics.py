@@ -101,7 +101,8 @@ def verified_turns(test_file: str = "test_hello.py") -> list[Turn]:
 
 
 def flags(model: ScriptedModel, workdir: Path, *extra: str) -> str:
-    return " ".join([f"--model {model.name}", f"--workdir {shlex.quote(str(workdir))}", *extra])
+    return " ".join([f"--model {model.name}", f"--workdir {shlex.quote(str(workdir))}",
+                     "--permissions auto", *extra])  # these tasks run their check unasked
 
 
 # --- --wait and blocking runs ---------------------------------------------------------
@@ -361,6 +362,16 @@ def seen_configs(monkeypatch: pytest.MonkeyPatch) -> list[MercuryConfig]:
         pytest.param(["Mercury.max_cost_usd = 2.0", "Mercury.max_tokens = 9000"],
                      {"MERCURY_MAX_COST_USD": "1.5"}, "--max-cost 0.5",
                      {"max_cost_usd": 0.5, "max_tokens": 9000}, id="budget-flags-and-traitlets"),
+        pytest.param([], {}, "", {"permissions": "edits", "allow": ()}, id="permissions-default"),
+        pytest.param(["Mercury.permissions = 'ask'", "Mercury.allow = ['ls*']"],
+                     {"MERCURY_PERMISSIONS": "read-only"},
+                     '--permissions auto --allow "python -m pytest*" --allow "pip install x"',
+                     {"permissions": "auto", "allow": ("python -m pytest*", "pip install x")},
+                     id="permissions-and-repeated-allow-flags"),
+        pytest.param(["Mercury.permissions = 'ask'", "Mercury.allow = ['ls*']"], {}, "",
+                     {"permissions": "ask", "allow": ("ls*",)}, id="traitlets-permissions"),
+        pytest.param(["Mercury.permissions = 'ask'"], {"MERCURY_PERMISSIONS": "read-only"}, "",
+                     {"permissions": "read-only"}, id="permissions-env-over-traitlets"),
         pytest.param([], {"MERCURY_MAX_TOKENS": "100"}, "--max-tokens 50",
                      {"max_tokens": 50, "max_cost_usd": None}, id="max-tokens-flag-over-env"),
     ],

@@ -73,7 +73,8 @@ def test_a_kernel_shutting_down_records_its_running_task_aborted(tmp_path: Path,
     try:
         client.wait_for_ready(timeout=60)
         for code in ("%load_ext mercury_nb", SETUP,
-                     "%%mercury --model scripted/sleepy\nwrite notes, then wait"):
+                     "%%mercury --permissions auto --model scripted/sleepy\n"
+                     "write notes, then wait"):
             reply = client.execute_interactive(code, timeout=60, output_hook=lambda msg: None)
             assert reply["content"]["status"] == "ok", reply["content"]
         wait_until(lambda: pid_in(workspace / "shell.pid") is not None

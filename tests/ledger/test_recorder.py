@@ -143,7 +143,8 @@ async def test_no_secret_ever_reaches_the_ledger_bytes(
         Turn(tool_calls=(call("run_command", command=f"echo {token} {env_key}"),)),
         Turn(text=f"Stored {config_key} and {env_key}; the token is {token}."),
     ])
-    config = MercuryConfig(workdir=workspace, api_key=config_key, home=home, max_steps=2,
+    config = MercuryConfig(permissions="auto", workdir=workspace, api_key=config_key, home=home,
+                           max_steps=2,
                            max_auto_continuations=1)
     handle = open_ledger(home)
     task = f"save the keys {config_key} {env_key} {token} in keys.txt"

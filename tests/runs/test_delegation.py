@@ -33,7 +33,8 @@ def tree(folder: Path) -> list[int] | None:
 def config(tmp_path: Path, home: Path, model_name: str, **kw: object) -> MercuryConfig:
     workdir = tmp_path / "ws"
     workdir.mkdir(exist_ok=True)
-    return MercuryConfig(workdir=workdir, home=home, model=model_name, retry_base_s=0.0,
+    return MercuryConfig(permissions="auto",
+                         workdir=workdir, home=home, model=model_name, retry_base_s=0.0,
                          **kw)  # type: ignore[arg-type]
 
 

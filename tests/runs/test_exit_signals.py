@@ -28,7 +28,8 @@ def start_cli(workspace: Path, home: Path, url: str, *flags: str) -> subprocess.
     # the bound is tested below
     env = {**cli_env(home), "MERCURY_SHUTDOWN_GRACE_S": "120"}
     return subprocess.Popen(
-        [sys.executable, "-m", "mercury_nb", "run", "write notes, then wait", "--model",
+        [sys.executable, "-m", "mercury_nb", "run", "--permissions", "auto",
+         "write notes, then wait", "--model",
          "openai/m", "--api-base", url, *flags],
         cwd=workspace, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

@@ -47,6 +47,35 @@ def test_precedence_is_env_over_traitlets_and_flags_over_both(
 
 
 @pytest.mark.parametrize(
+    ("env", "flags", "mode", "rules"),
+    [
+        pytest.param({}, {}, "edits", (), id="default-edits"),
+        pytest.param({"MERCURY_PERMISSIONS": "ask", "MERCURY_ALLOW": "ls*, pytest*"}, {},
+                     "ask", ("ls*", "pytest*"), id="env"),
+        pytest.param({"MERCURY_PERMISSIONS": "ask"},
+                     {"permissions": "auto", "allow": ["pip install x", "pip install x"]},
+                     "auto", ("pip install x",), id="flags-over-env"),
+    ],
+)
+def test_permissions_resolve_through_the_one_door(
+        workspace: Path, home: Path, env: dict[str, str], flags: dict[str, Any], mode: str,
+        rules: tuple[str, ...]) -> None:
+    request = RunRequest(task="Do it.", flags={"workdir": str(workspace), **flags},
+                         env={"MERCURY_HOME": str(home), **env})
+    planned = resolve(request)
+    assert isinstance(planned, PlannedRun)
+    assert (planned.config.permissions, planned.config.allow) == (mode, rules)
+
+
+def test_an_unknown_permission_mode_is_refused(workspace: Path, home: Path) -> None:
+    refused = resolve(RunRequest(task="x", flags={"workdir": str(workspace),
+                                                  "permissions": "yolo"},
+                                 env={"MERCURY_HOME": str(home)}))
+    assert isinstance(refused, Refusal) and refused.kind == "bad-settings"
+    assert "permissions" in (refused.value or "")
+
+
+@pytest.mark.parametrize(
     ("request_of", "kind", "value"),
     [
         pytest.param(lambda ws: RunRequest(task="  \n"), "empty-task", None, id="empty-task"),

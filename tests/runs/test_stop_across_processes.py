@@ -34,7 +34,8 @@ def test_a_cli_task_is_stopped_by_the_stop_command_of_another_process(
                          call("run_command", command=LONG_COMMAND),)),
     ])
     process = subprocess.Popen(
-        [sys.executable, "-m", "mercury_nb", "run", "write notes, then wait", "--model",
+        [sys.executable, "-m", "mercury_nb", "run", "--permissions", "auto",
+         "write notes, then wait", "--model",
          "openai/m", "--api-base", server.url, "--json"],
         cwd=workspace, env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,
@@ -88,7 +89,8 @@ def test_a_kernel_task_is_stopped_from_the_cli(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
     manager = KernelManager(kernel_name="python3")
-    manager.start_kernel(cwd=str(workspace), env={**cli_env(home), "MERCURY_PLAIN": "1"})
+    manager.start_kernel(cwd=str(workspace), env={**cli_env(home), "MERCURY_PLAIN": "1",
+                                                        "MERCURY_PERMISSIONS": "auto"})
     client = manager.client()
     client.start_channels()
     try:

@@ -46,7 +46,7 @@ async def test_a_request_from_another_connection_stops_the_task_through_the_poll
     model = scripted_model([
         Turn(tool_calls=(call("run_command", command="echo $$ > shell.pid; sleep 300"),)),
     ])
-    config = MercuryConfig(workdir=tmp_path, home=home, model=model.name)
+    config = MercuryConfig(permissions="auto", workdir=tmp_path, home=home, model=model.name)
     run = await runs.start("wait a while", config, model=model)
     assert isinstance(run, runs.Run)
     await wait_for(lambda: (tmp_path / "shell.pid").exists(), "the command to start")

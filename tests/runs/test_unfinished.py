@@ -21,7 +21,7 @@ async def test_an_unfinished_task_is_recorded_aborted_and_its_commands_killed(
     home: Path, tmp_path: Path, scripted_model
 ) -> None:
     handle = open_ledger(home)
-    config = MercuryConfig(workdir=tmp_path, home=home)
+    config = MercuryConfig(permissions="auto", workdir=tmp_path, home=home)
     planned = plan_task(handle, "wait", config)
     assert isinstance(planned, PlannedRun)
     model = scripted_model([Turn(tool_calls=(call("run_command", command=LONG_COMMAND),))])

@@ -37,7 +37,8 @@ async def test_a_reader_sees_another_processes_events_in_order_with_typed_kinds(
 
     reader = asyncio.create_task(read())
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "mercury_nb", "run", "write a.txt", "--model", "openai/m",
+        sys.executable, "-m", "mercury_nb", "run", "--permissions", "auto",
+"write a.txt", "--model", "openai/m",
         "--api-base", server.url, "--chat", "--json", cwd=workspace, env=cli_env(home),
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )

@@ -112,6 +112,8 @@ class TurnFacts:
     window_too_small: WindowTooSmall | None = None
     budget_hit: BudgetHit | None = None
     """A spending budget was reached before the next request: the task pauses, none sent."""
+    permission_pause: str | None = None
+    """An action nobody could allow was denied: the task pauses with these words."""
     """The window cannot hold what every request carries: the task fails, no request sent."""
     reply_cap: int | None = None
     """``max_tokens`` of the turn's last request (a cut prose reply is asked for less)."""

@@ -101,6 +101,8 @@ def step_router(
         return state, FinishWith(Paused(facts.pressure_pause))  # the banner adds the resume hint
     if facts.budget_hit is not None:  # spent: paused before the next request, none sent
         return state, FinishWith(BudgetPause(facts.budget_hit))
+    if facts.permission_pause is not None:  # denied: nobody could allow what it needs
+        return state, FinishWith(Paused(facts.permission_pause))
     match facts.verdict:
         case TurnVerdict.ABORTED:
             return state, FinishWith(Aborted())

@@ -1,0 +1,50 @@
+"""The permission events: an action asked about, and the answer (or the denial) it got."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from mercury_nb.agent.event_lines import Data, Words, text_of
+
+ApprovalKind = Literal["permission-asked", "permission-answered"]
+
+
+@dataclass(frozen=True)
+class PermissionAsked(Words):
+    """The permission mode asks the user about a call before it runs."""
+
+    kind: ClassVar[ApprovalKind] = "permission-asked"
+    step: int
+    tool: str
+    what: str
+    command: str | None = None
+    suggested_rule: str | None = None
+    detail: str = ""
+
+    @staticmethod
+    def words(data: Data) -> str | None:
+        return f"asks permission to {text_of(data, 'what')}"
+
+
+@dataclass(frozen=True)
+class PermissionAnswered(Words):
+    """What became of a call the mode stopped: ``allow-once``, ``always-allow`` (``rule``
+    saved) or ``deny`` with ``why`` (the user, no way to ask, a timeout, the mode)."""
+
+    kind: ClassVar[ApprovalKind] = "permission-answered"
+    step: int
+    tool: str
+    what: str
+    answer: Literal["allow-once", "always-allow", "deny"]
+    rule: str | None = None
+    why: str = ""
+
+    @staticmethod
+    def words(data: Data) -> str | None:
+        what, answer = text_of(data, "what"), text_of(data, "answer")
+        if answer == "always-allow":
+            return f"allowed from now on ({text_of(data, 'rule')}): {what}"
+        if answer == "allow-once":
+            return f"allowed once: {what}"
+        return f"denied: {what} ({text_of(data, 'why')})"

@@ -1,0 +1,118 @@
+"""The permission edge: before a tool call runs, the mode decides, and an Ask goes to the approver.
+
+The decision is the pure :func:`~mercury_nb.contract.permissions.decide`. Here an
+:class:`~mercury_nb.contract.permissions.Ask` is put to the front end's approver
+(``ctx.permissions.approver``) within ``approval_timeout_s``; it fails closed: no approver,
+a timeout or any error while asking is a denial, and such a denial (nobody said no, nobody
+could say yes) marks the task to pause before its next request, naming the action and how to
+allow it. The user's own "Deny" only goes to the model. Every ask and every answer is an
+event (:class:`PermissionAsked`, :class:`PermissionAnswered`) and so a row of the ledger.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import json
+from typing import Any, assert_never
+
+from mercury_nb.agent.approval_events import PermissionAnswered, PermissionAsked
+from mercury_nb.agent.events import EventSink
+from mercury_nb.agent.session import TaskSession
+from mercury_nb.contract.permissions import (
+    APPROVAL_ANSWERS,
+    Allow,
+    ApprovalAnswer,
+    ApprovalRequest,
+    Ask,
+    Deny,
+    action_for_tool,
+    decide,
+    describe,
+    pause_reason,
+)
+from mercury_nb.contract.permissions.approval import (
+    ASK_FAILED,
+    NO_APPROVER,
+    TIMED_OUT,
+    USER_DENIED,
+)
+from mercury_nb.contract.text_cut import clip
+from mercury_nb.tools.base import ToolContext
+
+DETAIL_CHARS = 4000
+"""Characters of a diff or of code an ask shows (the rest is cut)."""
+
+
+def call_detail(tool: str, raw_arguments: str) -> str:
+    """What an ask shows of a call beyond its name: the diff of an edit, the code it runs,
+    the path it touches (empty: nothing more)."""
+    try:
+        args: Any = json.loads(raw_arguments or "{}")
+    except (ValueError, TypeError, RecursionError):
+        return ""
+    if not isinstance(args, dict):
+        return ""
+    path = str(args.get("path", ""))
+    if isinstance(args.get("old_text"), str) and isinstance(args.get("new_text"), str):
+        diff = difflib.unified_diff(args["old_text"].splitlines(), args["new_text"].splitlines(),
+                                    f"a/{path}", f"b/{path}", lineterm="")
+        return clip("\n".join(diff), DETAIL_CHARS)
+    for key in ("content", "source", "code"):
+        if isinstance(args.get(key), str):
+            head = f"{path}\n" if path else ""
+            return clip(head + "\n".join(f"+{line}" for line in args[key].splitlines()),
+                        DETAIL_CHARS)
+    return path
+
+
+async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx: ToolContext,
+                         session: TaskSession, step: int, on_event: EventSink) -> str | None:
+    """None: the call may run; else why it is denied (the model gets ``denied: <why>``)."""
+    detail = call_detail(tool, raw_arguments)
+    path = detail if detail and "\n" not in detail else ""
+    action = action_for_tool(tool, command, path)
+    rules = (*ctx.config.allow, *ctx.permissions.rules)
+    decision = decide(ctx.config.permissions, rules, action)
+    match decision:
+        case Allow():
+            return None
+        case Deny(reason=reason):
+            on_event(PermissionAnswered(step, tool, describe(action), "deny", why=reason))
+            return reason
+        case Ask(what=what, suggested_rule=rule):
+            on_event(PermissionAsked(step, tool, what, command, rule, detail))
+            request = ApprovalRequest(tool, what, command, detail, rule)
+            answer, why = await _asked(ctx, request)
+            saved = rule if answer == "always-allow" else None
+            on_event(PermissionAnswered(step, tool, what, answer, saved, why))
+            if answer == "deny":
+                if why != USER_DENIED:  # nobody could allow it: the task pauses on it
+                    session.permission_needed = pause_reason(what, rule)
+                return why
+            if saved is not None:
+                ctx.permissions.rules.append(saved)
+                if ctx.permissions.save_rule is not None:
+                    ctx.permissions.save_rule(saved)
+            return None
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+async def _asked(ctx: ToolContext, request: ApprovalRequest) -> tuple[ApprovalAnswer, str]:
+    """The approver's answer and, for a denial, why (fails closed, see the module)."""
+    approver = ctx.permissions.approver
+    if approver is None:
+        return "deny", NO_APPROVER
+    timeout = ctx.config.approval_timeout_s
+    try:
+        answer = await asyncio.wait_for(approver(request, timeout), timeout)
+    except TimeoutError:
+        return "deny", TIMED_OUT.format(seconds=timeout)
+    except Exception as error:  # any error while asking denies
+        return "deny", ASK_FAILED.format(error=f"{type(error).__name__}: {error}")
+    if answer not in APPROVAL_ANSWERS:
+        return "deny", ASK_FAILED.format(error=f"an unknown answer {answer!r}")
+    if answer == "always-allow" and request.suggested_rule is None:
+        answer = "allow-once"  # no one rule allows it: allowed this time only
+    return answer, USER_DENIED if answer == "deny" else ""

@@ -1,0 +1,50 @@
+"""What an approval asks and answers, and the words of a denial and of the pause it causes.
+
+An :class:`~mercury_nb.contract.permissions.decide.Ask` becomes an :class:`ApprovalRequest`
+for a front end's approver; its answer is one of :data:`APPROVAL_ANSWERS`. Asking fails
+closed: no approver, a timeout or an error while asking answers ``deny`` with the reason
+(:data:`NO_APPROVER`, :data:`TIMED_OUT`, :data:`ASK_FAILED`), and such a denial pauses the
+task with :func:`pause_reason`, which names the action and how to allow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+ApprovalAnswer = Literal["allow-once", "always-allow", "deny"]
+APPROVAL_ANSWERS: tuple[ApprovalAnswer, ...] = get_args(ApprovalAnswer)
+
+NO_APPROVER = "nobody can be asked here (no terminal, widget or panel)"
+TIMED_OUT = "no answer came within {seconds:g} s"
+ASK_FAILED = "asking failed: {error}"
+USER_DENIED = "the user denied it"
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One question to the user: the ``tool`` call and ``what`` it does, the exact
+    ``command`` (a command's), ``detail`` (the diff or code, when there is one) and the rule
+    "Always allow" would save (None: only "Allow once" and "Deny")."""
+
+    tool: str
+    what: str
+    command: str | None = None
+    detail: str = ""
+    suggested_rule: str | None = None
+
+
+def denied_text(reason: str) -> str:
+    """The tool result the model gets for a denied call."""
+    return f"denied: {reason}"
+
+
+def pause_reason(what: str, rule: str | None) -> str:
+    """Why a task paused on an action nobody could allow, and how to allow it."""
+    if rule is not None:
+        how = f'--allow "{rule}" or --permissions auto'
+    elif what.startswith("run "):
+        how = "--allow for each of its parts, or --permissions auto"
+    else:
+        how = "--permissions auto"
+    return f"needs permission to {what} — allow it with {how}"

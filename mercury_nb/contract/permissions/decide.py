@@ -1,0 +1,128 @@
+"""The permission decision: a mode, the allow rules and one action in; Allow, Ask or Deny out.
+
+Modes (``--permissions``, ``MERCURY_PERMISSIONS``, ``c.Mercury.permissions``):
+
+* ``read-only``: reads only; anything that writes or runs is denied;
+* ``ask``: every write and every command asks (a command every part of which matches an
+  allow rule, the built-in read-only ones included, runs without asking);
+* ``edits`` (the default): file and notebook edits inside the workspace run; commands ask
+  unless the allow rules match them; ``run_in_kernel``, notebook runs and tools from outside
+  the package always ask;
+* ``auto``: everything runs unasked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, assert_never, get_args
+
+from mercury_nb.contract.permissions.rules import exact_rule, matches_rules
+
+PermissionMode = Literal["read-only", "ask", "edits", "auto"]
+PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
+DEFAULT_MODE: PermissionMode = "edits"
+
+ActionKind = Literal["read", "workspace-edit", "notebook-edit", "command", "run-in-kernel",
+                     "outside-tool"]
+"""What a tool call does: reads, edits a workspace file or a notebook, runs a command, runs
+code in a kernel (``run_in_kernel``, ``run_cells``), or is a tool from outside the package."""
+ACTION_KINDS: tuple[ActionKind, ...] = get_args(ActionKind)
+
+_READ_TOOLS = frozenset({"list_dir", "read_file", "read_notebook", "inspect_variables",
+                         "ask_user", "finish", "delegate_task"})
+"""Tools that change nothing themselves (a sub-agent's own calls are decided one by one)."""
+_TOOL_KINDS: dict[str, ActionKind] = {
+    "create_file": "workspace-edit", "write_file": "workspace-edit",
+    "edit_file": "workspace-edit", "delete_file": "workspace-edit",
+    "edit_notebook_cell": "notebook-edit", "insert_notebook_cell": "notebook-edit",
+    "run_command": "command", "run_in_kernel": "run-in-kernel", "run_cells": "run-in-kernel",
+}
+
+
+@dataclass(frozen=True)
+class Action:
+    """One tool call as the decision sees it: its kind, the tool, the command line (a
+    command's) and what to show when asking (a path, a diff, the code)."""
+
+    kind: ActionKind
+    tool: str
+    command: str | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Allow:
+    """Run it without asking."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Ask the user first: ``what`` the action is in words; ``suggested_rule``: the allow
+    rule "Always allow" would save (None: no one rule allows it, such as a chain)."""
+
+    what: str
+    suggested_rule: str | None = None
+
+
+@dataclass(frozen=True)
+class Deny:
+    """Do not run it; ``reason`` goes to the model after ``denied: ``."""
+
+    reason: str
+
+
+Decision = Allow | Ask | Deny
+
+
+def action_for_tool(tool: str, command: str | None = None, detail: str = "") -> Action:
+    """The action of a call of ``tool`` (an unknown name is a tool from outside the package)."""
+    if tool in _READ_TOOLS:
+        return Action("read", tool, detail=detail)
+    return Action(_TOOL_KINDS.get(tool, "outside-tool"), tool, command, detail)
+
+
+def describe(action: Action) -> str:
+    """What ``action`` does, in words (what an ask shows and a denial names)."""
+    match action.kind:
+        case "command":
+            return f'run "{action.command or ""}"'
+        case "workspace-edit" | "notebook-edit":
+            return f"{action.tool} {action.detail}".strip()
+        case "run-in-kernel":
+            return f"{action.tool} (run code in a kernel)"
+        case "outside-tool":
+            return f"use the tool {action.tool}"
+        case "read":
+            return f"{action.tool} (read)"
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def decide(mode: PermissionMode, rules: Iterable[str], action: Action) -> Decision:
+    """Whether ``action`` runs in ``mode`` with the allow ``rules`` (see the module)."""
+    if action.kind == "read":
+        return Allow()
+    what = describe(action)
+    match mode:
+        case "auto":
+            return Allow()
+        case "read-only":
+            return Deny(f"the task runs in read-only mode: it may not {what}")
+        case "ask" | "edits":
+            if action.kind == "command":
+                command = action.command or ""
+                if matches_rules(command, rules):
+                    return Allow()
+                return Ask(what, exact_rule(command))
+            if mode == "edits" and action.kind in ("workspace-edit", "notebook-edit"):
+                return Allow()
+            return Ask(what, None)
+        case _ as unreachable:
+            assert_never(unreachable)
+
+
+def offers_mutating_tools(mode: PermissionMode) -> bool:
+    """Whether a task in ``mode`` is offered tools that write or run (not in ``read-only``),
+    and so whether its guard may force a mutating step."""
+    return mode != "read-only"

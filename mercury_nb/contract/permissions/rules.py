@@ -1,0 +1,88 @@
+"""Allow rules: a command is split at every chain operator and each part must match a rule.
+
+A rule is an fnmatch-style glob over a WHOLE command part (``python -m pytest*``). A command
+chained with ``;``, ``&&``, ``||``, ``|``, ``&`` or a newline is split (quotes respected)
+and every part must match some rule, so ``pytest; curl evil`` is not matched by
+``pytest*``. A command with a substitution (backticks or ``$(``) runs what no rule names and
+is never matched. The built-in rules (:data:`BUILT_IN_RULES`) allow a short list of
+read-only commands, and never a part that redirects output (``>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+
+BUILT_IN_COMMANDS = ("ls", "cat", "head", "git status", "git diff", "git log", "pwd")
+"""The read-only commands every mode that runs commands allows without asking."""
+
+BUILT_IN_RULES: tuple[str, ...] = tuple(
+    rule for name in BUILT_IN_COMMANDS for rule in (name, f"{name} *"))
+""":data:`BUILT_IN_COMMANDS` as rules: the command alone or with arguments."""
+
+_SEPARATORS = frozenset(";&|\n")
+
+
+def command_parts(command: str) -> tuple[str, ...] | None:
+    """The parts of ``command`` between chain operators, stripped, empty ones dropped; None
+    when it holds a command substitution (backticks, ``$(``) or an unclosed quote: such a
+    command is matched by no rule."""
+    parts: list[str] = []
+    current: list[str] = []
+    quote: str | None = None
+    i = 0
+    while i < len(command):
+        char = command[i]
+        if quote == "'":
+            if char == "'":
+                quote = None
+            current.append(char)
+        elif char == "\\" and i + 1 < len(command):
+            current.append(command[i:i + 2])
+            i += 1
+        elif char == "`" or command.startswith("$(", i):
+            return None
+        elif quote == '"':
+            if char == '"':
+                quote = None
+            current.append(char)
+        elif char in "'\"":
+            quote = char
+            current.append(char)
+        elif char in _SEPARATORS:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        i += 1
+    if quote is not None:
+        return None
+    parts.append("".join(current))
+    return tuple(" ".join(part.split()) for part in parts if part.strip())
+
+
+def _part_matches(part: str, rules: Iterable[str]) -> bool:
+    if any(fnmatchcase(part, " ".join(rule.split())) for rule in rules):
+        return True
+    return ">" not in part and any(fnmatchcase(part, rule) for rule in BUILT_IN_RULES)
+
+
+def matches_rules(command: str, rules: Iterable[str]) -> bool:
+    """Whether every part of ``command`` matches one of ``rules`` or a built-in rule (see the
+    module); an empty command matches nothing."""
+    parts = command_parts(command)
+    if not parts:
+        return False
+    given = tuple(rules)
+    return all(_part_matches(part, given) for part in parts)
+
+
+def exact_rule(command: str) -> str | None:
+    """The rule that allows exactly ``command`` (its glob characters escaped; spaces
+    normalized), or None for a chained command or one with a substitution: such a command is
+    allowed only part by part."""
+    parts = command_parts(command)
+    if parts is None or len(parts) != 1:
+        return None
+    escaped = {"[": "[[]", "*": "[*]", "?": "[?]"}
+    return "".join(escaped.get(char, char) for char in parts[0])

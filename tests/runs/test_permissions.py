@@ -1,0 +1,150 @@
+"""Permission modes through the runs layer's door: a fake approver answers the asks."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mercury_nb.agent.approval_events import PermissionAnswered, PermissionAsked
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.permissions import ApprovalAnswer, ApprovalRequest
+from mercury_nb.runs import Refusal, RunRequest, submit
+from mercury_nb.testing import Turn, call
+
+WRITE = "python -c \"open('made.txt', 'w').write('ok')\""
+NEED = ('needs permission to run "{cmd}" — allow it with --allow "{cmd}" or '
+        "--permissions auto")
+
+
+class FakeApprover:
+    """Answers every ask with ``answer`` (or raises ``error``), and keeps what it was asked."""
+
+    def __init__(self, answer: ApprovalAnswer = "deny", error: Exception | None = None,
+                 hang: bool = False) -> None:
+        self.answer, self.error, self.hang = answer, error, hang
+        self.asked: list[ApprovalRequest] = []
+
+    async def __call__(self, request: ApprovalRequest, timeout_s: float) -> ApprovalAnswer:
+        self.asked.append(request)
+        if self.error is not None:
+            raise self.error
+        if self.hang:
+            await asyncio.Event().wait()
+        return self.answer
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+def script(command: str) -> list[Turn]:
+    return [Turn(tool_calls=(call("run_command", command=command),)),
+            Turn(text="Ran it.")]
+
+
+async def run_once(workspace: Path, home: Path, scripted_model: Any, turns: list[Turn],
+                   approver: FakeApprover | None, task: str = "Run the script.",
+                   **settings: Any) -> tuple[Any, list[Any]]:
+    events: list[Any] = []
+    config = MercuryConfig(workdir=workspace, home=home, mode="chat", **settings)
+    run = submit(RunRequest(task=task, config=config,
+                            model=scripted_model(turns), sink=events.append,
+                            approver=approver))
+    assert not isinstance(run, Refusal), run
+    return await run.outcome(), events
+
+
+async def test_allow_once_lets_the_command_run(workspace: Path, home: Path,
+                                               scripted_model: Any) -> None:
+    approver = FakeApprover("allow-once")
+    outcome, events = await run_once(workspace, home, scripted_model, script(WRITE), approver)
+    assert (workspace / "made.txt").read_text() == "ok"
+    assert [r.command for r in approver.asked] == [WRITE]
+    assert approver.asked[0].suggested_rule == WRITE.replace("*", "[*]")
+    answered = [e for e in events if isinstance(e, PermissionAnswered)]
+    assert [(e.answer, e.rule) for e in answered] == [("allow-once", None)]
+    assert "needs permission" not in outcome.banner
+
+
+async def test_always_allow_sticks_for_the_next_task_in_the_workspace(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    first = FakeApprover("always-allow")
+    await run_once(workspace, home, scripted_model, script(WRITE), first)
+    assert len(first.asked) == 1
+    (workspace / "made.txt").unlink()
+    second = FakeApprover("deny")
+    _, events = await run_once(workspace, home, scripted_model, script(WRITE), second,
+                               task="Run the script again.")
+    assert second.asked == []  # the saved rule allowed it unasked
+    assert not [e for e in events if isinstance(e, PermissionAsked)]
+    assert (workspace / "made.txt").read_text() == "ok"
+    other = workspace.parent / "other"
+    other.mkdir()
+    third = FakeApprover("deny")
+    await run_once(other, home, scripted_model, script(WRITE), third)
+    assert len(third.asked) == 1  # another workspace: not saved there
+
+
+@pytest.mark.parametrize(("approver", "why"), [
+    pytest.param(None, "nobody can be asked here", id="no-approver"),
+    pytest.param(FakeApprover(error=RuntimeError("widget gone")), "asking failed", id="error"),
+    pytest.param(FakeApprover(hang=True), "no answer came within 0.05 s", id="timeout"),
+])
+async def test_no_answer_denies_and_pauses_naming_the_command(
+        workspace: Path, home: Path, scripted_model: Any, approver: FakeApprover | None,
+        why: str) -> None:
+    outcome, events = await run_once(workspace, home, scripted_model,
+                                     script("pip install requests")[:1], approver,
+                                     approval_timeout_s=0.05)
+    assert outcome.status == "paused" and outcome.resumable
+    assert NEED.format(cmd="pip install requests") in outcome.banner
+    assert outcome.blocker == NEED.format(cmd="pip install requests")
+    answered = [e for e in events if isinstance(e, PermissionAnswered)]
+    assert [e.answer for e in answered] == ["deny"] and why in answered[0].why
+    assert not (workspace / "made.txt").exists()
+
+
+async def test_the_users_deny_goes_to_the_model_and_the_task_goes_on(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    model_turns = script(WRITE)
+    outcome, _ = await run_once(workspace, home, scripted_model, model_turns,
+                                FakeApprover("deny"))
+    assert not (workspace / "made.txt").exists()
+    assert "needs permission" not in outcome.banner
+
+
+async def test_a_chained_command_is_not_matched_by_a_prefix_rule(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    chained = "echo hi; " + WRITE
+    approver = FakeApprover("deny")
+    await run_once(workspace, home, scripted_model, script(chained), approver,
+                   allow=("echo*",))
+    assert [r.command for r in approver.asked] == [chained]
+    assert approver.asked[0].suggested_rule is None  # no one rule allows a chain
+    assert not (workspace / "made.txt").exists()
+
+
+async def test_read_only_offers_no_mutating_tool_and_never_writes(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    turns = [Turn(tool_calls=(call("create_file", path="x.txt", content="x"),
+                              call("run_command", command=WRITE))),
+             Turn(text="I can only read here.")]
+    model = scripted_model(turns)
+    config = MercuryConfig(workdir=workspace, home=home, permissions="read-only")
+    run = submit(RunRequest(task="Create x.txt.", config=config, model=model))
+    assert not isinstance(run, Refusal)
+    outcome = await run.outcome()
+    offered = {t["function"]["name"] for t in model.requests[0].tools}
+    assert offered and not offered & {"create_file", "write_file", "edit_file", "delete_file",
+                                      "run_command", "edit_notebook_cell", "run_cells",
+                                      "insert_notebook_cell"}
+    assert "read_file" in offered
+    assert list(workspace.iterdir()) == []
+    assert outcome.changes == []
+    assert config.mode == "chat"  # answers or plans: no forced rounds
