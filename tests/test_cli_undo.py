@@ -47,6 +47,7 @@ def test_undo_from_the_cli_then_undo_the_undo(tmp_path: Path, loopback_server,
             subprocess.run(["git", *args], cwd=workspace, check=True)
     server = loopback_server(_task_turns())
     result = run_cli("run", "create new.py, set a = 2, rewrite the notes, remove old.txt",
+                     "--permissions", "auto",
                      "--json", "--model", "openai/m", "--api-base", server.url,
                      "--workdir", str(workspace), cwd=tmp_path)
     assert result.returncode in (0, 1, 3), result.stderr
@@ -86,8 +87,9 @@ def test_undo_prints_lines_for_people(tmp_path: Path, loopback_server) -> None:
     for name, text in BEFORE.items():
         (workspace / name).write_text(text)
     server = loopback_server(_task_turns())
-    result = run_cli("run", "change things", "--json", "--model", "openai/m",
-                     "--api-base", server.url, "--workdir", str(workspace), cwd=tmp_path)
+    result = run_cli("run", "change things", "--json", "--permissions", "auto",
+                     "--model", "openai/m", "--api-base", server.url, "--workdir", str(workspace),
+                     cwd=tmp_path)
     task_id = json.loads(result.stdout)["task_id"]
     undone = run_cli("undo", task_id, cwd=tmp_path)
     assert undone.returncode == 0, undone.stderr

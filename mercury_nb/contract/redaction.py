@@ -6,10 +6,12 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.untrusted import clean
+
+if TYPE_CHECKING:  # light: the ledger's store masks texts without loading pydantic
+    from mercury_nb.contract.config import MercuryConfig
 
 MASK = "***"
 

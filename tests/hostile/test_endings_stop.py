@@ -113,7 +113,8 @@ def test_stop_ends_the_cli_process_within_2s(
     workspace.mkdir()
     server = loopback_server([turn])
     process = subprocess.Popen(
-        [sys.executable, "-m", "mercury_nb", "run", "write the notes", "--model", "openai/m",
+        [sys.executable, "-m", "mercury_nb", "run", "write the notes", "--permissions", "auto",
+         "--model", "openai/m",
          "--api-base", server.url, "--json"],
         cwd=workspace, env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True,

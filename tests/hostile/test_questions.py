@@ -49,7 +49,8 @@ async def _run(root: Path, task: str, turns: list[Any]) -> tuple[TaskOutcome, Sc
                                                                   list[Notice]]:
     model = ScriptedModel(turns, on_exhausted="repeat_last")  # a stuck model repeats itself
     notices: list[Notice] = []
-    config = MercuryConfig(workdir=_workspace(root), retry_base_s=0.0)
+    config = MercuryConfig(workdir=_workspace(root), retry_base_s=0.0,
+                           permissions="auto")  # its read-only commands run unasked
     outcome = await run_new_session(task, config, model=model,
                                     on_event=lambda e: notices.append(e) if isinstance(e, Notice)
                                     else None)

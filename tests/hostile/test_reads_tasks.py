@@ -61,7 +61,8 @@ _TASK_CHILD = textwrap.dedent("""
     turns = [Turn(tool_calls=(call("create_file", path=spec["path"], content=spec["content"]),)),
              Turn(tool_calls=(call("run_command", command=spec["swap"]),)),
              Turn(text="Done: the file is written.")]
-    config = MercuryConfig(workdir=Path(spec["workdir"]), retry_base_s=0.0)
+    config = MercuryConfig(workdir=Path(spec["workdir"]), retry_base_s=0.0,
+                           permissions="auto")  # the swap runs as a command, unasked
     before = rchar()
     outcome = asyncio.run(run_new_session(spec["task"], config,
                                           model=ScriptedModel(turns, on_exhausted="repeat_last")))

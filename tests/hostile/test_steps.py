@@ -53,6 +53,7 @@ def test_kill_9_mid_turn_loses_at_most_the_step_in_flight(tmp_path: Path) -> Non
     with LoopbackServer(script) as server:
         process = subprocess.Popen(
             [sys.executable, "-m", "mercury_nb", "run", "write the notes, then wait",
+             "--permissions", "auto",
              "--model", "openai/m", "--api-base", server.url, "--json", "--chat"],
             cwd=workspace, env=cli_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True)

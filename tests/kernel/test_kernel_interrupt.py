@@ -54,7 +54,8 @@ def test_an_interrupt_ends_a_waiting_cell_within_2s(
     try:
         reply, _ = run_cell(kc, "%load_ext mercury_nb")
         assert reply["content"]["status"] == "ok", reply["content"]
-        msg_id = kc.execute(f"%%mercury --wait --model openai/m --api-base {server.url}\n"
+        msg_id = kc.execute(f"%%mercury --wait --permissions auto --model openai/m "
+                                f"--api-base {server.url}\n"
                             "write the notes")
         in_code = bool(turn.tool_calls)
         wait_until(lambda: [status for _, status in tasks(home)] == ["running"]
