@@ -56,7 +56,7 @@ def main() -> None:
         made.cells = [v4.new_markdown_cell("# Bench")]
         nbformat.write(made, lab.root / "bench.ipynb")
         store = LiveEditStore(lab.home)
-        notebook_live.install(store)
+        notebook_live.install_live_edits(store)
         ctx = ToolContext(root=Workspace(lab.root),
                           config=MercuryConfig(workdir=lab.root, home=lab.home))
         shown: list[float] = []

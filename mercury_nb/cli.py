@@ -90,10 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     show = sub.add_parser("show", help="show one task of the work ledger")
     show.add_argument("id", help="task id (or a unique prefix of it)")
     show.add_argument("--json", action="store_true", help="print the task as JSON")
-    from mercury_nb.cli_undo import add_parser as add_undo
+    from mercury_nb.cli_undo import add_undo_parser as add_undo
 
     add_undo(sub)
-    from mercury_nb.cli_permissions import add_parser as add_permissions
+    from mercury_nb.cli_permissions import add_permissions_parser as add_permissions
 
     add_permissions(sub)
     return parser

@@ -15,7 +15,7 @@ REVOKED = "revoked: {rule}"
 NOT_SAVED = 'error: "{rule}" is not a rule saved for {workspace}'
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_permissions_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "permissions",
         help='list the allow rules "Always allow" saved for the workspace, or revoke one')

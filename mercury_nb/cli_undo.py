@@ -19,7 +19,7 @@ EXIT_USAGE = 2
 EXIT_LEFT = 3
 
 
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_undo_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     undo = sub.add_parser("undo", help="undo a finished task's changes to files (an undo's "
                                        "id undoes the undo)")
     undo.add_argument("id", help="task id (or a unique prefix of it)")

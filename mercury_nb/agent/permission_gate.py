@@ -28,7 +28,7 @@ from mercury_nb.contract.permissions import (
     Deny,
     action_for_tool,
     decide,
-    describe,
+    describe_action,
     pause_reason,
 )
 from mercury_nb.contract.permissions.approval import (
@@ -78,7 +78,7 @@ async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx
         case Allow():
             return None
         case Deny(reason=reason):
-            on_event(PermissionAnswered(step, tool, describe(action), "deny", why=reason))
+            on_event(PermissionAnswered(step, tool, describe_action(action), "deny", why=reason))
             return reason
         case Ask(what=what, suggested_rule=rule):
             on_event(PermissionAsked(step, tool, what, command, rule, detail))

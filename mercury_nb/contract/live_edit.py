@@ -96,7 +96,7 @@ def swap(current: str | None, read_sha: str) -> Swap:
     return Apply()
 
 
-def refusal_text(cell: str, decision: Swap) -> str | None:
+def live_refusal_text(cell: str, decision: Swap) -> str | None:
     """The tool result of a refused edit, or None when it goes ahead."""
     match decision:
         case Apply():

@@ -116,9 +116,9 @@ def _route_live_edits(home: Path) -> None:
     from mercury_nb.tools import notebook_live
 
     try:
-        notebook_live.install(store_for(home))
+        notebook_live.install_live_edits(store_for(home))
     except (OSError, sqlite3.Error):
-        notebook_live.install(None)
+        notebook_live.install_live_edits(None)
 
 
 @overload

@@ -21,7 +21,7 @@ from mercury_nb.contract.live_edit import (
     Gone,
     Live,
     Refuse,
-    refusal_text,
+    live_refusal_text,
     route,
     source_sha,
     swap,
@@ -45,7 +45,7 @@ _installed: LiveEdits | None = None
 _lock = threading.Lock()
 
 
-def install(edits: LiveEdits | None) -> None:
+def install_live_edits(edits: LiveEdits | None) -> None:
     """Route this process's notebook edits through ``edits`` (None: always to disk)."""
     global _installed
     with _lock:
@@ -57,7 +57,7 @@ def installed() -> LiveEdits | None:
 
 
 @dataclass(frozen=True)
-class Applied:
+class LiveApplied:
     """The open notebook took the change (and was saved)."""
 
 
@@ -75,7 +75,7 @@ class NotLive:
     why: str
 
 
-Sent = Applied | Refused | NotLive
+Sent = LiveApplied | Refused | NotLive
 
 
 def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
@@ -99,10 +99,10 @@ def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
     state, reply = found
     cell = str(reply.get("cell") or request.get("cell_id") or "?")
     if state == "applied":
-        return Applied()
+        return LiveApplied()
     if state == "refused":
         source = reply.get("source")
-        text = refusal_text(cell, Refuse(source) if isinstance(source, str) else Gone())
+        text = live_refusal_text(cell, Refuse(source) if isinstance(source, str) else Gone())
         return Refused(text or f"refused: cell {cell}")
     return NotLive(state)
 
@@ -139,7 +139,7 @@ def edit(ctx: ToolContext, path: Path, rel: str, cell: Any, source: str
     if not cell_id:
         return None
     read_sha = ctx.cell_hashes.get((rel, cell_id), source_sha(_source_of(cell)))
-    refused = refusal_text(cell_id, swap(_source_of(cell), read_sha))
+    refused = live_refusal_text(cell_id, swap(_source_of(cell), read_sha))
     if refused is not None:
         return ToolResult(ok=False, content=refused)
     request = {"op": "edit", "cell_id": cell_id, "read_sha": read_sha, "source": source,
@@ -167,7 +167,7 @@ def _result(ctx: ToolContext, path: Path, rel: str, request: dict[str, Any], cel
             source: str, done: str) -> ToolResult | None:
     sent = send(ctx, path, request)
     match sent:
-        case Applied():
+        case LiveApplied():
             ctx.cell_hashes[(rel, cell_id)] = source_sha(source)
             return ToolResult(ok=True, content=f"{done} in {rel}, open in JupyterLab "
                               "(applied there and saved)", changed_paths=(rel,))

@@ -15,7 +15,7 @@ from mercury_nb.tools.kernel_access import NamespaceKernel
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
-    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, **kw)
+    return MercuryConfig(workdir=tmp_path, retry_base_s=0.0, permissions="auto", **kw)
 
 
 def analysis(path: Path) -> None:

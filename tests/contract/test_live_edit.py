@@ -13,7 +13,7 @@ from mercury_nb.contract.live_edit import (
     Refuse,
     Route,
     Swap,
-    refusal_text,
+    live_refusal_text,
     route,
     source_sha,
     swap,
@@ -55,7 +55,7 @@ def test_swap(current: str | None, read_sha: str, expected: Swap) -> None:
     (Gone(), "refused: cell ab12 is no longer in the notebook (read it again)"),
 ])
 def test_refusal_text(decision: Swap, expected: str | None) -> None:
-    assert refusal_text("ab12", decision) == expected
+    assert live_refusal_text("ab12", decision) == expected
 
 
 def test_source_sha_is_sha256_of_utf8() -> None:

@@ -29,9 +29,9 @@ from mercury_nb.workspace.confinement import Workspace
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[LiveEditStore]:
     made = LiveEditStore(tmp_path / "home")
-    notebook_live.install(made)
+    notebook_live.install_live_edits(made)
     yield made
-    notebook_live.install(None)
+    notebook_live.install_live_edits(None)
     made.close()
 
 

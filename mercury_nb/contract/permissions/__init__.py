@@ -20,7 +20,7 @@ from mercury_nb.contract.permissions.decide import (
     PermissionMode,
     action_for_tool,
     decide,
-    describe,
+    describe_action,
     offers_mutating_tools,
 )
 from mercury_nb.contract.permissions.rules import (
@@ -49,7 +49,7 @@ __all__ = [
     "command_parts",
     "decide",
     "denied_text",
-    "describe",
+    "describe_action",
     "exact_rule",
     "matches_rules",
     "offers_mutating_tools",

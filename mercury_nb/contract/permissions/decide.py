@@ -82,7 +82,7 @@ def action_for_tool(tool: str, command: str | None = None, detail: str = "") -> 
     return Action(_TOOL_KINDS.get(tool, "outside-tool"), tool, command, detail)
 
 
-def describe(action: Action) -> str:
+def describe_action(action: Action) -> str:
     """What ``action`` does, in words (what an ask shows and a denial names)."""
     match action.kind:
         case "command":
@@ -103,7 +103,7 @@ def decide(mode: PermissionMode, rules: Iterable[str], action: Action) -> Decisi
     """Whether ``action`` runs in ``mode`` with the allow ``rules`` (see the module)."""
     if action.kind == "read":
         return Allow()
-    what = describe(action)
+    what = describe_action(action)
     match mode:
         case "auto":
             return Allow()
