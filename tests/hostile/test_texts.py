@@ -214,7 +214,8 @@ async def test_forged_names_never_verify_a_failed_task_in_banner_and_widget(
     tmp_path: Path, scripted_model: Any
 ) -> None:
     model = scripted_model(forged_turns())
-    outcome = await run_new_session("Add a test and run it", cfg(tmp_path), model=model)
+    outcome = await run_new_session("Add a test and run it", cfg(tmp_path, permissions="auto"),
+                                    model=model)
     assert outcome.status == "paused", outcome.banner
     assert {c.path for c in outcome.changes} >= set(FORGED_NAMES.values())
     assert_no_forged_line(outcome.banner)
@@ -266,8 +267,8 @@ class _Collect(HTMLParser):
 def test_forged_names_never_verify_a_failed_task_in_the_cli(tmp_path: Path,
                                                             loopback_server: Any) -> None:
     server = loopback_server(forged_turns())
-    result = run_cli("run", "Add a test and run it", "--model", "openai/m", "--api-base",
-                     server.url, cwd=tmp_path)
+    result = run_cli("run", "Add a test and run it", "--permissions", "auto", "--model",
+                     "openai/m", "--api-base", server.url, cwd=tmp_path)
     assert result.returncode == 3, result.stderr  # paused
     assert "Changes so far:" in result.stdout
     assert_no_forged_line(result.stdout)
