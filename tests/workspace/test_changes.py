@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.outcome import FileChange
 from mercury_nb.workspace.changes import ChangeReport, diff_lines, measure_changes
 from mercury_nb.workspace.snapshot import Snapshot, take_snapshot
+from tests.workspace.git_repo import committed_repo, git
 
 
 def _summary(report: ChangeReport) -> dict[str, tuple[str, int, int]]:
@@ -21,26 +21,11 @@ def _config(root: Path, **changes: object) -> MercuryConfig:
     return MercuryConfig(workdir=root, **changes)  # type: ignore[arg-type]
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return done.stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A git repo with three committed files and a local identity."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Test")
-    git(root, "config", "user.email", "test@example.com")
-    git(root, "config", "commit.gpgsign", "false")
-    (root / "a.txt").write_text("one\ntwo\nthree\n")
-    (root / "b.txt").write_text("alpha\nbeta\n")
-    (root / "c.txt").write_text("gone soon\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
+    return committed_repo(tmp_path / "repo", {"a.txt": "one\ntwo\nthree\n",
+                                              "b.txt": "alpha\nbeta\n", "c.txt": "gone soon\n"})
 
 
 # --- outside git: content snapshot ------------------------------------------------------

@@ -3,7 +3,6 @@ is known by size and id, and the change summary still names it, unmeasured."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,30 +11,17 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.workspace import git_state
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.snapshot import take_snapshot
+from tests.workspace.git_repo import committed_repo, git
 
 HUGE = 3_000_000
 BOUND = 4096
 
 
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return done.stdout
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A repo with a small and a huge committed file (the huge one sparse-free, real bytes)."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Test")
-    git(root, "config", "user.email", "test@example.com")
-    git(root, "config", "commit.gpgsign", "false")
-    (root / "small.txt").write_text("one\ntwo\n")
-    (root / "huge.txt").write_text("z\n" * (HUGE // 2))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "start")
-    return root
+    return committed_repo(tmp_path / "repo",
+                          {"small.txt": "one\ntwo\n", "huge.txt": "z\n" * (HUGE // 2)})
 
 
 def test_a_blob_over_the_bound_is_not_read(repo: Path) -> None:
