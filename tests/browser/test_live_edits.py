@@ -13,6 +13,7 @@ from typing import Any
 import nbformat
 from live_scripts import LIVE_SOURCE
 from nbformat import v4
+from test_panel import wait_finished
 
 Lab = Any  # tests/browser/conftest.py's Lab
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -55,16 +56,6 @@ def cell_texts(page: Any) -> list[str]:
     return list(page.locator(f"{CELLS} .jp-InputArea-editor").all_inner_texts())
 
 
-def wait_finished(lab: Lab, task_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 60
-    while True:
-        found: dict[str, Any] = lab.api(f"tasks/{task_id}")
-        if found["task"]["status"] != "running":
-            return found
-        assert time.monotonic() < deadline, "task still running"
-        time.sleep(0.1)
-
-
 def type_in_cell(page: Any, index: int, text: str) -> None:
     page.locator(f"{CELLS} .jp-InputArea-editor").nth(index).click()
     page.keyboard.press("End")
@@ -78,7 +69,7 @@ def test_a_task_adds_a_cell_live_and_unsaved_edits_survive(page: Any, lab: Lab) 
     started = lab.api("tasks", {"task": "Add a plot cell.", "model": "scripted/live-unsaved"})
     page.wait_for_function(f"n => document.querySelectorAll('{CELLS}').length === n", arg=4,
                            timeout=15_000)
-    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    assert wait_finished(lab, started["task_id"], timeout_s=60)["task"]["status"] == "completed"
     texts = cell_texts(page)
     assert texts[1] == "a = 1  # mine" and texts[3] == LIVE_SOURCE
     assert page.locator(".jp-Dialog").count() == 0  # no reload question, no conflict
@@ -100,7 +91,7 @@ def test_an_edit_of_a_cell_the_user_is_typing_in_is_refused(page: Any, lab: Lab)
     open_notebook(page, lab, "typing.ipynb", 2)
     type_in_cell(page, 1, "  # typing")  # the cell the task's edit names
     started = lab.api("tasks", {"task": "Edit the heading.", "model": "scripted/live-typing"})
-    found = wait_finished(lab, started["task_id"])
+    found = wait_finished(lab, started["task_id"], timeout_s=60)
     edits = [event["data"] for event in found["events"] if event["kind"] == "tool-finished"
              and event["data"]["name"] == "edit_notebook_cell"]
     assert [edit["ok"] for edit in edits] == [False]  # refused, and the model was told
@@ -130,7 +121,7 @@ def test_ctrl_z_removes_the_agents_cell(page: Any, lab: Lab) -> None:
     started = lab.api("tasks", {"task": "Add a plot cell.", "model": "scripted/live-undo"})
     page.wait_for_function(f"n => document.querySelectorAll('{CELLS}').length === n", arg=3,
                            timeout=15_000)
-    assert wait_finished(lab, started["task_id"])["task"]["status"] == "completed"
+    assert wait_finished(lab, started["task_id"], timeout_s=60)["task"]["status"] == "completed"
     page.locator(f"{CELLS}").nth(0).click()
     page.keyboard.press("Escape")  # command mode
     page.keyboard.press("Control+z")

@@ -236,8 +236,9 @@ def open_in_editor(page: Any, lab: Lab, name: str) -> Any:
     return editor
 
 
-def wait_finished(lab: Lab, task_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + 30
+def wait_finished(lab: Lab, task_id: str, timeout_s: float = 30) -> dict[str, Any]:
+    """The task's detail once it is no longer running (polled, at most ``timeout_s``)."""
+    deadline = time.monotonic() + timeout_s
     while True:
         found: dict[str, Any] = lab.api(f"tasks/{task_id}")
         if found["task"]["status"] != "running":

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
+from test_panel import wait_finished
 from undo_scripts import BEFORE, COMMAND, LEFT_NOTES, files, make_workspace
 
 Lab = Any  # tests/browser/conftest.py's Lab: base_url, token, root, home, env, api()
@@ -22,13 +22,6 @@ def shot_path(name: str) -> str:
     folder = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
     folder.mkdir(exist_ok=True)
     return str(folder / name)
-
-
-def wait_finished(lab: Lab, task_id: str) -> None:
-    deadline = time.monotonic() + 60
-    while lab.api(f"tasks/{task_id}")["task"]["status"] == "running":
-        assert time.monotonic() < deadline, "task still running"
-        time.sleep(0.2)
 
 
 def open_detail(page: Any, task_id: str, *, show_panel: bool = True) -> Any:
@@ -44,7 +37,7 @@ def test_revert_a_file_undo_the_task_then_undo_the_undo(page: Any, lab: Lab) -> 
     make_workspace(folder)
     task_id = str(lab.api("tasks", {"task": "Change the files.", "model": "scripted/undo-panel",
                                      "workdir": folder.name})["task_id"])
-    wait_finished(lab, task_id)
+    wait_finished(lab, task_id, timeout_s=60)
     end = files(folder)
     assert "new.py" in end and "old.txt" not in end
     (folder / "notes.md").write_text("my own notes\n")  # the user, after the task
