@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from mercury_nb.contract.live_edit import Refuse, swap
 from mercury_nb.tools import notebook_live as live
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
@@ -84,9 +85,9 @@ def _changed_since(ctx: ToolContext, rel: str, cell: NotebookNode) -> ToolResult
         return None
     expected = ctx.cell_hashes.get((rel, str(cell_id)))
     source = cell_source(cell)
+    if expected is None or not isinstance(swap(source, expected), Refuse):
+        return None  # the one compare-and-swap decision, as the open document's
     now = source_hash(source)
-    if expected is None or expected == now:
-        return None
     ctx.cell_hashes[(rel, str(cell_id))] = now  # the agent has now read it
     content = CHANGED_SINCE.format(cell_id=cell_id, rel=rel, now=short_hash(now), source=source)
     return ToolResult(ok=False, content=head_tail(content, result_budget(ctx)))

@@ -24,9 +24,9 @@ from mercury_nb.contract.live_edit import (
     live_refusal_text,
     route,
     source_sha,
-    swap,
 )
 from mercury_nb.tools.base import ToolContext, ToolResult
+from mercury_nb.tools.notebooks import cell_source
 
 
 class LiveEdits(Protocol):
@@ -125,23 +125,16 @@ def _wait(edits: LiveEdits, request_id: int, wait_s: float, tick_s: float
         time.sleep(tick_s)
 
 
-def _source_of(cell: Any) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
 def edit(ctx: ToolContext, path: Path, rel: str, cell: Any, source: str
          ) -> ToolResult | None:
     """Replace ``cell``'s source (``cell`` as on disk, its provenance already marked) in the
     open notebook: the tool's result when done or refused, None to edit the file on disk.
-    Either way the cell must still hold what the agent last read of it."""
+    The caller has checked the file's cell against what the agent last read of it; the open
+    document checks its own (the labextension's compare-and-swap on ``read_sha``)."""
     cell_id = str(cell.get("id") or "")
     if not cell_id:
         return None
-    read_sha = ctx.cell_hashes.get((rel, cell_id), source_sha(_source_of(cell)))
-    refused = live_refusal_text(cell_id, swap(_source_of(cell), read_sha))
-    if refused is not None:
-        return ToolResult(ok=False, content=refused)
+    read_sha = ctx.cell_hashes.get((rel, cell_id), source_sha(cell_source(cell)))
     request = {"op": "edit", "cell_id": cell_id, "read_sha": read_sha, "source": source,
                "mercury": cell.get("metadata", {}).get("mercury"),
                "clear_outputs": cell.get("cell_type") == "code"}
@@ -158,7 +151,7 @@ def insert(ctx: ToolContext, path: Path, rel: str, cells: Any, cell: Any, index:
     after = str(cells[index - 1].get("id") or "") if index > 0 else ""
     request = {"op": "insert", "cell_id": cell_id, "after_cell_id": after or None,
                "index": index, "cell": _plain(cell)}
-    return _result(ctx, path, rel, request, cell_id, _source_of(cell),
+    return _result(ctx, path, rel, request, cell_id, cell_source(cell),
                    f"inserted a {cell.get('cell_type')} cell ({cell_id})"
                    f"{f' after cell {after}' if after else ' at the top'}")
 
