@@ -45,7 +45,6 @@ from mercury_nb.ledger.secrets import ledger_secrets, redact_data
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.ledger.streamed import Row, StreamedRows, merge_text
 from mercury_nb.ledger.writer import LedgerWriter
-from mercury_nb.workspace.undo_store import prune_store
 
 PROGRESS_COALESCE_S = 0.1
 """How long a batch of progress events stays open before its write (watchers see events
@@ -240,8 +239,7 @@ class TaskRecorder:
             resumable=outcome.resumable,
             cause=json.dumps(redact_data(outcome.cause, self.secrets)),
         )
-        if ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days):
-            prune_store(self.config.home, ledger.known_ids, ledger.clock())
+        ledger.prune(self.config.ledger_keep_finished, self.config.ledger_keep_days)
 
     def _once(self, outcome: TaskOutcome, text: str) -> str:
         """``text`` of ``outcome`` for the ledger, redacted once: the outcome's builder

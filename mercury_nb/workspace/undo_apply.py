@@ -3,7 +3,7 @@
 Each file is re-read just before it is written: when its content is no longer what the plan
 saw, it is left as is and named. What a file held before the undo wrote it is kept in the
 content store, so the undo can itself be undone (:class:`Applied` carries those states).
-A notebook goes back through :func:`write_notebook_back`, the one place that writes one.
+A notebook goes back through disk like any file (an open one is then reloaded by the panel).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import assert_never
 
 from mercury_nb.contract.undo_plan import (
     LEFT_CHANGED,
+    LEFT_NOT_KEPT,
     DeleteCreated,
     Left,
     RecreateDeleted,
@@ -22,12 +23,12 @@ from mercury_nb.contract.undo_plan import (
     UndoPlan,
 )
 from mercury_nb.workspace.atomic import atomic_write_bytes
-from mercury_nb.workspace.dirfd import open_regular, unlink_at
+from mercury_nb.workspace.dirfd import unlink_at
 from mercury_nb.workspace.file_state import DEFAULT_MAX_HASH_BYTES
-from mercury_nb.workspace.reading import read_upto
+from mercury_nb.workspace.reading import read_bounded
 from mercury_nb.workspace.undo_store import KeptFile, current_hash, get_blob, put_blob
 
-NOT_IN_STORE = "left as is: {path}: its earlier content is no longer in the store"
+NOT_IN_STORE = "its earlier content is no longer in the store"
 
 
 @dataclass
@@ -40,27 +41,12 @@ class Applied:
     states: dict[str, KeptFile] = field(default_factory=dict)
 
 
-def write_notebook_back(root: Path, path: str, data: bytes) -> None:
-    """Write a notebook's content back. Today through disk (an atomic replace); the seam
-    where an open notebook's live path will take over."""
-    atomic_write_bytes(root / path, data, make_parents=True, root=root)
-
-
-def _write_back(root: Path, path: str, data: bytes) -> None:
-    if path.endswith(".ipynb"):
-        write_notebook_back(root, path, data)
-    else:
-        atomic_write_bytes(root / path, data, make_parents=True, root=root)
-
-
 def _read_now(root: Path, path: str, limit: int) -> bytes | None:
-    """The file's bytes now (None: absent or not a regular file; over ``limit``: None)."""
+    """The file's bytes now (None: absent, not a regular file, or over ``limit``)."""
     try:
-        with open_regular(root, root / path) as fd:
-            data = read_upto(fd, limit + 1)
-    except (OSError, ValueError):
+        return read_bounded(root, root / path, limit)
+    except (OSError, ValueError):  # FileTooLarge is an OSError
         return None
-    return data if len(data) <= limit else None
 
 
 def apply_plan(plan: UndoPlan, root: Path, home: Path | str, *,
@@ -89,12 +75,13 @@ def _swap(done: Applied, root: Path, home: Path | str, path: str, expect: str | 
     if target is not None:
         data = get_blob(home, target)
         if data is None:
-            done.left.append((path, NOT_IN_STORE.format(path=path)))
+            done.left.append((path, LEFT_NOT_KEPT.format(path=path, why=NOT_IN_STORE)))
             return
-    if current_hash(root, path, max_hash_bytes) != expect:  # the compare, right before
-        done.left.append((path, LEFT_CHANGED.format(path=path)))
-        return
-    if expect is not None:  # keep what is overwritten, so this undo can be undone
+    if expect is None:  # the compare, right before: the file must still be absent
+        if current_hash(root, path, max_hash_bytes) is not None:
+            done.left.append((path, LEFT_CHANGED.format(path=path)))
+            return
+    else:  # the compare on the bytes read, kept so this undo can be undone
         now = _read_now(root, path, max_hash_bytes)
         if now is None or hashlib.sha256(now).hexdigest() != expect:
             done.left.append((path, LEFT_CHANGED.format(path=path)))
@@ -104,9 +91,10 @@ def _swap(done: Applied, root: Path, home: Path | str, path: str, expect: str | 
         if data is None:
             unlink_at(root, root / path)
         else:
-            _write_back(root, path, data)
+            atomic_write_bytes(root / path, data, make_parents=True, root=root)
     except OSError as error:
-        done.left.append((path, f"left as is: {path}: {error.strerror or error}"))
+        why = str(error.strerror or error)
+        done.left.append((path, LEFT_NOT_KEPT.format(path=path, why=why)))
         return
     done.restored.append(path)
     done.states[path] = KeptFile(before=expect, end=target)

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.undo_plan import TOO_LARGE, FileStates, Ran, plan_undo
+from mercury_nb.contract.undo_plan import LEFT_NOT_KEPT, TOO_LARGE, FileStates, Ran, plan_undo
 from mercury_nb.workspace.changes import measure_changes
 from mercury_nb.workspace.snapshot import take_snapshot
 from mercury_nb.workspace.undo_apply import NOT_IN_STORE, apply_plan
@@ -96,7 +96,7 @@ def test_a_blob_gone_from_the_store_is_named(tmp_path: Path) -> None:
     a = states.files["a.txt"]
     plan = plan_undo((FileStates("a.txt", a.before, a.end, a.end, a.unkept),), Ran())
     done = apply_plan(plan, root, home)
-    assert done.left == [("a.txt", NOT_IN_STORE.format(path="a.txt"))]
+    assert done.left == [("a.txt", LEFT_NOT_KEPT.format(path="a.txt", why=NOT_IN_STORE))]
     assert (root / "a.txt").read_text() == "task\n"
 
 
