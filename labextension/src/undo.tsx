@@ -43,19 +43,27 @@ export function useUndo(id: string): IUndoState {
   const [report, setReport] = React.useState<IUndoReport | null>(null);
   const [error, setError] = React.useState<string | null>(null);
   const [busy, setBusy] = React.useState(false);
+  // the task shown now: an undo's reply for a task no longer shown is not its result
+  const shown = React.useRef(id);
   React.useEffect(() => {
+    shown.current = id;
     setReport(null);
     setError(null);
+    setBusy(false);
   }, [id]);
   const run = (path?: string): void => {
+    const asked = id;
+    const current = (): boolean => shown.current === asked;
     setBusy(true);
     setError(null);
-    undoTask(id, path)
-      .then(setReport)
-      .catch((reason: unknown) =>
-        setError(reason instanceof APIError ? reason.message : String(reason))
+    undoTask(asked, path)
+      .then(reply => current() && setReport(reply))
+      .catch(
+        (reason: unknown) =>
+          current() &&
+          setError(reason instanceof APIError ? reason.message : String(reason))
       )
-      .finally(() => setBusy(false));
+      .finally(() => current() && setBusy(false));
   };
   return { report, error, busy, run };
 }
