@@ -51,6 +51,17 @@ PROGRESS_COALESCE_S = 0.1
 within this plus their own poll; a fast loop writes one transaction per interval)."""
 
 
+def stored_text(text: str, secrets: tuple[str, ...]) -> str:
+    """``text`` as the ledger keeps it: displayable, its secrets masked (a task's text is
+    looked up in this form: ``paused_with_text``)."""
+    return redact(displayable(text), secrets)
+
+
+def stored_task(task: str, config: MercuryConfig) -> str:
+    """A task's text as its row keeps it (what a lookup by text compares)."""
+    return stored_text(task, ledger_secrets(config))
+
+
 def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str | None = None,
                 secrets: tuple[str, ...] | None = None) -> TaskHeader:
     """The row's identity as every write of the task carries it (texts redacted with
@@ -58,7 +69,7 @@ def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str |
     found = ledger_secrets(config) if secrets is None else secrets
 
     def clean(text: str) -> str:
-        return redact(displayable(text), found)
+        return stored_text(text, found)
 
     return TaskHeader(id=task_id, task=clean(task),
                       workspace=clean(str(Path(config.workdir).resolve())),

@@ -30,7 +30,7 @@ from mercury_nb.contract.recovery.continuing import (
 )
 from mercury_nb.ledger.access import LedgerHandle
 from mercury_nb.ledger.occupancy import Busy, NotClaimed, Occupied
-from mercury_nb.ledger.recorder import TaskRecorder, task_header
+from mercury_nb.ledger.recorder import TaskRecorder, stored_task, task_header
 from mercury_nb.ledger.records import TaskHeader, TaskRecord
 from mercury_nb.ledger.texts import (
     ALREADY_CLAIMED,
@@ -92,7 +92,6 @@ def ledger_workspace(config: MercuryConfig) -> str:
 @dataclass(frozen=True)
 class PlannedRun:
     """A task ready to start (``checkpoint`` None: from its text)."""
-
     task_id: str
     task: str
     config: MercuryConfig
@@ -155,7 +154,8 @@ def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
     if handle is not None:
         try:
             handle.flush()
-            paused = handle.ledger.paused_with_text(task, ledger_workspace(config))
+            paused = handle.ledger.paused_with_text(stored_task(task, config),
+                                                    ledger_workspace(config))
         except sqlite3.Error:
             paused = None  # an unreadable ledger never stops a task
         if paused is not None:

@@ -42,7 +42,8 @@ class RunRequest:
     replaces the traitlets and environment layers. ``recorded`` False runs the task here
     unrecorded (the library call): no ledger, nothing refused for the workspace.
     ``refuse_missing_key``: a new task whose model lacks its API key is refused before it
-    starts (the CLI) instead of ending through the loop with the same banner (a cell)."""
+    starts (the cell, the CLI, the panel) instead of ending through the loop with the same
+    banner (the library call, a sub-agent)."""
 
     task: str = ""
     resume: bool = False

@@ -10,6 +10,7 @@ import pytest
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.continuation import STEP_BUDGET_NUDGE
 from mercury_nb.ledger.access import LedgerHandle, open_ledger
+from mercury_nb.ledger.recorder import task_header
 from mercury_nb.ledger.records import TaskHeader, TaskRecord
 from mercury_nb.ledger.texts import PAUSED_DUPLICATE
 from mercury_nb.runs.planning import (
@@ -111,6 +112,22 @@ def test_a_paused_tasks_text_is_refused_in_its_workspace(handle: LedgerHandle, w
                       PlannedRun)
     assert isinstance(plan_task(None, "Build the site", MercuryConfig(workdir=workspace)),
                       PlannedRun)
+
+
+def test_a_paused_task_holding_a_secret_is_refused_as_stored(handle: LedgerHandle,
+                                                             workspace: Path) -> None:
+    """The ledger keeps a task's text redacted: the duplicate check compares that form."""
+    config = MercuryConfig(workdir=workspace, api_key="sk-test-abcdefghijklmnop1234")
+    text = "deploy with key sk-test-abcdefghijklmnop1234 to the server"
+    header = task_header("p2", text, config)
+    assert header.task != text  # stored redacted
+    handle.ledger.start_task(header)
+    handle.ledger.finish_task(header, status="paused", verdict="steps-exhausted",
+                              banner="paused", blocker=None, changes="[]", evidence="[]",
+                              steps=4)
+    refused = plan_task(handle, text, config)
+    assert isinstance(refused, Refusal) and refused.paused
+    assert refused.message.splitlines() == [PAUSED_DUPLICATE, "(task p2)"]
 
 
 @pytest.mark.parametrize(
