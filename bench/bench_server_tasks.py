@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = 10
+FILES = 50
+"""Distinct files read in turn: a task re-reading one file would be paused as a loop."""
 ENDS: dict[str, list[float]] = collections.defaultdict(list)
 """Per model: when the loopback server finished each streamed reply (monotonic)."""
 
@@ -63,14 +64,26 @@ def lab_config(api_base: str) -> str:
             f"os.environ['MERCURY_API_BASE'] = {api_base!r}\n"
             "os.environ['OPENAI_API_KEY'] = 'sk-bench'\n"
             "os.environ['MERCURY_PERMISSIONS'] = 'auto'\n"
+            "os.environ['MERCURY_CONTEXT_WINDOW'] = '400000'\n"
             "c.ServerApp.jpserver_extensions = {'mercury_nb.server': True,"
             " 'loop_lag_probe': True}\n")
 
 
 def lag(lab: Any, reset: bool = False) -> dict[str, Any]:
-    url = f"{lab.base_url}bench-loop-lag" + ("?reset=1" if reset else "")
+    url = f"{lab.base_url}bench-loop-lag?stacks=1" + ("&reset=1" if reset else "")
     with urllib.request.urlopen(url, timeout=10) as reply:
         return dict(json.loads(reply.read()))
+
+
+def shown(seen: dict[str, Any]) -> str:
+    """The probe's figures, and (``MERCURY_BENCH_SAMPLE=1``) where the loop spent its time."""
+    lines = [f"max {seen['max_ms']:.1f} ms, p99 {seen['p99_ms']:.1f} ms, "
+             f"{seen['over_50ms']} of {seen['ticks']} ticks over 50 ms"]
+    if seen.get("samples", {}).get("busy"):
+        lines.append(f"    samples every 2 ms: {seen['samples']}")
+    for label in ("busy", "blocked", "threads"):
+        lines += [f"    {label} {count}: {where}" for where, count in seen.get(label, [])]
+    return "\n".join(lines)
 
 
 def gaps(server: Any, model: str) -> list[float]:
@@ -94,12 +107,12 @@ def run_batch(lab: Any, server: Any, names: list[str], steps: int) -> dict[str, 
         ids[name] = reply["task_id"]
     deadline = time.monotonic() + 600
     for name, task_id in ids.items():
-        while (status := lab.api(f"tasks/{task_id}")["task"]["status"]) == "running":
+        while (task := lab.api(f"tasks/{task_id}")["task"])["status"] == "running":
             if time.monotonic() > deadline:
                 raise SystemExit(f"task {name} still running")
             time.sleep(0.2)
-        if status != "completed":
-            raise SystemExit(f"task {name} ended {status}")
+        if task["status"] != "completed":
+            raise SystemExit(f"task {name} ended {task['status']}: {task['banner']}")
     return {name: gaps(server, name) for name in names}
 
 
@@ -133,11 +146,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as folder, conftest.running_lab(Path(folder)) as lab:
             lag(lab, reset=True)
             alone = describe("alone", run_batch(lab, server, ["solo"], args.steps))
-            print(f"  loop lag: {lag(lab, reset=True)}")
+            print(f"  loop lag: {shown(lag(lab, reset=True))}")
             together = describe(f"{args.tasks} at once",
                                 run_batch(lab, server, names[1:], args.steps))
             seen = lag(lab, reset=True)
-            print(f"  loop lag: {seen}")
+            print(f"  loop lag: {shown(seen)}")
         if server.overruns or server.errors:
             raise SystemExit(f"loopback: {len(server.overruns)} overruns, {server.errors}")
     print(f"ratio of mean per-step client gap, {args.tasks} at once / alone: "

@@ -29,6 +29,7 @@ from mercury_nb.runs.planning import PlannedRun
 from mercury_nb.runs.registry import Run
 from mercury_nb.runs.request import RunRequest, SubagentRequest
 from mercury_nb.runs.resolve import ResolvedRun, resolve
+from mercury_nb.transport.openai_model import load_sdk
 
 if TYPE_CHECKING:
     from mercury_nb.tools.approval import Permissions
@@ -194,10 +195,12 @@ async def submit_off_loop(request: RunRequest) -> Run[TaskOutcome] | Refusal:
 
 def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | None]:
     """Every ledger read and write a submit makes before its run starts, in the calling
-    (worker) thread: the resolved run (its new row), the live-edit route, the saved rules."""
+    (worker) thread: the resolved run (its new row), the live-edit route, the saved rules;
+    and the model SDK's first import, which would hold the loop for half a second."""
     resolved = resolve(request)
     if isinstance(resolved, Refusal):
         return resolved, None
+    load_sdk()
     _route_live_edits(resolved.config.home)
     return resolved, permissions_for(resolved, request.approver)
 
