@@ -78,7 +78,8 @@ def lag(lab: Any, reset: bool = False) -> dict[str, Any]:
 def shown(seen: dict[str, Any]) -> str:
     """The probe's figures, and (``MERCURY_BENCH_SAMPLE=1``) where the loop spent its time."""
     lines = [f"max {seen['max_ms']:.1f} ms, p99 {seen['p99_ms']:.1f} ms, "
-             f"{seen['over_50ms']} of {seen['ticks']} ticks over 50 ms"]
+             f"{seen['over_50ms']} of {seen['ticks']} ticks over 50 ms; full garbage "
+             f"collections (ms): {seen['full_gc_ms']}"]
     if seen.get("samples", {}).get("busy"):
         lines.append(f"    samples every 2 ms: {seen['samples']}")
     for label in ("busy", "blocked", "threads"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import gc
 import json
 import os
 import sys
@@ -74,6 +75,20 @@ def _sample(thread: int) -> None:
             _blocked[f"{leaf} || {ours}"] += 1
 
 
+_gc: list[float] = []
+"""Durations (s) of the garbage collector's full (generation 2) passes, in any thread."""
+_gc_began = [0.0]
+
+
+def _gc_timer(phase: str, info: dict[str, Any]) -> None:
+    if info.get("generation") != 2:
+        return
+    if phase == "start":
+        _gc_began[0] = time.monotonic()
+    else:
+        _gc.append(time.monotonic() - _gc_began[0])
+
+
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:
     return [{"module": "loop_lag_probe"}]
 
@@ -87,6 +102,7 @@ def _tick(loop: asyncio.AbstractEventLoop, due: float) -> None:
 def _start() -> None:
     loop = asyncio.get_running_loop()
     loop.call_later(TICK_S, _tick, loop, time.monotonic() + TICK_S)
+    gc.callbacks.append(_gc_timer)
     if os.environ.get("MERCURY_BENCH_SAMPLE"):
         threading.Thread(target=_sample, args=(threading.get_ident(),), daemon=True).start()
 
@@ -98,7 +114,8 @@ class LagHandler(web.RequestHandler):
         lags = sorted(_lags)
         reply = {"ticks": len(lags), "max_ms": 1000 * lags[-1] if lags else None,
                  "p99_ms": 1000 * lags[int(0.99 * (len(lags) - 1))] if lags else None,
-                 "over_50ms": sum(lag > BLOCKED_S for lag in lags)}
+                 "over_50ms": sum(lag > BLOCKED_S for lag in lags),
+                 "full_gc_ms": [round(1000 * took, 1) for took in _gc]}
         if self.get_argument("stacks", None):
             reply["busy"] = _busy.most_common(25)
             reply["blocked"] = _blocked.most_common(15)
@@ -106,6 +123,7 @@ class LagHandler(web.RequestHandler):
             reply["samples"] = {"busy": sum(_busy.values()), "threads": sum(_threads.values())}
         if self.get_argument("reset", None):
             _lags.clear()
+            _gc.clear()
             _busy.clear()
             _blocked.clear()
             _threads.clear()

@@ -11,6 +11,7 @@ the product that reaches the loop's entry points (enforced by import-linter).
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -193,14 +194,27 @@ async def submit_off_loop(request: RunRequest) -> Run[TaskOutcome] | Refusal:
                          permissions=permissions)
 
 
+_sdk_loaded: list[bool] = []
+
+
 def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | None]:
     """Every ledger read and write a submit makes before its run starts, in the calling
     (worker) thread: the resolved run (its new row), the live-edit route, the saved rules;
-    and the model SDK's first import, which would hold the loop for half a second."""
+    and the model SDK's first import, which would hold the loop for half a second. The
+    collector is off during that import, and the objects alive after it (the server's and
+    the SDK's modules, their classes) are frozen out of its full passes, which otherwise
+    walked them all: about 100 ms with the GIL held, in a Jupyter server."""
     resolved = resolve(request)
     if isinstance(resolved, Refusal):
         return resolved, None
-    load_sdk()
+    if not _sdk_loaded:
+        gc.disable()  # no full pass during the import either (it allocates a great deal)
+        try:
+            load_sdk()
+            gc.freeze()
+        finally:
+            gc.enable()
+        _sdk_loaded.append(True)
     _route_live_edits(resolved.config.home)
     return resolved, permissions_for(resolved, request.approver)
 

@@ -56,6 +56,7 @@ def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[Traced]:
 
     monkeypatch.setattr(files.sqlite3, "connect", connect)
     runner = importlib.import_module("mercury_nb.runs.runner")  # runs.runner is the Runner
+    monkeypatch.setattr(runner, "_sdk_loaded", [])
     real_load = runner.load_sdk
     monkeypatch.setattr(runner, "load_sdk", lambda: (seen.append((threading.get_ident(),
                                                                    "load_sdk")), real_load()))
@@ -107,6 +108,6 @@ async def test_no_ledger_statement_runs_on_the_servers_loop_thread(
     writes = [sql for _, sql in traced if sql.lstrip().upper().startswith(("INSERT", "UPDATE"))]
     assert any("events" in sql for sql in writes)  # the trace saw the tasks' own writes
     assert any(sql.lstrip().upper().startswith("SELECT") for _, sql in traced)
-    assert [sql for _, sql in traced].count("load_sdk") == 2  # the model SDK's import too
+    assert [sql for _, sql in traced].count("load_sdk") == 1  # the model SDK's import too
     on_loop = [sql for thread, sql in traced[served:] if thread == loop_thread]
     assert on_loop == [], f"{len(on_loop)} of {len(traced)} on the loop, e.g. {on_loop[:5]}"
