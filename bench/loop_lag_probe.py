@@ -103,6 +103,10 @@ def _start() -> None:
     loop = asyncio.get_running_loop()
     loop.call_later(TICK_S, _tick, loop, time.monotonic() + TICK_S)
     gc.callbacks.append(_gc_timer)
+    if os.environ.get("MERCURY_BENCH_WORKERS"):  # an experiment: a larger default thread pool
+        from concurrent.futures import ThreadPoolExecutor
+
+        loop.set_default_executor(ThreadPoolExecutor(int(os.environ["MERCURY_BENCH_WORKERS"])))
     if os.environ.get("MERCURY_BENCH_SAMPLE"):
         threading.Thread(target=_sample, args=(threading.get_ident(),), daemon=True).start()
 
