@@ -3,7 +3,10 @@
 Loaded by ``bench/bench_server_tasks.py`` into the ``jupyter lab`` it starts (through a
 ``--config`` file that puts ``bench/`` on ``sys.path``). Every :data:`TICK_S` a callback
 scheduled with ``loop.call_later`` notes how late it ran; ``GET /bench-loop-lag`` answers the
-worst lag, the count of ticks and of lags over 50 ms since the last ``?reset=1``.
+worst lag, the count of ticks and of lags over 50 ms, and the durations of the garbage
+collector's full passes since the last ``?reset=1``. With ``MERCURY_BENCH_SAMPLE=1`` a thread
+samples the loop thread's stack (and the other threads') every 2 ms (``?stacks=1`` answers
+them); ``MERCURY_BENCH_WORKERS=N`` gives the loop a default thread pool of N workers.
 """
 
 from __future__ import annotations
@@ -48,7 +51,8 @@ def _where(frame: object) -> tuple[str, str]:
 
 
 WAITS = ("selectors.py:select", "threading.py:wait", "queue.py:get", "time.sleep",
-         "threading.py:_wait_for_tstate_lock")
+         "threading.py:_wait_for_tstate_lock", "thread.py:_worker", "writer.py:_work")
+"""Innermost frames of a thread waiting in C (a pool worker's or the ledger writer's queue)."""
 
 
 def _sample(thread: int) -> None:
