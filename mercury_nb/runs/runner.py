@@ -208,12 +208,14 @@ def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | 
     if isinstance(resolved, Refusal):
         return resolved, None
     if not _sdk_loaded:
+        collecting = gc.isenabled()
         gc.disable()  # no full pass during the import either (it allocates a great deal)
         try:
             load_sdk()
             gc.freeze()
         finally:
-            gc.enable()
+            if collecting:
+                gc.enable()
         _sdk_loaded.append(True)
     _route_live_edits(resolved.config.home)
     return resolved, permissions_for(resolved, request.approver)
