@@ -11,6 +11,7 @@ the product that reaches the loop's entry points (enforced by import-linter).
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -29,8 +30,10 @@ from mercury_nb.runs.planning import PlannedRun
 from mercury_nb.runs.registry import Run
 from mercury_nb.runs.request import RunRequest, SubagentRequest
 from mercury_nb.runs.resolve import ResolvedRun, resolve
+from mercury_nb.transport.openai_model import load_sdk
 
 if TYPE_CHECKING:
+    from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
@@ -41,7 +44,8 @@ class Runner:
 
     @overload
     def submit(self, request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None,
-               resolved: ResolvedRun | Refusal | None = None) -> Run[TaskOutcome] | Refusal: ...
+               resolved: ResolvedRun | Refusal | None = None,
+               permissions: Permissions | None = None) -> Run[TaskOutcome] | Refusal: ...
 
     @overload
     def submit(self, request: SubagentRequest, *,
@@ -50,16 +54,20 @@ class Runner:
     def submit(self, request: RunRequest | SubagentRequest, *,
                loop: asyncio.AbstractEventLoop | None = None,
                resolved: ResolvedRun | Refusal | None = None,
+               permissions: Permissions | None = None,
                ) -> Run[TaskOutcome] | Run[SubagentRun] | Refusal:
         """Resolve ``request`` (unless ``resolved`` is what :func:`resolve` made of it
         already); when it passes, schedule its run on ``loop`` (default: the running loop)
-        and return at once."""
+        and return at once. ``permissions``: what :func:`_prepare` read for ``resolved``
+        (the saved rules; the live-edit route set up), so nothing here reads the ledger."""
         if isinstance(request, SubagentRequest):
             return self._delegate(request, loop)
         planned = resolve(request) if resolved is None else resolved
         if isinstance(planned, Refusal):
             return planned
-        _route_live_edits(planned.config.home)
+        if permissions is None:
+            _route_live_edits(planned.config.home)
+            permissions = permissions_for(planned, request.approver)
         try:
             sink, ask = request.sink, request.ask
             if request.view_for is not None:
@@ -68,7 +76,7 @@ class Runner:
                           registry=request.registry, model=request.model,
                           subagents=delegation(planned.handle, self.submit),
                           kernel=request.kernel,
-                          permissions=permissions_for(planned, request.approver))
+                          permissions=permissions)
         except BaseException:
             if planned.handle is not None and not planned.resumed:
                 planned.handle.ledger.release(planned.task_id)  # it never started
@@ -181,6 +189,34 @@ async def run_task(task: str, config: MercuryConfig | None = None, *,
 async def submit_off_loop(request: RunRequest) -> Run[TaskOutcome] | Refusal:
     """:func:`submit` for a server: resolving (its SQLite reads and writes) runs in a worker
     thread, never on the server's event loop; the run is scheduled on that loop."""
-    resolved = await asyncio.to_thread(resolve, request)  # the ledger's reads and new row
-    return runner.submit(request, resolved=resolved)  # the door: the run on this loop
+    resolved, permissions = await asyncio.to_thread(_prepare, request)
+    return runner.submit(request, resolved=resolved,  # the door: the run on this loop
+                         permissions=permissions)
+
+
+_sdk_loaded: list[bool] = []
+
+
+def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | None]:
+    """Every ledger read and write a submit makes before its run starts, in the calling
+    (worker) thread: the resolved run (its new row), the live-edit route, the saved rules;
+    and the model SDK's first import, which would hold the loop for half a second. The
+    collector is off during that import, and the objects alive after it (the server's and
+    the SDK's modules, their classes) are frozen out of its full passes, which otherwise
+    walked them all: about 100 ms with the GIL held, in a Jupyter server."""
+    resolved = resolve(request)
+    if isinstance(resolved, Refusal):
+        return resolved, None
+    if not _sdk_loaded:
+        collecting = gc.isenabled()
+        gc.disable()  # no full pass during the import either (it allocates a great deal)
+        try:
+            load_sdk()
+            gc.freeze()
+        finally:
+            if collecting:
+                gc.enable()
+        _sdk_loaded.append(True)
+    _route_live_edits(resolved.config.home)
+    return resolved, permissions_for(resolved, request.approver)
 

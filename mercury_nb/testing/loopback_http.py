@@ -61,6 +61,9 @@ EXHAUSTED_STATUS = 400
 class LoopbackHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 128
+    """The listen backlog: with socketserver's 5, twenty clients connecting at once overflow
+    it and the kernel drops their SYNs, retried a second later (a 1 s gap no client made)."""
     loopback: ScriptHost
 
     def handle_error(self, request: Any, client_address: Any) -> None:

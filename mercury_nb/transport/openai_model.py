@@ -35,6 +35,17 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, .
     weakref.WeakKeyDictionary()
 )
 """One AsyncOpenAI per event loop and endpoint: its connection pool is bound to the loop."""
+_tls: list[Any] = []
+"""The one TLS context every client shares: loading the CA bundle holds the GIL for tens of
+milliseconds, once per process (:func:`load_sdk` does it off a server's loop)."""
+
+
+def _tls_context() -> Any:
+    if not _tls:
+        import httpx
+
+        _tls.append(httpx.create_ssl_context())
+    return _tls[0]
 
 
 class OpenAIModel:
@@ -100,7 +111,7 @@ class OpenAIModel:
         return body
 
     def _client(self) -> Any:
-        from openai import AsyncOpenAI
+        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
         loop = asyncio.get_running_loop()
         key = (self.base_url, self._api_key, self.timeout_s)
@@ -112,6 +123,7 @@ class OpenAIModel:
                 base_url=self.base_url,
                 timeout=self.timeout_s,
                 max_retries=0,
+                http_client=DefaultAsyncHttpxClient(verify=_tls_context()),
             )
             per_loop[key] = client
         return client
@@ -183,3 +195,13 @@ def stream_chunks(stream: Any, raw: Any) -> Iterator[StreamChunk]:
     """Our chunks for one ``chat.completion.chunk`` of ``stream``: text, tool-call pieces,
     the finish reason as sent, and usage (the last chunk, when ``include_usage`` was asked)."""
     return openai_shaped_chunks(raw)
+
+
+def load_sdk() -> None:
+    """Import the openai SDK's modules a first request needs (about half a second): a server
+    calls this in a worker thread before it schedules a run, so its event loop never does."""
+    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+    from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: F401
+
+    AsyncOpenAI(api_key=NO_KEY_NEEDED, base_url="http://127.0.0.1/v1",  # its lazy imports
+                http_client=DefaultAsyncHttpxClient(verify=_tls_context()))

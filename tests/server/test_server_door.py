@@ -39,7 +39,8 @@ async def test_start_and_continue_posts_knock_at_the_door(
     seen: list[RunRequest] = []
 
     def spy(self: Runner, request: RunRequest, *,
-            loop: asyncio.AbstractEventLoop | None = None, resolved: object = None) -> Refusal:
+            loop: asyncio.AbstractEventLoop | None = None, resolved: object = None,
+            permissions: object = None) -> Refusal:
         seen.append(request)
         return Refusal("spied", kind="workspace-busy")
 
