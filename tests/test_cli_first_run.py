@@ -1,6 +1,7 @@
 """First contact with a model through the CLI, as a real subprocess: a missing key is named
-before any request, OpenAI-compatible endpoints never import litellm, provider errors are
-shown whole with their label, and a task no model answered reports 0 steps."""
+before any request, OpenAI-compatible endpoints never import litellm nor the openai SDK,
+provider errors are shown whole with their label, and a task no model answered reports 0
+steps."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", 
 PROBE = """
 import atexit, runpy, sys
 atexit.register(lambda: print("LITELLM-LOADED" if "litellm" in sys.modules else "NO-LITELLM",
+                              "OPENAI-LOADED" if "openai" in sys.modules else "NO-OPENAI",
                               file=sys.stderr))
 sys.argv = ["mercury_nb", *sys.argv[1:]]
 runpy.run_module("mercury_nb", run_name="__main__")
@@ -77,6 +79,7 @@ def test_openai_compatible_endpoint_never_imports_litellm(tmp_path: Path, loopba
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["answer"] == "Hello there."
     assert "NO-LITELLM" in result.stderr
+    assert "NO-OPENAI" in result.stderr, "the transport posts over plain HTTP, without the SDK"
     assert server.requests[0]["model"] == "m"
     assert server.requests[0]["stream_options"] == {"include_usage": True}
     usage = json.loads(result.stdout)["usage"]

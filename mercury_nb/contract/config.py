@@ -46,7 +46,7 @@ class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits
 
     api_base: str | None = None
     """Base URL of an OpenAI-compatible endpoint (vLLM, llama.cpp, Ollama's ``/v1``, LM
-    Studio…); models there are streamed by the openai SDK, other providers get it through
+    Studio…); models there are streamed over plain HTTP, other providers get it through
     litellm."""
 
     api_key: SecretStr | None = None
@@ -67,7 +67,7 @@ class MercuryConfig(limits.ContextLimits, limits.ReadLimits, limits.KernelLimits
     """``max_tokens`` asked of the provider; deliberately above native limits."""
 
     request_timeout_s: float = Field(default=600.0, gt=0)
-    """Timeout of one model request (the openai SDK's or litellm's)."""
+    """Timeout of one model request (the HTTP client's or litellm's)."""
 
     request_deadline_s: float | None = Field(default=None, gt=0)
     """Total time one model request may take, from sending it to its last byte, however

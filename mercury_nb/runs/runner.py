@@ -30,7 +30,7 @@ from mercury_nb.runs.planning import PlannedRun
 from mercury_nb.runs.registry import Run
 from mercury_nb.runs.request import RunRequest, SubagentRequest
 from mercury_nb.runs.resolve import ResolvedRun, resolve
-from mercury_nb.transport.openai_model import load_sdk
+from mercury_nb.transport.openai_model import load_http_client
 
 if TYPE_CHECKING:
     from mercury_nb.tools.approval import Permissions
@@ -194,29 +194,29 @@ async def submit_off_loop(request: RunRequest) -> Run[TaskOutcome] | Refusal:
                          permissions=permissions)
 
 
-_sdk_loaded: list[bool] = []
+_client_loaded: list[bool] = []
 
 
 def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | None]:
     """Every ledger read and write a submit makes before its run starts, in the calling
     (worker) thread: the resolved run (its new row), the live-edit route, the saved rules;
-    and the model SDK's first import, which would hold the loop for half a second. The
-    collector is off during that import, and the objects alive after it (the server's and
-    the SDK's modules, their classes) are frozen out of its full passes, which otherwise
-    walked them all: about 100 ms with the GIL held, in a Jupyter server."""
+    and the HTTP client's first import and TLS context, which would hold the loop. The
+    collector is off during that import, and the objects alive after it (the server's
+    modules and classes) are frozen out of its full passes, which otherwise walked them
+    all: about 100 ms with the GIL held, in a Jupyter server."""
     resolved = resolve(request)
     if isinstance(resolved, Refusal):
         return resolved, None
-    if not _sdk_loaded:
+    if not _client_loaded:
         collecting = gc.isenabled()
         gc.disable()  # no full pass during the import either (it allocates a great deal)
         try:
-            load_sdk()
+            load_http_client()
             gc.freeze()
         finally:
             if collecting:
                 gc.enable()
-        _sdk_loaded.append(True)
+        _client_loaded.append(True)
     _route_live_edits(resolved.config.home)
     return resolved, permissions_for(resolved, request.approver)
 

@@ -1,8 +1,8 @@
-"""Maps one OpenAI-shaped streaming chunk (the openai SDK's or litellm's) to our chunks."""
+"""Maps one OpenAI-shaped streaming chunk (parsed JSON, or litellm's objects) to our chunks."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from mercury_nb.transport.protocol import (
@@ -18,34 +18,40 @@ def _as_sent(reason: str) -> str:
     return reason
 
 
+def _field(raw: Any, name: str) -> Any:
+    """``raw[name]`` of a JSON object, or the attribute ``name`` of an SDK object."""
+    return raw.get(name) if isinstance(raw, Mapping) else getattr(raw, name, None)
+
+
 def openai_shaped_chunks(
     raw: Any, finish: Callable[[str], str | None] = _as_sent
 ) -> Iterator[StreamChunk]:
     """Our chunks for one ``chat.completion.chunk``: text, tool-call pieces, the finish
     reason (through ``finish``, as sent by default), and usage (the last chunk, when
-    ``include_usage`` was asked). A chunk without a finish reason yields no FinishChunk."""
-    choices = getattr(raw, "choices", None) or []
+    ``include_usage`` was asked). ``raw`` is a JSON object or an object with the same
+    attributes (litellm's). A chunk without a finish reason yields no FinishChunk."""
+    choices = _field(raw, "choices") or []
     if choices:
         choice = choices[0]
-        delta = getattr(choice, "delta", None)
-        text = getattr(delta, "content", None)
+        delta = _field(choice, "delta")
+        text = _field(delta, "content")
         if text:
             yield TextChunk(str(text))
-        for position, call in enumerate(getattr(delta, "tool_calls", None) or []):
-            function = getattr(call, "function", None)
-            index = getattr(call, "index", None)
+        for position, call in enumerate(_field(delta, "tool_calls") or []):
+            function = _field(call, "function")
+            index = _field(call, "index")
             yield ToolCallChunk(
                 index=int(index) if index is not None else position,
-                id=getattr(call, "id", None) or None,
-                name=getattr(function, "name", None) or None,
-                arguments=getattr(function, "arguments", None) or "",
+                id=_field(call, "id") or None,
+                name=_field(function, "name") or None,
+                arguments=_field(function, "arguments") or "",
             )
-        reason = getattr(choice, "finish_reason", None)
+        reason = _field(choice, "finish_reason")
         if reason is not None:
             yield FinishChunk(finish(str(reason)))
-    usage = getattr(raw, "usage", None)
-    if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+    usage = _field(raw, "usage")
+    if usage is not None and _field(usage, "prompt_tokens") is not None:
         yield UsageChunk(
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            prompt_tokens=int(_field(usage, "prompt_tokens") or 0),
+            completion_tokens=int(_field(usage, "completion_tokens") or 0),
         )

@@ -1,10 +1,9 @@
-"""The openai-SDK ChatModel: OpenAI-compatible endpoints streamed without importing litellm."""
+"""The OpenAI-compatible ChatModel: chat completions streamed over plain HTTP (no SDK)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import weakref
+import os
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
@@ -26,37 +25,23 @@ from mercury_nb.transport.provider_errors import (
     truncate,
 )
 from mercury_nb.transport.request_body import BodyEncoder
+from mercury_nb.transport.sse_http import http_client, post_events, tls_context
 from mercury_nb.transport.stream_pump import pump
 
 NO_KEY_NEEDED = "not-needed"
-"""Sent as the bearer token to an endpoint that wants no key (the SDK insists on one)."""
-
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-"""One AsyncOpenAI per event loop and endpoint: its connection pool is bound to the loop."""
-_tls: list[Any] = []
-"""The one TLS context every client shares: loading the CA bundle holds the GIL for tens of
-milliseconds, once per process (:func:`load_sdk` does it off a server's loop)."""
-
-
-def _tls_context() -> Any:
-    if not _tls:
-        import httpx
-
-        _tls.append(httpx.create_ssl_context())
-    return _tls[0]
+"""Sent as the bearer token to an endpoint that wants no key (some servers insist on one)."""
 
 
 class OpenAIModel:
-    """Streams chat completions with ``openai.AsyncOpenAI`` from any OpenAI-compatible
-    endpoint: OpenAI itself, OpenRouter, vLLM, llama.cpp, Ollama's ``/v1``, LM Studio.
+    """Streams chat completions from any OpenAI-compatible endpoint (OpenAI itself,
+    OpenRouter, vLLM, llama.cpp, Ollama's ``/v1``, LM Studio) over plain HTTP
+    (:mod:`~mercury_nb.transport.sse_http`), without importing the openai SDK.
 
     ``name`` is the configured name (what the chain, the ledger and the banners show);
-    ``model`` is what the body carries. The SDK never retries (``max_retries=0``): retries
-    and fallbacks belong to the agent. The finish reason is passed on exactly as received,
-    and a stream that ends without one yields no :class:`FinishChunk` (interrupted), however
-    quietly the SDK accepted the cut. A failure before the first chunk raises
+    ``model`` is what the body carries. It never retries: retries and fallbacks belong to
+    the agent. The finish reason is passed on exactly as received, and a stream that ends
+    without one yields no :class:`FinishChunk` (interrupted), however quietly the server
+    cut it. A failure before the first chunk raises
     :class:`ProviderError`; one after it propagates as raised. Every stream is bounded by
     ``limits``: a total deadline and a length cap (cut as interrupted)."""
 
@@ -111,43 +96,29 @@ class OpenAIModel:
         return body
 
     def _client(self) -> Any:
-        from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+        return http_client(self.base_url, self.bearer_token, self._api_key, self.timeout_s)
 
-        loop = asyncio.get_running_loop()
-        key = (self.base_url, self._api_key, self.timeout_s)
-        per_loop = _clients.setdefault(loop, {})
-        client = per_loop.get(key)
-        if client is None:
-            client = AsyncOpenAI(
-                api_key=self.bearer_token,
-                base_url=self.base_url,
-                timeout=self.timeout_s,
-                max_retries=0,
-                http_client=DefaultAsyncHttpxClient(verify=_tls_context()),
-            )
-            per_loop[key] = client
-        return client
+    @property
+    def url(self) -> str:
+        """Where the requests go: ``{base_url}/chat/completions`` (OpenAI's own API, or
+        ``OPENAI_BASE_URL``, when no base URL was given, as the SDK would)."""
+        base = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        return f"{base.rstrip('/')}/chat/completions"
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
         return self._stream(request)
 
     async def _stream(self, request: ModelRequest) -> AsyncIterator[StreamChunk]:
-        client = self._client()  # the SDK's import is no part of the request's deadline
-        from openai import AsyncStream
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        client = self._client()  # the HTTP client's import is no part of the request's deadline
 
         async def open_stream() -> Any:
-            # posted through the SDK's raw path: its SSE parsing, errors and timeouts, but not
-            # ``chat.completions.create``'s transform of the parameters, which walks every
-            # message of the conversation again on every request (quadratic over a task)
-            return await client.post(
-                "/chat/completions", cast_to=ChatCompletion, content=self.encoder.encode(
-                    self.request_body(request)), options=POST_OPTIONS, stream=True,
-                stream_cls=AsyncStream[ChatCompletionChunk])
+            # a body serialized here, message by message once over the task, posted as it is
+            return await post_events(client, self.url,
+                                     self.encoder.encode(self.request_body(request)))
 
         chunks = pump(self.name, open_stream, stream_chunks, self.provider_error,
                       self.limits.bounds(request.max_tokens))
-        async with contextlib.aclosing(chunks):  # stopping early closes the SDK's stream too
+        async with contextlib.aclosing(chunks):  # stopping early closes the response too
             async for chunk in chunks:
                 yield chunk
 
@@ -169,15 +140,12 @@ class OpenAIModel:
         )
 
 
-POST_OPTIONS: Any = {"headers": {"Content-Type": "application/json"},
-                    "security": {"bearer_auth": True}}
-"""The request options ``chat.completions.create`` gives the SDK: a JSON body and the key
-as a bearer token (and no other credential)."""
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 
 def error_message(error: BaseException) -> str:
     """The provider's own words: the ``message`` of an OpenAI-style error body when there is
-    one (not the SDK's ``Error code: 400 - {...}`` wrapping), else the exception's text."""
+    one (not the ``Error code: 400 - {...}`` wrapping), else the exception's text."""
     body = getattr(error, "body", None)
     if isinstance(body, Mapping):
         inner = body.get("error", body)
@@ -192,16 +160,14 @@ def error_message(error: BaseException) -> str:
 
 
 def stream_chunks(stream: Any, raw: Any) -> Iterator[StreamChunk]:
-    """Our chunks for one ``chat.completion.chunk`` of ``stream``: text, tool-call pieces,
+    """Our chunks for one ``chat.completion.chunk`` (a parsed JSON object): text, tool-call pieces,
     the finish reason as sent, and usage (the last chunk, when ``include_usage`` was asked)."""
     return openai_shaped_chunks(raw)
 
 
-def load_sdk() -> None:
-    """Import the openai SDK's modules a first request needs (about half a second): a server
-    calls this in a worker thread before it schedules a run, so its event loop never does."""
-    from openai import AsyncOpenAI, DefaultAsyncHttpxClient
-    from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: F401
 
-    AsyncOpenAI(api_key=NO_KEY_NEEDED, base_url="http://127.0.0.1/v1",  # its lazy imports
-                http_client=DefaultAsyncHttpxClient(verify=_tls_context()))
+def load_http_client() -> None:
+    """Import the HTTP client a first request needs and load its TLS context (tens of
+    milliseconds holding the GIL): a server calls this in a worker thread before it
+    schedules a run, so its event loop never does."""
+    tls_context()

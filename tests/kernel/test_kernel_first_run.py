@@ -1,7 +1,7 @@
 """First contact with a model in a real kernel: a missing key refuses the start before any
 request (its error printed once, no task run, no ledger row, so no useless Continue), in
 plain and widget modes; a first ``%%mercury`` cell on an OpenAI-compatible endpoint (the
-loopback server) never imports litellm."""
+loopback server) never imports litellm nor the openai SDK."""
 
 from __future__ import annotations
 
@@ -84,10 +84,11 @@ def test_missing_key_and_a_first_cell_without_litellm(
             "%%mercury --wait --model anthropic/claude-sonnet-4\nSay hi.",
             f"%%mercury --wait --chat --model openai/m --api-base {server.url}\nSay hi.",
             "import sys\nfrom mercury_nb.runs import registry\nok = registry.latest().result\n"
-            "print(ok.status, ok.answer)\nprint('litellm' in sys.modules)",
+            "print(ok.status, ok.answer)\nprint('litellm' in sys.modules, 'openai' in sys.modules)",
         ])
         requests = list(server.requests)
     cells = nb.cells
     assert printed(cells[1]).splitlines() == [MISSING, NOT_STARTED]
-    assert printed(cells[3]).splitlines() == ["completed Hello from the endpoint.", "False"]
+    assert printed(cells[3]).splitlines() == ["completed Hello from the endpoint.",
+                                                "False False"]
     assert len(requests) == 1, "the missing-key cell made no request"

@@ -1,7 +1,7 @@
 """No SQLite statement of the ledger runs on the server's event loop thread: every statement
 a ledger connection executes (traced per connection) while the panel's API lists, starts,
 watches, reads and stops tasks, and while those tasks run, names the thread it ran on. The
-model SDK's first import (half a second) is made off the loop too."""
+HTTP client's first import and TLS context are made off the loop too."""
 
 from __future__ import annotations
 
@@ -56,10 +56,10 @@ def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[Traced]:
 
     monkeypatch.setattr(files.sqlite3, "connect", connect)
     runner = importlib.import_module("mercury_nb.runs.runner")  # runs.runner is the Runner
-    monkeypatch.setattr(runner, "_sdk_loaded", [])
-    real_load = runner.load_sdk
-    monkeypatch.setattr(runner, "load_sdk", lambda: (seen.append((threading.get_ident(),
-                                                                   "load_sdk")), real_load()))
+    monkeypatch.setattr(runner, "_client_loaded", [])
+    real_load = runner.load_http_client
+    monkeypatch.setattr(runner, "load_http_client", lambda: (
+        seen.append((threading.get_ident(), "load_http_client")), real_load()))
     names = ["off-loop-done", "off-loop-slow"]
     register_scripted_model(names[0], verified())
     register_scripted_model(names[1], slow())
@@ -108,6 +108,6 @@ async def test_no_ledger_statement_runs_on_the_servers_loop_thread(
     writes = [sql for _, sql in traced if sql.lstrip().upper().startswith(("INSERT", "UPDATE"))]
     assert any("events" in sql for sql in writes)  # the trace saw the tasks' own writes
     assert any(sql.lstrip().upper().startswith("SELECT") for _, sql in traced)
-    assert [sql for _, sql in traced].count("load_sdk") == 1  # the model SDK's import too
+    assert [sql for _, sql in traced].count("load_http_client") == 1  # the HTTP client's import too
     on_loop = [sql for thread, sql in traced[served:] if thread == loop_thread]
     assert on_loop == [], f"{len(on_loop)} of {len(traced)} on the loop, e.g. {on_loop[:5]}"

@@ -1,7 +1,7 @@
 """The one stream pump, played through both transports by in-process fake SDK streams.
 
-Each row is a raw stream (chunks, then maybe an exception) handed to the openai-SDK model
-(a fake ``AsyncOpenAI`` client) and to the litellm model (a fake ``litellm`` module); both
+Each row is a raw stream (chunks, then maybe an exception) handed to the OpenAI-compatible
+model (a fake POST) and to the litellm model (a fake ``litellm`` module); both
 must yield the same chunks and fail the same way. The row that once split them: a usage-only
 chunk followed by an error, which is a failure before any output on both.
 """
@@ -83,15 +83,15 @@ Opened = list[FakeStream]
 
 def _openai(monkeypatch: pytest.MonkeyPatch, items: tuple[Any, ...], opened: Opened,
             refuse: BaseException | None) -> ChatModel:
-    async def post(path: str, **kwargs: Any) -> FakeStream:  # the SDK's raw request path
-        assert path == "/chat/completions" and kwargs["stream"] is True
+    async def post_events(client: Any, url: str, body: bytes) -> FakeStream:  # the POST
+        assert url == "http://127.0.0.1:9/v1/chat/completions" and b'"stream":true' in body
         if refuse is not None:
             raise refuse
         opened.append(FakeStream(items))
         return opened[-1]
 
-    client = SimpleNamespace(post=post)
-    monkeypatch.setattr(openai_model.OpenAIModel, "_client", lambda self: client)
+    monkeypatch.setattr(openai_model.OpenAIModel, "_client", lambda self: None)
+    monkeypatch.setattr(openai_model, "post_events", post_events)
     return OpenAIModel("fake/m", "m", "http://127.0.0.1:9/v1", "sk-x")
 
 
