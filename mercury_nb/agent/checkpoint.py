@@ -58,9 +58,7 @@ def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[
         "task": session.task,
         "config": session.config.model_dump(mode="json", exclude={"api_key"}),
         "messages": list(session.messages),
-        # a shallow copy of each (frozen, flat) entry: asdict's deep copy per step made a
-        # long turn's checkpoints quadratic
-        "tool_log": [dict(vars(e)) for e in session.tool_log],
+        "tool_log": logged_entries(session),
         "steps_total": session.steps_total,
         "seq": session.seq,
         "provider_index": session.provider_index,
@@ -72,6 +70,16 @@ def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[
         "continuations": state.budget.continuations if state else 0,
         "truncation_rounds": state.truncation.rounds if state else 0,
     }
+
+
+def logged_entries(session: TaskSession) -> list[dict[str, Any]]:
+    """The tool log as checkpoint data: a shallow copy of each (frozen, flat) entry, made once
+    per entry over the task (a copy of every entry at every step grew with the task)."""
+    done, log = session.logged, session.tool_log
+    if len(done) > len(log) or (done and done[-1]["seq"] != log[len(done) - 1].seq):
+        done.clear()  # the log was replaced (a restore): start again
+    done.extend(dict(vars(entry)) for entry in log[len(done):])
+    return list(done)
 
 
 def restore_session(data: dict[str, Any], config: MercuryConfig) -> TaskSession:

@@ -80,6 +80,8 @@ class TaskSession:
     usage: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Model name -> (prompt, completion) tokens its provider reported, summed over every
     run of the task (a checkpoint keeps them) and, for a parent, its sub-agents' too."""
+    logged: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
+    """The tool log's entries as checkpoint data, each made once (the log only grows)."""
     usage_to: TaskSession | None = field(default=None, repr=False)
     """A sub-agent's parent session: every token it uses counts there as well."""
     permission_needed: str | None = None

@@ -34,21 +34,29 @@ _ASSIGNED_SECRET = re.compile(
 """``NAME=value`` / ``"NAME": "value"`` where NAME is a secret-named variable (a ``.env``
 line, ``env`` output, a JSON document): the value is masked whatever it is."""
 
-_TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-" + MASK),
-    (re.compile(r"\b(?:gsk|hf|xai|ghp|github_pat)[-_][A-Za-z0-9_\-]{16,}"), MASK),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), MASK),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), MASK),
-    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._\-~+/]{8,}=*"), r"\g<1>" + MASK),
+_TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
+    (re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"), "sk-" + MASK, ("sk-",)),
+    (re.compile(r"\b(?:gsk|hf|xai|ghp|github_pat)[-_][A-Za-z0-9_\-]{16,}"), MASK,
+     ("gsk", "hf", "xai", "ghp", "github_pat")),
+    (re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"), MASK, ("AIza",)),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), MASK, ("AKIA",)),
+    (re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._\-~+/]{8,}=*"), r"\g<1>" + MASK, ()),
     (
         re.compile(
             r"(?i)\b((?:api[_-]?key|access[_-]?token|x-api-key|authorization)"
             r"[\"']?\s*[=:]\s*[\"']?)(?!bearer\b)[^\s\"'&,;]{6,}"
         ),
         r"\g<1>" + MASK,
+        ("=", ":"),
     ),
-    (_ASSIGNED_SECRET, r"\g<1>" + MASK),
+    (_ASSIGNED_SECRET, r"\g<1>" + MASK, ("=", ":")),
 )
+"""Each token shape, its mask, and the literals one of which its match must contain: a text
+holding none of them is not searched (most texts hold none; the search is the slow part).
+An empty tuple: the ``bearer`` pattern, checked on the lower-cased text instead."""
+
+_ANY_NEEDLE = re.compile(r"sk-|gsk|hf|xai|ghp|github_pat|AIza|AKIA|[=:]|(?i:bearer)")
+"""One scan for any of those literals: a text holding none is left as it is at once."""
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
@@ -59,10 +67,15 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     ``Bearer`` tokens, ``api_key=…`` values and ``SOME_SECRET=…`` / ``*_PASSWORD=…``
     assignments.
     """
-    for secret in sorted({s.strip() for s in secrets if s.strip()}, key=len, reverse=True):
-        text = text.replace(secret, MASK)
-    for pattern, replacement in _TOKEN_PATTERNS:
-        text = pattern.sub(replacement, text)
+    if secrets:
+        for secret in sorted({s.strip() for s in secrets if s.strip()}, key=len, reverse=True):
+            text = text.replace(secret, MASK)
+    if _ANY_NEEDLE.search(text) is None:
+        return text
+    bearer = "bearer" in text.lower()
+    for pattern, replacement, needles in _TOKEN_PATTERNS:
+        if any(needle in text for needle in needles) if needles else bearer:
+            text = pattern.sub(replacement, text)
     return text
 
 

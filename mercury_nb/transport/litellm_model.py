@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import copy
+import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -31,6 +31,7 @@ from mercury_nb.transport.provider_errors import (
     response_headers,
     truncate,
 )
+from mercury_nb.transport.request_body import BodyEncoder
 from mercury_nb.transport.stream_pump import pump
 
 NO_HTTP_STATUS_KINDS = frozenset({"interrupted", "connection", "timeout", "malformed"})
@@ -65,16 +66,23 @@ class LiteLLMModel:
         self.timeout_s = timeout_s
         self.limits = limits or ReplyLimits.default(timeout_s)
         """The total deadline and length cap of every stream (the pump enforces them)."""
+        self.encoder = BodyEncoder()
+        """Each message's JSON made once over the task; litellm gets fresh copies parsed
+        from it (see :meth:`completion_kwargs`)."""
 
     def __repr__(self) -> str:
         return f"LiteLLMModel({self.name!r}, api_base={self.api_base!r})"
 
     def completion_kwargs(self, request: ModelRequest) -> dict[str, Any]:
         """The keyword arguments given to ``litellm.acompletion`` for this request."""
+        # litellm may edit messages in place, so it gets its own copies, as JSON parsed back:
+        # each message is serialized once over the task and the copy is made by the C parser
+        # (a deep copy per request walked the whole conversation in Python on every step)
+        sent = {"messages": list(request.messages), "tools": list(request.tools)}
+        copies = json.loads(self.encoder.encode(sent))
         kwargs: dict[str, Any] = {
             "model": self.name,
-            # litellm may edit messages in place; the loop's list must stay as it was sent
-            "messages": copy.deepcopy(list(request.messages)),
+            "messages": copies["messages"],
             "max_tokens": request.max_tokens,
             "stream": True,
             "timeout": self.timeout_s,
@@ -82,7 +90,7 @@ class LiteLLMModel:
             "max_retries": 0,
         }
         if request.tools:
-            kwargs["tools"] = copy.deepcopy(list(request.tools))
+            kwargs["tools"] = copies["tools"]
             kwargs["tool_choice"] = request.tool_choice
         if self.api_base:
             kwargs["api_base"] = self.api_base

@@ -12,8 +12,10 @@ from mercury_nb.agent.checkpoint import (
     restore_session,
     restore_snapshot,
     restored_usage,
+    session_checkpoint,
 )
 from mercury_nb.agent.events import AgentEvent, TurnEnded
+from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.agent.task import run_new_session
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.runs.settings import plan
@@ -76,3 +78,22 @@ async def test_what_the_task_read_survives_a_checkpoint(tmp_path: Path, scripted
 )
 def test_restored_usage(stored: object, usage: dict[str, tuple[int, int]]) -> None:
     assert restored_usage(stored) == usage
+
+
+def test_each_tool_log_entry_is_copied_once_over_the_task() -> None:
+    """A checkpoint per step must not copy the whole tool log again: an entry already in a
+    checkpoint is the same data in every later one, and a replaced log is copied anew."""
+    session = TaskSession.start("t", MercuryConfig(), "task-1")
+
+    def entry(seq: int) -> ToolLogEntry:
+        return ToolLogEntry(seq=seq, step=seq, name="read_file", ok=True, mutating=False,
+                            summary=f"read {seq}", result_head="")
+
+    session.tool_log.extend(entry(n) for n in range(1, 4))
+    first = session_checkpoint(session, None)["tool_log"]
+    session.tool_log.append(entry(4))
+    second = session_checkpoint(session, None)["tool_log"]
+    assert [e["seq"] for e in second] == [1, 2, 3, 4]
+    assert all(a is b for a, b in zip(first, second, strict=False))  # made once, not per step
+    session.tool_log = [entry(n) for n in range(7, 11)]  # a restore replaced the log
+    assert [e["seq"] for e in session_checkpoint(session, None)["tool_log"]] == [7, 8, 9, 10]

@@ -79,3 +79,35 @@ def test_redact_data_masks_keys_as_well_as_values() -> None:
 def test_displayable(text: str, expected: str) -> None:
     assert displayable(text) == expected
     displayable(text).encode("utf-8")
+
+
+SHAPES = [
+    "sk-abcdefgh12345678", "key sk-proj_abc-DEF-123456789 here", "hf_abcdefghijklmnopqrstu",
+    "ghp_0123456789abcdefABCDEF", "github_pat_0123456789abcdefABCDEF", "xai-0123456789abcdefghij",
+    "AIzaSyA0123456789abcdefghijklmno", "AKIAABCDEFGHIJKLMNOP", "Authorization: Bearer abc.def-123",
+    "BEARER abcdefgh12345", 'api_key="abcdef123456"', "X-API-KEY: abcdefgh",
+    "access-token=zzzzzzzz",
+    "MY_SECRET_THING=hunter22", '"DB_PASSWORD": "pa55word"', "authorization: bearer abcdefghij",
+    "plain words, nothing: to hide = here", "the quick brown fox " * 20, "",
+]
+
+
+@pytest.mark.parametrize("text", SHAPES)
+def test_skipping_texts_without_a_shapes_literal_changes_nothing(text: str) -> None:
+    """A token shape is searched only in texts holding one of its literals: the result is
+    what searching every shape in every text gives."""
+    from mercury_nb.contract import redaction
+
+    full = text.replace("hunter22", redaction.MASK) if "hunter22" in text else text
+    for pattern, replacement, _ in redaction._TOKEN_PATTERNS:
+        full = pattern.sub(replacement, full)
+    assert redact(text, ("hunter22",)) == full
+    assert redact(text.lower(), ()) == _searched_everywhere(text.lower())
+
+
+def _searched_everywhere(text: str) -> str:
+    from mercury_nb.contract import redaction
+
+    for pattern, replacement, _ in redaction._TOKEN_PATTERNS:
+        text = pattern.sub(replacement, text)
+    return text

@@ -253,6 +253,20 @@ async def test_messages_sent_are_not_modified(loopback_server: MakeServer) -> No
     assert json.dumps(messages) == before
 
 
+def test_each_message_is_copied_from_json_made_once() -> None:
+    """litellm gets its own copy of the conversation (it may edit it in place), but no step
+    walks the whole conversation in Python: each message is serialized once over the task."""
+    model = LiteLLMModel("openai/m", "http://127.0.0.1:1/v1")
+    talk = tuple({"role": "user", "content": [{"type": "text", "text": f"t{n}"}]}
+                 for n in range(100))
+    for length in (50, 80, 100):
+        kwargs = model.completion_kwargs(ModelRequest(talk[:length], tools=TOOLS))
+        assert kwargs["messages"] == list(talk[:length]) and kwargs["tools"] == list(TOOLS)
+        kwargs["messages"][0]["content"][0]["text"] = "edited by litellm"
+        assert talk[0]["content"][0]["text"] == "t0"  # a copy, nested lists included
+    assert model.encoder.serialized == 100  # not 50 + 80 + 100
+
+
 async def test_consumer_stopping_early_closes_the_stream(
     loopback_server: MakeServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
