@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -77,3 +79,21 @@ def test_a_permission_ask_is_pending_until_its_answer_and_asks_are_numbered_per_
     resumed = live_of([event("resume", 200.0), event("permission-asked", 201.0, **ASK)], again)
     assert resumed.approval == PENDING  # the resumed run's approver counts from 1 again
     assert fold_live(again, event("resume", 200.0)).approval is None
+
+
+def interface_fields(source: str, name: str) -> list[str]:
+    """The field names of TypeScript interface ``name`` in ``source``."""
+    found = re.search(rf"export interface {name} \{{(.*?)\n\}}", source, re.S)
+    assert found is not None, f"no interface {name}"
+    return re.findall(r"^\s+(\w+)\??:", found.group(1), re.M)
+
+
+def test_the_panels_approval_type_has_the_folds_fields() -> None:
+    """labextension/src/api.ts IApproval and ILive.approval say what the fold sends."""
+    source = (Path(__file__).resolve().parents[2] / "labextension" / "src" / "api.ts"
+              ).read_text(encoding="utf-8")
+    pending = live_of([event("permission-asked", 1.0, **ASK)]).approval
+    assert pending is not None
+    assert sorted(interface_fields(source, "IApproval")) == sorted(pending)
+    assert "approval" in interface_fields(source, "ILive")
+    assert set(LiveState().to_json()) - {"approval"} <= set(interface_fields(source, "ILive"))
