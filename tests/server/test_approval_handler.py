@@ -149,3 +149,22 @@ async def test_bad_approval_bodies_get_400(jp_fetch: Fetch, body: Any) -> None:
 async def test_an_unknown_task_gets_404(jp_fetch: Fetch) -> None:
     await call(jp_fetch, "tasks", "abc123", "approval", method="POST",
                body={"request": 1, "answer": "deny"}, expect=404)
+
+
+@on_server_loop
+async def test_a_task_continued_from_the_panel_asks_the_panel_again(
+    jp_fetch: Fetch, models: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MERCURY_MAX_AUTO_CONTINUATIONS", "0")
+    task_id = await start(jp_fetch, models("approve-resume", verified()), "Add a passing test.",
+                          max_steps=1)
+    paused = await wait_status(jp_fetch, task_id, FINISHED)
+    assert paused["task"]["status"] == "paused", paused["task"]  # the step budget, unasked
+    await call(jp_fetch, "tasks", task_id, "continue", method="POST", body={"max_steps": 5})
+    asked = await pending_approval(jp_fetch, task_id)
+    assert asked["request"] == 1 and "pytest" in asked["command"]
+    await call(jp_fetch, "tasks", task_id, "approval", method="POST",
+               body={"request": 1, "answer": "once"})
+    done = await wait_status(jp_fetch, task_id, FINISHED)
+    assert done["task"]["status"] == "completed", done["task"]
+    assert [e["exit_code"] for e in done["evidence"]][-1] == 0
