@@ -9,6 +9,17 @@ import { Status, TASK_STATUSES } from './status';
 
 export type { Status };
 
+/** A question waiting for the user (mercury_nb/runs/live_state.py: LiveState.approval). */
+export interface IApproval {
+  /** Its number in the run: the answer names it (a stale one is refused). */
+  request: number;
+  tool: string;
+  what: string;
+  command: string | null;
+  detail: string;
+  suggested_rule: string | null;
+}
+
 export interface ILive {
   step?: number | null;
   tool?: string | null;
@@ -18,6 +29,8 @@ export interface ILive {
   pulse?: string | null;
   /** What the model has streamed in this step so far (redacted by the server). */
   text?: string;
+  /** The approval the task waits for (null: none). */
+  approval?: IApproval | null;
 }
 
 export interface ITaskSummary {

@@ -5,6 +5,7 @@
 import React from 'react';
 
 import { ITaskDetail, ITaskSummary } from './api';
+import { ApprovalBox } from './approval';
 import { ChangedFiles, IFileOpener, WrittenCells } from './changes';
 import { STATUS_COLOURS, StatusChip, stepsText } from './common';
 import { eventWords } from './events';
@@ -136,6 +137,7 @@ export function Detail(props: {
         {canUndo && <UndoButton undo={undo} />}
       </div>
       <UndoResult undo={undo} />
+      <ApprovalBox task={task} />
       {task.banner && (
         <div className="jp-mercury-banner" style={{ borderLeftColor: colour }}>
           {task.banner}

@@ -6,6 +6,7 @@
 import React from 'react';
 
 import { ITaskSummary, STATUSES } from './api';
+import { ApprovalBadge } from './approval';
 import { ILivePulse, StatusChip, age, pulseLine, shortPath } from './common';
 import { Filter, ITaskPages } from './pages';
 
@@ -25,6 +26,7 @@ function TaskRow(props: {
     >
       <div className="jp-mercury-row-head">
         <StatusChip status={task.status} />
+        <ApprovalBadge task={task} />
         <span className="jp-mercury-age">{age(props.now - task.updated_at)}</span>
       </div>
       <div className="jp-mercury-row-text" title={task.task}>

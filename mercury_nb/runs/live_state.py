@@ -17,17 +17,34 @@ class LiveState:
     """A running task now: its step and running tool (None: none yet, or between tools),
     when it started (None: not seen), ``at``, its latest sign of life (epoch seconds; a
     pulse's is when the silence it reports began), and ``text``, what the model has streamed
-    in this step so far (redacted by the recorder; the final answer replaces it)."""
+    in this step so far (redacted by the recorder; the final answer replaces it).
+    ``approval`` is the question waiting for the user (a permission-asked not yet answered:
+    ``request``, its number in this run, with the asked event's tool, what, command, detail
+    and suggested rule); ``asks`` counts this run's questions (a start or resume resets it,
+    as the front end's approver numbers its own from 1)."""
 
     step: int | None = None
     tool: str | None = None
     started: float | None = None
     at: float | None = None
     text: str = ""
+    approval: dict[str, Any] | None = None
+    asks: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "tool": self.tool, "started": self.started, "at": self.at,
-                "text": self.text}
+                "text": self.text, "approval": self.approval}
+
+
+def _asked(data: dict[str, Any], request: int) -> dict[str, Any]:
+    """The pending approval of a permission-asked event's data."""
+    def text(key: str) -> str | None:
+        value = data.get(key)
+        return value if isinstance(value, str) else None
+
+    return {"request": request, "tool": text("tool") or "", "what": text("what") or "",
+            "command": text("command"), "detail": text("detail") or "",
+            "suggested_rule": text("suggested_rule")}
 
 
 def _number(value: Any) -> float:
@@ -41,12 +58,17 @@ def _step(value: Any, known: int | None) -> int | None:
 
 def fold_live(live: LiveState, event: RunEvent) -> LiveState:
     """``live`` after ``event``: a start sets ``started``, a step clears the tool and the
-    text, a tool's start sets it and its end clears it, streamed text adds to ``text``;
-    every event is a sign of life."""
+    text, a tool's start sets it and its end clears it, streamed text adds to ``text``, a
+    permission-asked sets ``approval`` and its answer clears it; every event is a sign of
+    life."""
     data = event.data
     match event.kind:
         case "task-started" | "resume":
-            live = replace(live, started=event.at)
+            live = replace(live, started=event.at, approval=None, asks=0)
+        case "permission-asked":
+            live = replace(live, asks=live.asks + 1, approval=_asked(data, live.asks + 1))
+        case "permission-answered":
+            live = replace(live, approval=None)
         case "step-started":
             live = replace(live, step=_step(data.get("step"), live.step), tool=None, text="")
         case "text-delta":

@@ -29,10 +29,16 @@ class MercuryServerApp(ExtensionApp):
         return value
 
     def initialize_handlers(self) -> None:
-        from mercury_nb.server import connect_handlers, live_handlers, undo_handler
+        from mercury_nb.server import (
+            approval_handler,
+            connect_handlers,
+            live_handlers,
+            undo_handler,
+        )
 
         self.handlers.extend([*handlers(), *connect_handlers.connect_routes(),
-                              *undo_handler.undo_routes(), *live_handlers.live_routes()])
+                              *undo_handler.undo_routes(), *live_handlers.live_routes(),
+                              *approval_handler.approval_routes()])
 
     def initialize_settings(self) -> None:
         from mercury_nb.contract.home import home_of

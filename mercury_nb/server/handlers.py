@@ -27,6 +27,7 @@ from pydantic import BaseModel
 from tornado import web, websocket
 
 from mercury_nb.contract.task_status import TASK_STATUSES
+from mercury_nb.server.approvals import PanelApprover, board_of
 from mercury_nb.server.backend import (
     SETTINGS_REFUSALS,
     WorkdirError,
@@ -140,15 +141,17 @@ class TasksHandler(MercuryHandler):
             flags.update(fallbacks=(), api_base=connected.api_base)
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
+        approver = PanelApprover(board_of(self.settings))  # asks on the task's detail
         run = await runs.submit_off_loop(runs.RunRequest(task=body.task, flags=flags,
                                           env=self.connections.env_for(body.model),
                                           report=self.log.warning, within=self.root,
-                                          refuse_missing_key=True))
+                                          refuse_missing_key=True, approver=approver))
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
                 return self.fail(400, settings_error(run, body.workdir))
             message, fields = refusal_reply(run)  # a missing key's links the form
             return self.fail(409, message, **fields)
+        approver.task_id = run.task_id  # no await since the door: it has not asked yet
         self.set_status(201)
         self.finish(json.dumps({"task_id": run.task_id}))
 
@@ -202,15 +205,17 @@ class ContinueHandler(MercuryHandler):
             flags.update(model=body.model, fallbacks=())
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
+        approver = PanelApprover(board_of(self.settings))
         run = await runs.submit_off_loop(runs.RunRequest(resume=True, task_id=task_id, flags=flags,
                                           flags_over_config=False, report=self.log.warning,
-                                          within=self.root,
+                                          within=self.root, approver=approver,
                                           env=await self.continue_env(task_id, body.model)))
         if isinstance(run, runs.Refusal):
             if run.kind == "bad-max-steps":
                 return self.fail(400, settings_error(run, ""))
             status = {"unknown-task": 404, "outside-root": 403}.get(run.kind, 409)
             return self.fail(status, run.message, kind=run.kind)
+        approver.task_id = run.task_id
         self.finish(json.dumps({"task_id": run.task_id}))
 
 

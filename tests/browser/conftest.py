@@ -112,10 +112,12 @@ SCRIPTED_CONFIG = (
 
 
 @contextlib.contextmanager
-def running_lab(base: Path, *, scripted: bool = True) -> Iterator[Lab]:
+def running_lab(base: Path, *, scripted: bool = True, permissions: str = "auto"
+                ) -> Iterator[Lab]:
     """A ``jupyter lab`` under ``base`` until the block ends; ``scripted=False``: without the
     test scripts, so its picker offers what a first launch offers (the default model, the
-    shipped demos)."""
+    shipped demos). ``permissions``: the tasks' mode (``auto`` by default: the scripted
+    tasks of most tests run their commands unasked; the approval tests ask in ``edits``)."""
     root, home = base / "root", base / "mercury-home"
     root.mkdir()
     home.mkdir()
@@ -132,8 +134,7 @@ def running_lab(base: Path, *, scripted: bool = True) -> Iterator[Lab]:
     _quiet_lab_settings(settings)
     env = {**{k: v for k, v in os.environ.items() if k not in KEY_VARIABLES},
            "MERCURY_HOME": str(home), "MERCURY_MAX_AUTO_CONTINUATIONS": "0",
-           # the panel cannot approve yet: its scripted tasks run their commands unasked
-           "MERCURY_PERMISSIONS": "auto",
+           "MERCURY_PERMISSIONS": permissions,
            "JUPYTER_CONFIG_DIR": str(base / "jupyter-config"),
            "JUPYTERLAB_SETTINGS_DIR": str(settings),
            "JUPYTER_RUNTIME_DIR": str(base / "runtime")}

@@ -84,6 +84,10 @@ def with_readme():
     return folder
 
 register_scripted_model("guess", [Turn(text="README.md says this is a weather app.")])
+register_scripted_model("approve", [
+    Turn(tool_calls=(call("run_command", command="pip install --dry-run requests"),)),
+    Turn(text="requests would install."),
+])
 print("ready")
 '''
 
@@ -118,6 +122,8 @@ CELLS = {
               "What does this project do?",
     "stream": "%%mercury --model scripted/stream --chat --workdir {fresh()}\n"
               "What does the plan say?",
+    "approve": "%%mercury --model scripted/approve --permissions edits --chat "
+               "--workdir {fresh()}\nWould requests install?",
 }
 ORDER = list(CELLS)
 
@@ -332,3 +338,16 @@ def test_the_models_text_streams_into_the_widget_then_the_answer_replaces_it(
                              and not notebook.stop_visible("stream"), "the final answer")
     assert notebook.output("stream").locator(".mercury-live-text").count() == 0
     assert text.count("Reading the plan first.") == 1  # the answer, not the live text too
+
+
+def test_an_edits_cell_asks_before_its_command_with_the_three_answers(
+        notebook: Notebook) -> None:
+    notebook.run("approve")
+    text = notebook.wait_for("approve", lambda t: "Allow once" in t, "the approval")
+    assert "pip install --dry-run requests" in text and "Deny" in text
+    assert "Always allow" in text
+    notebook.shoot("approve", "approval")
+    notebook.output("approve").locator("button", has_text="Deny").click()
+    text = notebook.wait_for("approve", lambda t: "Allow once" not in t
+                             and not notebook.stop_visible("approve"), "the end after Deny")
+    assert "Always allow" not in text and "Deny" not in text

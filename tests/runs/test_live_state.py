@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -55,6 +57,43 @@ def test_live_of_folds_in_order_and_says_it_as_json() -> None:
               event("tool-started", 102.0, step=3, name="run_command"),
               event("pulse", 110.0, silent_s=6)]
     assert live_of(events).to_json() == {"step": 3, "tool": "run_command", "started": 100.0,
-                                         "at": 104.0, "text": ""}
+                                         "at": 104.0, "text": "", "approval": None}
     assert live_of(events[2:], live_of(events[:2])) == live_of(events)
     assert live_of([]) == LiveState()
+
+
+ASK = {"step": 2, "tool": "run_command", "what": 'run "pip install x"',
+       "command": "pip install x", "suggested_rule": "pip install*", "detail": ""}
+PENDING = {"request": 1, "tool": "run_command", "what": 'run "pip install x"',
+           "command": "pip install x", "detail": "", "suggested_rule": "pip install*"}
+
+
+def test_a_permission_ask_is_pending_until_its_answer_and_asks_are_numbered_per_run() -> None:
+    asked = live_of([event("task-started", 100.0), event("permission-asked", 101.0, **ASK)])
+    assert asked.approval == PENDING and asked.to_json()["approval"] == PENDING
+    answered = fold_live(asked, event("permission-answered", 102.0, step=2, tool="run_command",
+                                      what=ASK["what"], answer="allow-once", rule=None, why=""))
+    assert answered.approval is None and answered.asks == 1
+    again = fold_live(answered, event("permission-asked", 103.0, **ASK))
+    assert again.approval == {**PENDING, "request": 2}
+    resumed = live_of([event("resume", 200.0), event("permission-asked", 201.0, **ASK)], again)
+    assert resumed.approval == PENDING  # the resumed run's approver counts from 1 again
+    assert fold_live(again, event("resume", 200.0)).approval is None
+
+
+def interface_fields(source: str, name: str) -> list[str]:
+    """The field names of TypeScript interface ``name`` in ``source``."""
+    found = re.search(rf"export interface {name} \{{(.*?)\n\}}", source, re.S)
+    assert found is not None, f"no interface {name}"
+    return re.findall(r"^\s+(\w+)\??:", found.group(1), re.M)
+
+
+def test_the_panels_approval_type_has_the_folds_fields() -> None:
+    """labextension/src/api.ts IApproval and ILive.approval say what the fold sends."""
+    source = (Path(__file__).resolve().parents[2] / "labextension" / "src" / "api.ts"
+              ).read_text(encoding="utf-8")
+    pending = live_of([event("permission-asked", 1.0, **ASK)]).approval
+    assert pending is not None
+    assert sorted(interface_fields(source, "IApproval")) == sorted(pending)
+    assert "approval" in interface_fields(source, "ILive")
+    assert set(LiveState().to_json()) - {"approval"} <= set(interface_fields(source, "ILive"))

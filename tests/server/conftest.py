@@ -21,5 +21,7 @@ globals().update({name: value for name, value in vars(_jupyter_server).items()
 
 @pytest.fixture(autouse=True)
 def _panel_tasks_run_commands_unasked(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The panel cannot approve yet: its scripted tasks run their commands in ``auto``."""
+    """The scripted tasks of these tests run their check commands unasked (``auto``): they
+    test other things than asking, and an ask would wait for an answer nobody sends. The
+    approval tests (test_approval_handler.py) set ``edits`` and answer from the panel's API."""
     monkeypatch.setenv("MERCURY_PERMISSIONS", "auto")
