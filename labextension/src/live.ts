@@ -26,14 +26,25 @@ interface ISharedCellLike {
 interface ISharedNotebookLike {
   readonly cells: ISharedCellLike[];
   insertCell(index: number, cell: Record<string, unknown>): unknown;
+  deleteCell(index: number): void;
   transact(f: () => void, undoable?: boolean): void;
+}
+
+/** One cell's run (an outputs request): its outputs go in while its source is what ran. */
+interface IRanCell {
+  cell_id: string;
+  read_sha: string;
+  outputs: unknown[];
+  execution_count: number | null;
 }
 
 interface IEditRequest {
   id: number;
   path: string;
-  op: 'edit' | 'insert';
-  cell_id: string;
+  op: 'edit' | 'insert' | 'delete' | 'outputs';
+  cell_id?: string;
+  task?: string | null;
+  cells?: IRanCell[];
   read_sha?: string;
   source?: string;
   mercury?: unknown;
@@ -46,6 +57,7 @@ interface IEditRequest {
 interface IAnswer {
   state: 'applied' | 'refused' | 'not-open';
   source?: string;
+  skipped?: string[];
 }
 
 /** Paths this page applied a task's edits to (task id: paths), so the reload after the task
@@ -65,6 +77,9 @@ async function sha256(text: string): Promise<string> {
 }
 
 function taskOf(request: IEditRequest): string | null {
+  if (typeof request.task === 'string') {
+    return request.task;
+  }
   const meta = (request.op === 'insert' ? request.cell?.metadata : null) as
     | { mercury?: { task?: unknown } }
     | null
@@ -82,6 +97,21 @@ export async function applyRequest(
   request: IEditRequest
 ): Promise<IAnswer> {
   const cells = notebook.cells;
+  if (request.op === 'outputs') {
+    return setOutputs(notebook, request.cells ?? []);
+  }
+  if (request.op === 'delete') {
+    const index = cells.findIndex(c => c.id === request.cell_id);
+    if (index < 0) {
+      return { state: 'refused' };
+    }
+    const current = cells[index].getSource();
+    if ((await sha256(current)) !== request.read_sha) {
+      return { state: 'refused', source: current };
+    }
+    notebook.deleteCell(index); // an ordinary change: the notebook's undo brings it back
+    return { state: 'applied' };
+  }
   if (request.op === 'edit') {
     const cell = cells.find(c => c.id === request.cell_id);
     if (!cell) {
@@ -114,6 +144,31 @@ export async function applyRequest(
         : Math.min(request.index ?? cells.length, cells.length);
   notebook.insertCell(index, request.cell ?? {});
   return { state: 'applied' };
+}
+
+/** Sets each ran cell's outputs and execution count, for the cells whose source is still
+ * the source that ran; the others are answered as skipped. */
+async function setOutputs(notebook: ISharedNotebookLike, ran: IRanCell[]): Promise<IAnswer> {
+  const taken: [ISharedCellLike, IRanCell][] = [];
+  const skipped: string[] = [];
+  for (const run of ran) {
+    const cell = notebook.cells.find(c => c.id === run.cell_id);
+    if (cell && cell.setOutputs && (await sha256(cell.getSource())) === run.read_sha) {
+      taken.push([cell, run]);
+    } else {
+      skipped.push(run.cell_id);
+    }
+  }
+  if (taken.length === 0) {
+    return { state: 'refused', skipped };
+  }
+  notebook.transact(() => {
+    for (const [cell, run] of taken) {
+      cell.setOutputs?.(run.outputs);
+      cell.execution_count = run.execution_count;
+    }
+  });
+  return { state: 'applied', skipped };
 }
 
 /** The open notebooks (path relative to the server root: their document context). */

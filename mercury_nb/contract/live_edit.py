@@ -36,7 +36,8 @@ def source_sha(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-EditOp = Literal["edit", "insert"]
+EditOp = Literal["edit", "insert", "delete", "outputs"]
+"""What an edit request asks of the open notebook (its ``op``)."""
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 ``POST /mercury/api/live/poll`` ``{"paths": [...]}`` says which notebooks (relative to the
 server root) JupyterLab has open and waits up to ``live_poll_s`` for edit requests for them
 (it refreshes the open record while it waits); ``POST /mercury/api/live/ack`` carries
-JupyterLab's answer to one request (``applied``, ``refused`` with the cell's current source,
-or ``not-open``). Both go through the ledger, which the agent's process shares.
+JupyterLab's answer to one request (``applied``, with the cells of an outputs request it left
+alone as ``skipped``; ``refused`` with the cell's current source; or ``not-open``). Both go
+through the ledger, which the agent's process shares.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from mercury_nb.server.inputs import BadRequest
 
 MAX_OPEN = 200
 """Most notebooks one poll reports open."""
+MAX_CELLS = 10_000
+"""Most cells an outputs request's answer names as skipped."""
 REFRESH_S = 1.0
 """A held poll renews its notebooks' open record this often."""
 
@@ -43,6 +46,7 @@ class AckBody(BaseModel):
     state: Literal["applied", "refused", "not-open"]
     source: str | None = None
     cell: str | None = None
+    skipped: list[str] | None = Field(default=None, max_length=MAX_CELLS)
 
 
 @cache
@@ -108,8 +112,8 @@ class LiveAckHandler(LiveHandler):
             body: AckBody = self.body_as(AckBody)
         except BadRequest as error:
             return self.fail(error.status, error.message)
-        reply = {key: value for key, value in (("source", body.source), ("cell", body.cell))
-                 if value is not None}
+        reply = {key: value for key, value in (("source", body.source), ("cell", body.cell),
+                                               ("skipped", body.skipped)) if value is not None}
         store = await asyncio.to_thread(self.store)
         taken = await asyncio.to_thread(store.acknowledge, body.id, body.state, reply)
         if not taken:

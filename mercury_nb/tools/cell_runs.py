@@ -27,10 +27,11 @@ from mercury_nb.contract.redaction import known_secrets, redact
 from mercury_nb.tools import processes
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
+from mercury_nb.tools.cell_outputs import write_back
 from mercury_nb.tools.command_launch import SandboxUnavailable, prepare
 from mercury_nb.tools.files import head_tail
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
-from mercury_nb.tools.notebooks import load_notebook, outputs_text, save_notebook
+from mercury_nb.tools.notebooks import load_notebook, outputs_text
 from mercury_nb.tools.value_summary import cut
 from mercury_nb.workspace.notebook_cells import failure_words, strip_ansi
 
@@ -79,6 +80,8 @@ class _Plan:
     indices: list[int]
     code: list[int]
     whole: bool
+    ids: list[str]
+    """Every cell's id as the run started ("" for a cell without one)."""
 
 
 def _plan(args: RunCellsArgs, ctx: ToolContext) -> _Plan:
@@ -94,7 +97,8 @@ def _plan(args: RunCellsArgs, ctx: ToolContext) -> _Plan:
     code = [i for i in indices if notebook.cells[i].cell_type == "code"]
     if not code:
         raise ToolError(f"no code cell to run in {rel} among the cells chosen")
-    return _Plan(path, rel, indices, code, indices == list(range(count)))
+    return _Plan(path, rel, indices, code, indices == list(range(count)),
+                 [str(cell.get("id") or "") for cell in notebook.cells])
 
 
 async def run_cells(args: RunCellsArgs, ctx: ToolContext) -> ToolResult:
@@ -110,8 +114,8 @@ async def run_cells(args: RunCellsArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(str(error)) from error
     run = _Run()
     total_hit = await _drive(launch.argv, launch.env, run, ctx, config.notebook_total_timeout_s)
-    written, skipped = await asyncio.to_thread(_write_back, ctx, plan.path, plan.rel,
-                                               run.finished)
+    written, skipped = await asyncio.to_thread(write_back, ctx, plan.path, plan.rel,
+                                               run.finished, plan.ids)
     return _result(ctx, plan, run, total_hit, written, skipped)
 
 
@@ -168,36 +172,6 @@ def _fold(run: _Run, line: bytes, ctx: ToolContext) -> None:
         run.problem = str(event.get("unreadable") or event.get("broken"))
     elif "end" in event:
         run.ended = True
-
-
-def _write_back(ctx: ToolContext, path: Path, rel: str,
-                finished: list[dict[str, Any]]) -> tuple[bool, list[int]]:
-    """Put each finished cell's outputs into the notebook as it is on disk now; a cell whose
-    source changed since it ran keeps its own (its index is returned)."""
-    if not finished:
-        return False, []
-    import nbformat
-
-    ws = workspace_of(ctx)
-    notebook, _ = load_notebook(ws, path, rel, ctx.config.file_read_max_bytes)
-    skipped: list[int] = []
-    for done in finished:
-        index = int(done["index"])
-        cell = notebook.cells[index] if index < len(notebook.cells) else None
-        if cell is None or cell.cell_type != "code" or _source(cell) != done["source"]:
-            skipped.append(index)
-            continue
-        cell.outputs = [nbformat.from_dict(o) for o in done["outputs"]]
-        cell.execution_count = done.get("execution_count")
-    if len(skipped) == len(finished):
-        return False, skipped
-    save_notebook(ws, path, notebook, rel)
-    return True, skipped
-
-
-def _source(cell: Any) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def _result(ctx: ToolContext, plan: _Plan, run: _Run, total_hit: bool, written: bool,

@@ -189,6 +189,9 @@ def delete_notebook_cell(args: DeleteCellArgs, ctx: ToolContext) -> ToolResult:
     refused = _changed_since(ctx, rel, cell)
     if refused is not None:
         return refused
+    done = live.delete(ctx, path, rel, cell)  # open in JupyterLab: there (Ctrl+Z restores it)
+    if done is not None:
+        return done
     del notebook.cells[index]
     save_notebook(ws, path, notebook, rel)
     ctx.cell_hashes.pop((rel, args.cell_id), None)

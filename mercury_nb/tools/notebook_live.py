@@ -58,7 +58,10 @@ def installed() -> LiveEdits | None:
 
 @dataclass(frozen=True)
 class LiveApplied:
-    """The open notebook took the change (and was saved)."""
+    """The open notebook took the change (and was saved); ``skipped``: the cells of an
+    outputs request it left alone (changed since they ran)."""
+
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,8 @@ def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
     state, reply = found
     cell = str(reply.get("cell") or request.get("cell_id") or "?")
     if state == "applied":
-        return LiveApplied()
+        skipped = reply.get("skipped")
+        return LiveApplied(tuple(str(c) for c in skipped) if isinstance(skipped, list) else ())
     if state == "refused":
         source = reply.get("source")
         text = live_refusal_text(cell, Refuse(source) if isinstance(source, str) else Gone())
@@ -156,12 +160,65 @@ def insert(ctx: ToolContext, path: Path, rel: str, cells: Any, cell: Any, index:
                    f"{f' after cell {after}' if after else ' at the top'}")
 
 
+def delete(ctx: ToolContext, path: Path, rel: str, cell: Any) -> ToolResult | None:
+    """Delete ``cell`` (as on disk) from the open notebook, compared there with the source the
+    agent last read: the tool's result when done or refused, None to edit the file on disk."""
+    cell_id = str(cell.get("id") or "")
+    if not cell_id:
+        return None
+    read_sha = ctx.cell_hashes.get((rel, cell_id), source_sha(cell_source(cell)))
+    request = {"op": "delete", "cell_id": cell_id, "read_sha": read_sha,
+               "task": ctx.process_scope}
+    return _result(ctx, path, rel, request, cell_id, None,
+                   f"deleted a {cell.get('cell_type')} cell ({cell_id})")
+
+
+@dataclass(frozen=True)
+class RanCell:
+    """One cell's run to write back: its id, the source that ran, its outputs and count."""
+
+    cell_id: str
+    source: str
+    outputs: list[dict[str, Any]]
+    execution_count: int | None
+
+
+@dataclass(frozen=True)
+class OutputsApplied:
+    """The open notebook took the outputs of every cell but ``skipped`` (changed meanwhile)."""
+
+    skipped: tuple[str, ...]
+
+
+def outputs(ctx: ToolContext, path: Path, cells: list[RanCell]) -> OutputsApplied | None:
+    """Set each cell's outputs and execution count in the open notebook, for the cells whose
+    source there is still what ran; None to write them on disk."""
+    if not cells or not all(c.cell_id for c in cells):
+        return None
+    request = {"op": "outputs", "task": ctx.process_scope, "cells": [
+        {"cell_id": c.cell_id, "read_sha": source_sha(c.source), "outputs": _plain(c.outputs),
+         "execution_count": c.execution_count} for c in cells]}
+    sent = send(ctx, path, request)
+    match sent:
+        case LiveApplied(skipped):
+            return OutputsApplied(skipped)
+        case Refused():  # every cell changed while it ran
+            return OutputsApplied(tuple(c.cell_id for c in cells))
+        case NotLive():
+            return None
+        case _:
+            assert_never(sent)
+
+
 def _result(ctx: ToolContext, path: Path, rel: str, request: dict[str, Any], cell_id: str,
-            source: str, done: str) -> ToolResult | None:
+            source: str | None, done: str) -> ToolResult | None:
     sent = send(ctx, path, request)
     match sent:
         case LiveApplied():
-            ctx.cell_hashes[(rel, cell_id)] = source_sha(source)
+            if source is None:
+                ctx.cell_hashes.pop((rel, cell_id), None)
+            else:
+                ctx.cell_hashes[(rel, cell_id)] = source_sha(source)
             return ToolResult(ok=True, content=f"{done} in {rel}, open in JupyterLab "
                               "(applied there and saved)", changed_paths=(rel,))
         case Refused(text):

@@ -12,7 +12,10 @@ import nbformat
 from mercury_nb.agent.events import AgentEvent, ToolProgress
 from mercury_nb.agent.task import run_new_session as run_task
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.ledger.live_edits import LiveEditStore
 from mercury_nb.testing import Turn, call
+from mercury_nb.testing.fake_lab import FakeLab
+from mercury_nb.tools import notebook_live
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
@@ -71,3 +74,27 @@ async def test_a_run_of_some_cells_leaves_the_evidence_to_the_notebook_check(
     assert [e.command for e in outcome.evidence if e.kind == "notebook"] == [
         "run cells 0 of analysis.ipynb", "run notebook analysis.ipynb"]
     assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
+
+
+async def test_a_clean_run_of_an_open_notebook_written_back_live_still_verifies_it(
+        tmp_path: Path, scripted_model) -> None:
+    analysis(tmp_path / "analysis.ipynb")
+    home = tmp_path / "home"
+    store = LiveEditStore(home)
+    notebook_live.install_live_edits(store)
+    lab = FakeLab(home, [tmp_path / "analysis.ipynb"])
+    try:
+        model = scripted_model([insert("print(x + 1)"), RUN, Turn(text="Added and ran it.")])
+        outcome = await run_task("add a cell to analysis.ipynb that prints x + 1",
+                                 cfg(tmp_path, live_edit_wait_s=5.0), model=model)
+    finally:
+        lab.close()
+        notebook_live.install_live_edits(None)
+        store.close()
+    assert [r["op"] for r in lab.requests] == ["insert", "outputs"]  # both went live
+    assert outcome.status == "completed", outcome.banner
+    assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
+    runs = [e for e in outcome.evidence if e.command == "run notebook analysis.ipynb"]
+    assert [(e.kind, e.exit_code) for e in runs] == [("notebook", 0)]  # not run a second time
+    stored = nbformat.read(str(tmp_path / "analysis.ipynb"), as_version=4)
+    assert stored.cells[1].outputs[0]["text"] == "2\n"

@@ -26,12 +26,50 @@ def live_edit(path: str = "sales.ipynb", index: int = 1, source: str = "x = 2") 
     ]
 
 
+def live_delete(path: str, cell_id: str) -> list[Turn]:
+    """Read ``path``, delete the cell ``cell_id``, then say so."""
+    return [
+        Turn(tool_calls=(call("read_notebook", path=path),)),
+        Turn(tool_calls=(call("delete_notebook_cell", path=path, cell_id=cell_id),)),
+        Turn(text=f"Deleted cell {cell_id} of {path}."),
+    ]
+
+
+def live_run(path: str) -> list[Turn]:
+    """Run every cell of ``path`` (its outputs go into the notebook), then say so."""
+    return [
+        Turn(tool_calls=(call("run_cells", path=path),)),
+        Turn(text=f"Ran every cell of {path}."),
+    ]
+
+
 def register_all(prefix: str = "live") -> None:
-    """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel`` and ``-undo`` (fresh scripts,
-    each played once in a lab session): the browser tests of live edits name them."""
+    """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel``, ``-undo``, ``-kernel``,
+    ``-cli``, ``-delete`` and ``-outputs`` (fresh scripts, each played once in a lab session,
+    or in the kernel or CLI process that registers them): the browser tests of live edits name
+    them."""
     from mercury_nb.testing import register_scripted_model
 
     register_scripted_model(f"{prefix}-unsaved", live_insert("unsaved.ipynb", 3))
     register_scripted_model(f"{prefix}-typing", live_edit("typing.ipynb", 1, "x = 2"))
     register_scripted_model(f"{prefix}-panel", live_insert("panel.ipynb", 1))
     register_scripted_model(f"{prefix}-undo", live_insert("undo.ipynb", 1))
+    register_scripted_model(f"{prefix}-kernel", live_insert("kernel-b.ipynb", 1))
+    register_scripted_model(f"{prefix}-cli", live_edit("cli.ipynb", 1, LIVE_SOURCE))
+    register_scripted_model(f"{prefix}-delete", live_delete("delete.ipynb", "gone"))
+    register_scripted_model(f"{prefix}-outputs", live_run("outputs.ipynb"))
+
+
+def cli_main(argv: list[str]) -> int:
+    """The CLI (``python -m mercury_nb``'s main) with these scripts registered:
+    ``python live_scripts.py run TASK --model scripted/live-cli ...``."""
+    from mercury_nb.cli import main
+
+    register_all()
+    return main(argv)
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(cli_main(sys.argv[1:]))

@@ -91,3 +91,20 @@ async def test_a_panel_task_inserts_into_the_open_notebook(jp_fetch: Fetch, jp_r
     # the tool took the answer and did not write the cell to the file a second time
     assert [cell.source for cell in nbformat.read(path, as_version=4).cells] == [
         "# Sales", LIVE_SOURCE, "x = 1"]
+
+
+@on_server_loop
+async def test_an_outputs_answer_carries_the_cells_it_skipped(jp_fetch: Fetch,
+                                                              jp_root_dir: Path) -> None:
+    path = sales(jp_root_dir).resolve()
+    store = store_for(home_of())
+    ran = [{"cell_id": "c1", "read_sha": "ab", "outputs": [], "execution_count": 1}]
+    request_id = store.submit(path, {"op": "outputs", "task": "t", "cells": ran})
+    reply = await call(jp_fetch, "live", "poll", method="POST", body={"paths": ["sales.ipynb"]})
+    assert reply["requests"][0]["cells"] == ran
+    await call(jp_fetch, "live", "ack", method="POST",
+               body={"id": request_id, "state": "applied", "skipped": ["c1"]})
+    assert store.answer(request_id) == ("applied", {"skipped": ["c1"]})
+    bad = await call(jp_fetch, "live", "ack", method="POST", expect=400,
+                     body={"id": request_id, "state": "applied", "skipped": "c1"})
+    assert bad["error"].startswith("invalid request")

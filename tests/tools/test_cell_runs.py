@@ -14,7 +14,6 @@ import pytest
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.tools import processes
 from mercury_nb.tools.base import ToolContext, ToolResult
-from mercury_nb.tools.cell_runs import _write_back
 from mercury_nb.tools.registry import ToolRegistry
 from mercury_nb.workspace.confinement import Workspace
 
@@ -170,16 +169,3 @@ async def test_stop_kills_the_run_and_its_kernel(root: Path, registry: ToolRegis
     alive = [p.pid for p in running.values()
              if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
     assert alive == [] and processes.live_commands("cells-test") == []
-
-
-def test_a_cell_changed_while_it_ran_keeps_its_source_and_outputs(root: Path) -> None:
-    path = notebook(root / "nb.ipynb", "x = 'edited by the user'", "y = 2")
-    ctx, _ = context(root)
-    ran = [{"index": 0, "source": "x = 'as it ran'", "execution_count": 1,
-            "outputs": [{"output_type": "stream", "name": "stdout", "text": "old\n"}]},
-           {"index": 1, "source": "y = 2", "execution_count": 2,
-            "outputs": [{"output_type": "stream", "name": "stdout", "text": "two\n"}]}]
-    assert _write_back(ctx, path, "nb.ipynb", ran) == (True, [0])
-    stored = nbformat.read(str(path), as_version=4)
-    assert (stored.cells[0].source, stored.cells[0].outputs) == ("x = 'edited by the user'", [])
-    assert stored.cells[1].outputs[0]["text"] == "two\n"

@@ -161,3 +161,89 @@ async def test_a_disk_change_since_reading_is_refused(registry: ToolRegistry,
     assert "cell code1 of sales.ipynb changed since you last read it" in result.content
     assert result.content.endswith("\nx = 10")  # the disk's compare-and-swap, before any route
     assert nbformat.read(nb, as_version=4).cells[1].source == "x = 10"
+
+
+async def test_open_delete_goes_to_lab(registry: ToolRegistry, live_ctx: ToolContext,
+                                       store: LiveEditStore, nb: Path) -> None:
+    await call(registry, live_ctx, "read_notebook", path="sales.ipynb")
+    store.report_open([nb])
+    running = asyncio.create_task(call(registry, live_ctx, "delete_notebook_cell",
+                                       path="sales.ipynb", cell_id="code1"))
+    request = await lab_answers(store, nb, "applied", {})
+    result = await running
+    assert result.ok and result.changed_paths == ("sales.ipynb",)
+    assert result.content == ("deleted a code cell (code1) in sales.ipynb, open in JupyterLab "
+                              "(applied there and saved)")
+    assert request == {"op": "delete", "cell_id": "code1", "read_sha": source_sha("x = 1"),
+                       "task": "t1"}
+    assert len(nbformat.read(nb, as_version=4).cells) == 2  # Lab saves, not the tool
+    assert ("sales.ipynb", "code1") not in live_ctx.cell_hashes
+
+
+async def test_lab_refuses_to_delete_a_cell_the_user_changed(
+        registry: ToolRegistry, live_ctx: ToolContext, store: LiveEditStore, nb: Path) -> None:
+    store.report_open([nb])
+    running = asyncio.create_task(call(registry, live_ctx, "delete_notebook_cell",
+                                       path="sales.ipynb", cell_id="code1"))
+    await lab_answers(store, nb, "refused", {"source": "x = 1  # mine", "cell": "code1"})
+    result = await running
+    assert not result.ok
+    assert result.content == ("refused: cell code1 changed since you read it; its source now: "
+                              "x = 1  # mine")
+    assert len(nbformat.read(nb, as_version=4).cells) == 2
+
+
+async def test_delete_not_open_or_unanswered_deletes_on_disk(
+        registry: ToolRegistry, root: Path, store: LiveEditStore, nb: Path) -> None:
+    ctx = ToolContext(root=Workspace(root),
+                      config=MercuryConfig(workdir=root, live_edit_wait_s=0.05))
+    result = await call(registry, ctx, "delete_notebook_cell", path="sales.ipynb",
+                        cell_id="head")
+    assert result.ok and "open in JupyterLab" not in result.content
+    store.report_open([nb])  # open, but no JupyterLab takes the request
+    result = await call(registry, ctx, "delete_notebook_cell", path="sales.ipynb",
+                        cell_id="code1")
+    assert result.ok and "open in JupyterLab" not in result.content
+    assert nbformat.read(nb, as_version=4).cells == []
+    assert store.claim([nb]) == []  # withdrawn
+
+
+async def test_outputs_request_names_each_cell_and_its_ran_source(
+        live_ctx: ToolContext, store: LiveEditStore, nb: Path) -> None:
+    store.report_open([nb])
+    ran = [notebook_live.RanCell("code1", "x = 1", [{"output_type": "stream", "name": "stdout",
+                                                      "text": "1\n"}], 3),
+           notebook_live.RanCell("code2", "y = 2", [], 4)]
+    running = asyncio.create_task(asyncio.to_thread(notebook_live.outputs, live_ctx, nb, ran))
+    request = await lab_answers(store, nb, "applied", {"skipped": ["code2"]})
+    assert await running == notebook_live.OutputsApplied(("code2",))
+    assert request["op"] == "outputs" and request["task"] == "t1"
+    assert request["cells"] == [
+        {"cell_id": "code1", "read_sha": source_sha("x = 1"), "execution_count": 3,
+         "outputs": [{"output_type": "stream", "name": "stdout", "text": "1\n"}]},
+        {"cell_id": "code2", "read_sha": source_sha("y = 2"), "execution_count": 4,
+         "outputs": []}]
+
+
+async def test_outputs_refused_means_every_cell_skipped(
+        live_ctx: ToolContext, store: LiveEditStore, nb: Path) -> None:
+    store.report_open([nb])
+    ran = [notebook_live.RanCell("code1", "x = 1", [], 1)]
+    running = asyncio.create_task(asyncio.to_thread(notebook_live.outputs, live_ctx, nb, ran))
+    await lab_answers(store, nb, "refused", {"skipped": ["code1"]})
+    assert await running == notebook_live.OutputsApplied(("code1",))
+
+
+def test_outputs_without_lab_or_ids_go_to_disk(live_ctx: ToolContext, nb: Path) -> None:
+    ran = [notebook_live.RanCell("code1", "x = 1", [], 1)]
+    assert notebook_live.outputs(live_ctx, nb, ran) is None  # no store installed
+    other = LiveEditStore(live_ctx.root.root / "home2")
+    notebook_live.install_live_edits(other)
+    try:
+        other.report_open([nb])
+        assert notebook_live.outputs(live_ctx, nb, [notebook_live.RanCell("", "x", [], 1)]) is None
+        other.report_closed([nb])
+        assert notebook_live.outputs(live_ctx, nb, ran) is None  # not open
+    finally:
+        notebook_live.install_live_edits(None)
+        other.close()

@@ -1,0 +1,86 @@
+"""A stand-in for JupyterLab's side of live edits, for tests: it takes edit requests from the
+ledger and applies them to the notebook's file (as the labextension applies them to the open
+document, then saves it), with the same compare-and-swap, then answers."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from mercury_nb.contract.live_edit import source_sha
+from mercury_nb.ledger.live_edits import LiveEditStore
+
+
+def _source(cell: Any) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def apply_to_file(path: Path, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Apply one request to the notebook at ``path`` as the open document would: its answer."""
+    import nbformat
+
+    notebook = nbformat.read(str(path), as_version=4)
+    cells = notebook.cells
+    at = {str(cell.get("id")): i for i, cell in enumerate(cells)}
+    op = request["op"]
+    if op == "outputs":
+        skipped = []
+        for ran in request["cells"]:
+            i = at.get(ran["cell_id"])
+            if i is None or source_sha(_source(cells[i])) != ran["read_sha"]:
+                skipped.append(ran["cell_id"])
+                continue
+            cells[i].outputs = [nbformat.from_dict(o) for o in ran["outputs"]]
+            cells[i].execution_count = ran["execution_count"]
+        if len(skipped) == len(request["cells"]):
+            return "refused", {"skipped": skipped}
+        nbformat.write(notebook, str(path))
+        return "applied", {"skipped": skipped}
+    if op == "insert":
+        after = request.get("after_cell_id")
+        index = at[after] + 1 if after in at else request.get("index", len(cells))
+        cells.insert(index, nbformat.from_dict(request["cell"]))
+        nbformat.write(notebook, str(path))
+        return "applied", {}
+    i = at.get(request["cell_id"])
+    if i is None:
+        return "refused", {"cell": request["cell_id"]}
+    if source_sha(_source(cells[i])) != request["read_sha"]:
+        return "refused", {"cell": request["cell_id"], "source": _source(cells[i])}
+    if op == "delete":
+        del cells[i]
+    else:
+        cells[i].source = request["source"]
+    nbformat.write(notebook, str(path))
+    return "applied", {}
+
+
+class FakeLab:
+    """Reports ``paths`` open and answers their edit requests from a thread until closed;
+    ``requests`` keeps every request it took."""
+
+    def __init__(self, home: Path, paths: list[Path], *, tick_s: float = 0.005) -> None:
+        self.store = LiveEditStore(home)
+        self.paths = [path.resolve() for path in paths]
+        self.requests: list[dict[str, Any]] = []
+        self._tick_s = tick_s
+        self._stop = threading.Event()
+        self.store.report_open(self.paths)
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while not self._stop.wait(self._tick_s):
+            self.store.report_open(self.paths)
+            for request_id, path, request in self.store.claim(self.paths):
+                self.requests.append(request)
+                state, reply = apply_to_file(path, request)
+                self.store.acknowledge(request_id, state, reply)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.store.report_closed(self.paths)
+        self.store.close()

@@ -1,0 +1,102 @@
+"""Live edits beyond the panel's insert, in real Chromium and JupyterLab: a CLI run edits an
+open notebook, a live delete is taken back by Ctrl+Z, and run_cells' outputs show in the open
+notebook; never a dialog."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from live_scripts import LIVE_SOURCE
+from nbformat import v4
+from test_live_edits import CELLS, cell_texts, live_polling, open_notebook, type_in_cell
+from test_panel import wait_finished
+
+Lab = Any  # tests/browser/conftest.py's Lab
+SCRIPTS_DIR = Path(__file__).resolve().parents[1] / "server"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+SHOTS = Path(tempfile.gettempdir()) / "mercury-panel-screenshots"
+
+
+def notebook(lab: Lab, name: str, *cells: tuple[str, str]) -> Path:
+    """``name`` with these ``(id, source)`` cells: a markdown one for an id starting with
+    ``md``, else code."""
+    made = v4.new_notebook()
+    made.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                   "language": "python"}
+    for cell_id, source in cells:
+        cell = (v4.new_markdown_cell if cell_id.startswith("md") else v4.new_code_cell)(source)
+        cell.id = cell_id
+        made.cells.append(cell)
+    path = lab.root / name
+    nbformat.write(made, path)
+    return path
+
+
+def sources_on_disk(path: Path) -> list[str]:
+    return [cell.source for cell in nbformat.read(path, as_version=4).cells]
+
+
+def no_dialog(page: Any) -> None:
+    assert page.locator(".jp-Dialog").count() == 0  # no reload question, no conflict
+
+
+def test_a_cli_run_edits_the_open_notebook_live(page: Any, lab: Lab) -> None:
+    path = notebook(lab, "cli.ipynb", ("md-c", "# Sales"), ("c1", "x = 1"), ("c2", "y = 2"))
+    open_notebook(page, lab, "cli.ipynb", 3)
+    type_in_cell(page, 2, "  # mine")  # unsaved, in another cell
+    env = {**lab.env, "PYTHONPATH": os.pathsep.join([str(SCRIPTS_DIR),
+                                                      os.environ.get("PYTHONPATH", "")])}
+    cli = subprocess.run(
+        [sys.executable, str(SCRIPTS_DIR / "live_scripts.py"), "run", "Make cell 1 plot.",
+         "--model", "scripted/live-cli", "--workdir", str(lab.root), "--json"],
+        env=env, capture_output=True, timeout=120)
+    assert cli.returncode == 0, cli.stderr.decode()[-2000:]
+    assert cell_texts(page)[1:] == [LIVE_SOURCE, "y = 2  # mine"]
+    assert sources_on_disk(path) == ["# Sales", LIVE_SOURCE, "y = 2  # mine"]
+    no_dialog(page)
+
+
+def test_a_live_delete_is_taken_back_by_ctrl_z(page: Any, lab: Lab) -> None:
+    path = notebook(lab, "delete.ipynb", ("md-d", "# Sales"), ("gone", "x = 1"),
+                    ("keep", "y = 2"))
+    open_notebook(page, lab, "delete.ipynb", 3)
+    started = lab.api("tasks", {"task": "Delete the x cell.", "model": "scripted/live-delete"})
+    page.wait_for_function(f"n => document.querySelectorAll('{CELLS}').length === n", arg=2,
+                           timeout=15_000)
+    assert wait_finished(lab, started["task_id"], timeout_s=60)["task"]["status"] == "completed"
+    assert cell_texts(page)[1:] == ["y = 2"]
+    assert sources_on_disk(path) == ["# Sales", "y = 2"]
+    no_dialog(page)
+    page.locator(f"{CELLS}").nth(0).click()
+    page.keyboard.press("Escape")  # command mode
+    page.keyboard.press("Control+z")
+    page.wait_for_function(f"n => document.querySelectorAll('{CELLS}').length === n", arg=3,
+                           timeout=5_000)
+    assert cell_texts(page)[1:] == ["x = 1", "y = 2"]
+
+
+def test_run_cells_outputs_show_in_the_open_notebook(page: Any, lab: Lab) -> None:
+    path = notebook(lab, "outputs.ipynb", ("md-o", "# Sales"),
+                    ("o1", "months = ['Jan', 'Feb']"), ("o2", "print(len(months) * 21)"))
+    open_notebook(page, lab, "outputs.ipynb", 3)
+    started = lab.api("tasks", {"task": "Fill in the outputs of outputs.ipynb.",
+                                "model": "scripted/live-outputs"})
+    output = page.locator(f"{CELLS} .jp-OutputArea-output", has_text="42")
+    output.wait_for(timeout=60_000)
+    found = wait_finished(lab, started["task_id"], timeout_s=60)
+    assert found["task"]["status"] == "completed", found["events"][-2:]
+    prompts = page.locator(f"{CELLS} .jp-InputArea-prompt").all_inner_texts()
+    assert prompts[1:] == ["[1]:", "[2]:"]
+    stored = nbformat.read(path, as_version=4).cells
+    assert stored[2].outputs[0]["text"] == "42\n" and stored[2].execution_count == 2
+    no_dialog(page)
+    shoot = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
+    shoot.mkdir(exist_ok=True)
+    page.locator("#jp-main-dock-panel").screenshot(path=str(shoot / "live-outputs.png"))
+    live_polling(page, lab, "outputs.ipynb")  # still polling: the page did not reload
