@@ -98,3 +98,29 @@ async def test_a_clean_run_of_an_open_notebook_written_back_live_still_verifies_
     assert [(e.kind, e.exit_code) for e in runs] == [("notebook", 0)]  # not run a second time
     stored = nbformat.read(str(tmp_path / "analysis.ipynb"), as_version=4)
     assert stored.cells[1].outputs[0]["text"] == "2\n"
+
+
+async def test_asked_to_run_the_notebook_its_clean_run_is_the_answer(
+        tmp_path: Path, scripted_model) -> None:
+    """"Run the notebook": the run_cells run answers it (its outputs written back are the run
+    itself, not a later change); no command is demanded."""
+    analysis(tmp_path / "analysis.ipynb")
+    model = scripted_model([RUN, Turn(text="Ran every cell of analysis.ipynb.")])
+    outcome = await run_task("Run the notebook.", cfg(tmp_path), model=model)
+    assert outcome.status == "completed", outcome.banner
+    assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
+    assert model.remaining == 0  # no forced round asked for a command
+
+
+async def test_asked_to_run_a_named_notebook_a_failing_run_is_not_done(
+        tmp_path: Path, scripted_model) -> None:
+    path = tmp_path / "analysis.ipynb"
+    analysis(path)
+    nb = nbformat.read(str(path), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("1 / 0"))
+    nbformat.write(nb, str(path))
+    model = scripted_model([RUN, Turn(text="Ran it."), Turn(text="Ran it, really.")])
+    outcome = await run_task("Run analysis.ipynb", cfg(tmp_path), model=model)
+    assert outcome.status == "paused"
+    assert "Task complete" not in outcome.banner
+    assert "ZeroDivisionError" in outcome.banner, outcome.banner

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from mercury_nb.contract.gate.check_commands import is_verification_command, python_module, unwrap
 from mercury_nb.contract.gate.command_line import gating_commands
-from mercury_nb.contract.gate.file_kinds import is_non_code_path
+from mercury_nb.contract.gate.file_kinds import is_non_code_path, same_file
 from mercury_nb.contract.gate.requested_runs import RequestedRuns, is_requested_run
 from mercury_nb.contract.gate.task_requirements import TaskRequirements
 from mercury_nb.contract.gate.verification import (
@@ -47,6 +47,8 @@ class RunAnswer:
     wanted: str
     verdict: EvidenceVerdict
     commands_run: int = 0
+    notebooks: bool = False
+    """What it asks to run is notebooks only: ``run_cells`` runs them, not ``run_command``."""
 
 
 def asks_to_run(requirements: TaskRequirements) -> bool:
@@ -125,7 +127,7 @@ def run_answer(
     runs = requirements.runs
     if runs:
         wanted = _wanted_runs(runs)
-        chosen = [r for r in records if r.kind == "command" and is_requested_run(r.command, runs)]
+        chosen = _runs_of(records, runs)
     elif "tests" in requirements.kinds:
         wanted = THE_TESTS
         chosen = [r for r in records if r.kind == "command" and is_test_command(r.command)]
@@ -133,11 +135,21 @@ def run_answer(
         runnable = tuple(p for p in changed_paths if not is_non_code_path(p))
         runs = RequestedRuns(programs=runnable)
         wanted = _listed(runnable) if runnable else YOUR_PROGRAM
-        chosen = [r for r in records if r.kind == "command" and is_requested_run(r.command, runs)]
+        chosen = _runs_of(records, runs)
     else:
         return RunAnswer(ANY_RUN, general, commands)
     verdict = judge_evidence(chosen, last_mutation_seq, runs=runs)
-    return RunAnswer(wanted, _with_uncounted(verdict, general), commands)
+    notebooks = bool(runs.programs) and not runs.commands and all(
+        posixpath.splitext(p)[1].lower() == ".ipynb" for p in runs.programs)
+    return RunAnswer(wanted, _with_uncounted(verdict, general), commands, notebooks)
+
+
+def _runs_of(records: Sequence[CheckRecord], runs: RequestedRuns) -> list[CheckRecord]:
+    """The runs of what ``runs`` names: its commands, and the runs of a notebook it names
+    (``run_cells``; one of some cells only counts when it fails, as any notebook run)."""
+    return [r for r in records
+            if (r.kind == "command" and is_requested_run(r.command, runs))
+            or (r.kind == "notebook" and any(same_file(p, r.path) for p in runs.programs))]
 
 
 def task_evidence(general: EvidenceVerdict, run: RunAnswer | None) -> EvidenceVerdict:
@@ -156,6 +168,10 @@ _RUN_BODY = (
     " Run it now with run_command, on its own (not piped, not followed by `|| true` or"
     " `; echo`), after your last change; its exit code is the evidence, and no other check"
     " stands in for it."
+)
+_NOTEBOOK_BODY = (
+    " Run it now with run_cells (every cell, in a fresh kernel), after your last change; a run"
+    " with no error is the evidence, and no other check stands in for it."
 )
 _NO_RUNNABLE = " None of the files you changed ({paths}) is a program that can run."
 
@@ -177,7 +193,8 @@ def run_prompt(run: RunAnswer, changed_paths: tuple[str, ...], uncounted: str = 
     """The message of the gate's forced round when the run the task asks for is missing,
     failed or stale; ``uncounted`` says why a run of it did not count."""
     reason = _run_reason(run.verdict, bool(changed_paths))
-    prompt = _RUN_HEAD.format(wanted=run.wanted, reason=reason) + uncounted + _RUN_BODY
+    body = _NOTEBOOK_BODY if run.notebooks else _RUN_BODY
+    prompt = _RUN_HEAD.format(wanted=run.wanted, reason=reason) + uncounted + body
     if run.wanted == YOUR_PROGRAM and changed_paths:
         prompt += _NO_RUNNABLE.format(paths=", ".join(changed_paths[:10]))
     if changed_paths:

@@ -131,8 +131,8 @@ SKIPPED_FILE_NAMES = _table(
 )
 """Names of technologies that look like files."""
 
-RUNNABLE_SUFFIXES = _table(".py .sh .bash .js .mjs .cjs .ts .rb .pl .php .r .lua .jl .go")
-"""Files that a "run it" can mean."""
+RUNNABLE_SUFFIXES = _table(".py .sh .bash .js .mjs .cjs .ts .rb .pl .php .r .lua .jl .go .ipynb")
+"""Files that a "run it" can mean (a notebook runs through ``run_cells``)."""
 
 ARTIFACT_PLACES: dict[str, tuple[str, ...]] = {
     "readme": ("readme*",),

@@ -93,6 +93,13 @@ LS = read_task("Run the shell command: ls -la")
 TESTS = read_task("Run the tests")
 UNNAMED = read_task("Create a hello world script and run it")
 SERVER = read_task("Start the server and check the port")
+NOTEBOOK = read_task("Run the notebook.")
+
+
+def nb_run(path: str = "outputs.ipynb", exit_code: int = 0, seq: int = 5,
+           partial: bool = False) -> CheckRecord:
+    return CheckRecord(f"run_cells {path}", exit_code, seq, kind="notebook", path=path,
+                       partial=partial)
 
 
 @pytest.mark.parametrize(
@@ -122,6 +129,20 @@ SERVER = read_task("Start the server and check the port")
                      id="run-it-the-changed-program"),
         pytest.param(SERVER, [cmd("pytest -q")], None, (), ANY_RUN, Verified(cmd("pytest -q")),
                      id="nothing-named-nothing-changed-any-check"),
+        pytest.param(NOTEBOOK, [nb_run(seq=5)], 5, ("outputs.ipynb",), "outputs.ipynb",
+                     Verified(nb_run(seq=5)), id="run-the-notebook-its-run-wrote-its-outputs"),
+        pytest.param(NOTEBOOK, [nb_run(seq=4)], 5, ("outputs.ipynb",), "outputs.ipynb",
+                     CheckStale(nb_run(seq=4)), id="run-the-notebook-run-before-a-change"),
+        pytest.param(NOTEBOOK, [nb_run(exit_code=1, seq=6)], 5, ("outputs.ipynb",),
+                     "outputs.ipynb", CheckFailed(nb_run(exit_code=1, seq=6)),
+                     id="run-the-notebook-failed"),
+        pytest.param(NOTEBOOK, [nb_run(seq=6, partial=True)], 5, ("outputs.ipynb",),
+                     "outputs.ipynb", NoCheck(), id="run-the-notebook-some-cells-is-no-run"),
+        pytest.param(NOTEBOOK, [nb_run("other.ipynb", seq=6)], 5, ("outputs.ipynb",),
+                     "outputs.ipynb", NoCheck(), id="run-another-notebook-is-no-run"),
+        pytest.param(read_task("Run analysis.ipynb"), [nb_run("analysis.ipynb", seq=2)], None,
+                     (), "analysis.ipynb", Verified(nb_run("analysis.ipynb", seq=2)),
+                     id="run-a-named-notebook"),
     ],
 )
 def test_run_answer(
@@ -130,7 +151,9 @@ def test_run_answer(
 ) -> None:
     assert asks_to_run(asked)
     answer = run_answer(records, last_change, asked, changed)
-    assert answer == RunAnswer(wanted, verdict, len(records))
+    notebooks = wanted.endswith(".ipynb")  # what it asks to run is a notebook: run_cells
+    commands = sum(1 for r in records if r.kind == "command")
+    assert answer == RunAnswer(wanted, verdict, commands, notebooks)
 
 
 def test_no_run_asked_is_no_answer() -> None:
@@ -211,5 +234,9 @@ def test_the_forced_round_names_the_run_and_why() -> None:
         "[SYSTEM: VERIFY] The task asks you to run `false`, but `false` exited 1.")
     assert run_prompt(SLEEP_MISSING, ()).startswith(
         "[SYSTEM: VERIFY] The task asks you to run `sleep 300`, but it has not run.")
+    notebook = run_prompt(RunAnswer("outputs.ipynb", NoCheck(), 0, notebooks=True),
+                          ("outputs.ipynb",))
+    assert "Run it now with run_cells (every cell, in a fresh kernel)" in notebook
+    assert "run_command" not in notebook
     unnamed = run_prompt(RunAnswer(YOUR_PROGRAM, NoCheck(), 1), ("file.txt",))
     assert "None of the files you changed (file.txt) is a program that can run." in unnamed
