@@ -6,7 +6,6 @@ HTTP client's first import and TLS context are made off the loop too."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import importlib
 import json
 import sqlite3
@@ -17,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_core.utils import ensure_event_loop
 from panel_scripts import slow, verified
+from test_handlers import jp_server_config, on_server_loop  # noqa: F401
 from tornado.httpclient import HTTPResponse
 
 from mercury_nb.ledger import files
@@ -26,21 +25,6 @@ from mercury_nb.testing import register_scripted_model, unregister_scripted_mode
 
 Fetch = Callable[..., Awaitable[HTTPResponse]]
 Traced = list[tuple[int, str]]
-
-
-def on_server_loop(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    """Run on pytest-jupyter's loop, where the server and its tasks live."""
-
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        ensure_event_loop(prefer_selector_loop=True).run_until_complete(test(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def jp_server_config() -> dict[str, Any]:
-    return {"ServerApp": {"jpserver_extensions": {"mercury_nb.server": True}}}
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import importlib
 import json
 from collections.abc import Awaitable, Callable
@@ -11,26 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_core.utils import ensure_event_loop
+from test_handlers import jp_server_config, on_server_loop  # noqa: F401
 from tornado.httpclient import HTTPClientError, HTTPResponse
 
 from mercury_nb.runs import Refusal, RunRequest
 from mercury_nb.runs.runner import Runner
 
 Fetch = Callable[..., Awaitable[HTTPResponse]]
-
-
-def on_server_loop(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        ensure_event_loop(prefer_selector_loop=True).run_until_complete(test(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def jp_server_config() -> dict[str, Any]:
-    return {"ServerApp": {"jpserver_extensions": {"mercury_nb.server": True}}}
 
 
 @on_server_loop

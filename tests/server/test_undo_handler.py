@@ -4,14 +4,13 @@ whole task with a file the user edited left and named, then the undo undone."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from jupyter_core.utils import ensure_event_loop
+from test_handlers import jp_server_config, on_server_loop  # noqa: F401
 from tornado.httpclient import HTTPClientError
 from undo_scripts import BEFORE, COMMAND, LEFT_NOTES, changing_turns, files, make_workspace
 
@@ -19,19 +18,6 @@ from mercury_nb.testing import register_scripted_model, unregister_scripted_mode
 
 Fetch = Callable[..., Awaitable[Any]]
 MODEL = "undo-api"
-
-
-def on_server_loop(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
-    @functools.wraps(test)
-    def run(*args: Any, **kwargs: Any) -> None:
-        ensure_event_loop(prefer_selector_loop=True).run_until_complete(test(*args, **kwargs))
-
-    return run
-
-
-@pytest.fixture
-def jp_server_config() -> dict[str, Any]:
-    return {"ServerApp": {"jpserver_extensions": {"mercury_nb.server": True}}}
 
 
 @pytest.fixture
