@@ -1,8 +1,11 @@
 """Scripted models that change notebooks, for the review tests (tests/browser/test_review.py):
 each edits a cell and adds one, so the detail shows a per-cell diff and an open notebook is
-reloaded with its changed cells highlighted."""
+reloaded with its changed cells highlighted (or, with unsaved edits, asked about)."""
 
 from __future__ import annotations
+
+import shlex
+import sys
 
 import nbformat
 
@@ -35,7 +38,27 @@ def edit_notebook(path: str) -> list[Turn]:
     ]
 
 
+def edit_on_disk(path: str) -> list[Turn]:
+    """The same change made by a command writing the file, as a script would: a notebook tool's
+    edit of an open notebook lands in it live (no reload), so only a change on disk shows the
+    reload (or, with unsaved edits, the question) whatever the page has reported open."""
+    code = (f"import nbformat; p = {path!r}; nb = nbformat.read(p, as_version=4); "
+            f"nb.cells[1].source = {EDITED!r}; "
+            f"nb.cells.insert(2, nbformat.v4.new_code_cell({ADDED!r})); nbformat.write(nb, p)")
+    command = f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
+    return [
+        Turn(tool_calls=(call("run_command", command=command),)),
+        Turn(text=f"Changed the total in {path} and added a cell."),
+    ]
+
+
+ON_DISK = ("diff", "highlight", "metadata", "keep")
+"""The tests of what a change on disk does to an open notebook (the rest edit with the tools)."""
+
+
 def register_all(prefix: str = "review") -> None:
-    """``scripted/<prefix>-<name>`` for each of :data:`NOTEBOOKS`, editing ``<name>.ipynb``."""
+    """``scripted/<prefix>-<name>`` for each of :data:`NOTEBOOKS`, changing ``<name>.ipynb``
+    on disk (:data:`ON_DISK`) or with the notebook tools."""
     for name in NOTEBOOKS:
-        register_scripted_model(f"{prefix}-{name}", edit_notebook(f"{name}.ipynb"))
+        turns = edit_on_disk if name in ON_DISK else edit_notebook
+        register_scripted_model(f"{prefix}-{name}", turns(f"{name}.ipynb"))
