@@ -149,9 +149,9 @@ def test_a_cell_of_another_notebook_edits_the_open_notebook_live(page: Any, lab:
                            " && window.jupyterapp.shell.currentWidget.context"
                            " && window.jupyterapp.shell.currentWidget.context.path"
                            " === 'kernel-a.ipynb'")
-    # run only once A's kernel is idle: started before, the command's promise never settled
-    # (page.evaluate has no timeout: the test hung silently); not awaited, so a stall fails
-    # at the bounded waits below
+    # run only once A's kernel is idle: run before A's session has a kernel, Lab asks
+    # "Select Kernel" and the command waits on that dialog (awaited in page.evaluate, which
+    # has no timeout, the test hung silently); not awaited, so a stall fails below
     kernel_idle(page, "kernel-a.ipynb", 60_000)
     page.evaluate("() => { void window.jupyterapp.commands.execute("
                   "'notebook:run-all-cells'); }")
