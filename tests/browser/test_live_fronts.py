@@ -1,6 +1,6 @@
-"""Live edits beyond the panel's insert, in real Chromium and JupyterLab: a CLI run edits an
-open notebook, a live delete is taken back by Ctrl+Z, and run_cells' outputs show in the open
-notebook; never a dialog."""
+"""Live edits beyond the panel's insert, in real Chromium and JupyterLab: a CLI run and a
+``%%mercury`` cell of another notebook (its own kernel) edit an open notebook, a live delete is
+taken back by Ctrl+Z, and run_cells' outputs show in the open notebook; never a dialog."""
 
 from __future__ import annotations
 
@@ -100,3 +100,85 @@ def test_run_cells_outputs_show_in_the_open_notebook(page: Any, lab: Lab) -> Non
     shoot.mkdir(exist_ok=True)
     page.locator("#jp-main-dock-panel").screenshot(path=str(shoot / "live-outputs.png"))
     live_polling(page, lab, "outputs.ipynb")  # still polling: the page did not reload
+
+
+BOOK = """() => {
+    const found = [];
+    for (const w of window.jupyterapp.shell.widgets('main')) {
+        if (w.context && w.content && w.content.model) found.push(w);
+    }
+    return found;
+}"""
+"""The notebook panels open in the main area (each has its context and its model)."""
+
+
+def book_sources(page: Any, name: str) -> list[str]:
+    """The sources of the open notebook ``name``'s cells, from its model (the tab need not be
+    the visible one)."""
+    return list(page.evaluate(f"""name => {{
+        const w = ({BOOK})().find(p => p.context.path === name);
+        const cells = w.content.model.cells;
+        const out = [];
+        for (let i = 0; i < cells.length; i++) out.push(cells.get(i).sharedModel.getSource());
+        return out;
+    }}""", name))
+
+
+def kernel_idle(page: Any, name: str, timeout_ms: int) -> None:
+    page.wait_for_function(f"""name => {{
+        const w = ({BOOK})().find(p => p.context.path === name);
+        const kernel = w && w.sessionContext.session && w.sessionContext.session.kernel;
+        return !!kernel && kernel.status === 'idle';
+    }}""", arg=name, timeout=timeout_ms)
+
+
+def test_a_cell_of_another_notebook_edits_the_open_notebook_live(page: Any, lab: Lab) -> None:
+    path_b = notebook(lab, "kernel-b.ipynb", ("md-k", "# Sales"), ("k1", "x = 1"),
+                      ("k2", "y = 2"))
+    notebook(lab, "kernel-a.ipynb",
+             ("a0", f"import sys\nsys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
+                    "import live_scripts\nlive_scripts.register_all()\n"
+                    "%load_ext mercury_nb\nprint('registered')"),
+             ("a1", "%%mercury --model scripted/live-kernel --permissions auto\n"
+                    "Add a cell to kernel-b.ipynb that plots sales by month."))
+    open_notebook(page, lab, "kernel-b.ipynb", 3)
+    type_in_cell(page, 2, "  # mine")  # unsaved, in a cell the task does not touch
+    page.evaluate("async () => { await window.jupyterapp.commands.execute("
+                  "'docmanager:open', {path: 'kernel-a.ipynb'}); }")
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.context"
+                           " && window.jupyterapp.shell.currentWidget.context.path"
+                           " === 'kernel-a.ipynb'")
+    # run only once A's kernel is idle: run before A's session has a kernel, Lab asks
+    # "Select Kernel" and the command waits on that dialog (awaited in page.evaluate, which
+    # has no timeout, the test hung silently); not awaited, so a stall fails below
+    kernel_idle(page, "kernel-a.ipynb", 60_000)
+    page.evaluate("() => { void window.jupyterapp.commands.execute("
+                  "'notebook:run-all-cells'); }")
+    a_cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
+    try:
+        a_cells.nth(0).locator(".jp-OutputArea-output", has_text="registered").wait_for(
+            timeout=30_000)
+        page.wait_for_function(f"""name => {{
+            const w = ({BOOK})().find(p => p.context.path === name);
+            return w.content.model.cells.length === 4;
+        }}""", arg="kernel-b.ipynb", timeout=60_000)
+        a_cells.nth(1).locator(".jp-OutputArea-output",
+                               has_text="completed").wait_for(timeout=60_000)
+    except Exception:
+        print("cell outputs of kernel-a.ipynb:", a_cells.all_inner_texts())
+        print("lab log:", (lab.root.parent / "lab.log").read_text(errors="replace")[-4000:])
+        raise
+    assert "✓ Task complete" in a_cells.nth(1).inner_text()
+    assert book_sources(page, "kernel-b.ipynb") == ["# Sales", LIVE_SOURCE, "x = 1",
+                                                    "y = 2  # mine"]
+    # the page saved B before it answered: the unsaved edit is on disk, so the change went
+    # through the open document (a disk edit would have left it out, or asked to reload)
+    assert sources_on_disk(path_b) == ["# Sales", LIVE_SOURCE, "x = 1", "y = 2  # mine"]
+    no_dialog(page)
+    page.evaluate(f"""async name => {{
+        const w = ({BOOK})().find(p => p.context.path === name);
+        await w.context.save();
+    }}""", "kernel-b.ipynb")
+    assert sources_on_disk(path_b) == ["# Sales", LIVE_SOURCE, "x = 1", "y = 2  # mine"]
+    no_dialog(page)
