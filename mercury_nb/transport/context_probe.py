@@ -4,9 +4,11 @@ whether its chat template takes tools (transport-neutral, stdlib only).
 llama.cpp answers ``GET /props`` with ``n_ctx`` (under ``default_generation_settings`` in
 recent versions) and ``chat_template_caps`` (``supports_tools``, ``supports_tool_calls``);
 vLLM lists ``max_model_len`` per model in ``GET /v1/models``. Any model object with an
-``api_base`` (the litellm transport, an OpenAI-SDK transport) can be probed. Each base URL
-and model is asked once per process (each URL within :data:`PROBE_TIMEOUT_S`); a server
-that does not say gives None.
+``api_base`` (the litellm transport, the OpenAI-compatible one) can be probed. A server is
+asked once per model object, that is once per task (each URL within
+:data:`PROBE_TIMEOUT_S`), not once per process: a server restarted with another template
+(``--jinja``) on the same URL is asked again by the next task. A server that does not say
+gives None.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import json
 import urllib.error
 import urllib.request
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +33,8 @@ class ServerFacts:
     takes_tools: bool | None = None
 
 
-_cache: dict[tuple[str, str], ServerFacts] = {}
+_cache: weakref.WeakKeyDictionary[Any, ServerFacts] = weakref.WeakKeyDictionary()
+"""What the server of each model object (its ``owner``) said, kept while the object lives."""
 
 
 def _get_json(url: str, api_key: str | None) -> Any:
@@ -114,14 +118,19 @@ def probe_window_sync(api_base: str, model: str, api_key: str | None = None) -> 
     return probe_server_sync(api_base, model, api_key).window
 
 
-async def probe_server(api_base: str, model: str, api_key: str | None = None) -> ServerFacts:
-    """:func:`probe_server_sync` off the event loop, asked once per (base, model)."""
-    key = (api_base, model)
-    if key not in _cache:
-        _cache[key] = await asyncio.to_thread(probe_server_sync, api_base, model, api_key)
-    return _cache[key]
+async def probe_server(api_base: str, model: str, api_key: str | None = None, *,
+                       owner: Any = None) -> ServerFacts:
+    """:func:`probe_server_sync` off the event loop; asked once per ``owner`` (the model
+    object whose server it is; None: asked every time)."""
+    found = None if owner is None else _cache.get(owner)
+    if found is None:
+        found = await asyncio.to_thread(probe_server_sync, api_base, model, api_key)
+        if owner is not None:
+            _cache[owner] = found
+    return found
 
 
-async def probe_window(api_base: str, model: str, api_key: str | None = None) -> int | None:
+async def probe_window(api_base: str, model: str, api_key: str | None = None, *,
+                       owner: Any = None) -> int | None:
     """The window of :func:`probe_server` (one probe answers both questions)."""
-    return (await probe_server(api_base, model, api_key)).window
+    return (await probe_server(api_base, model, api_key, owner=owner)).window

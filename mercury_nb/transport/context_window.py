@@ -124,13 +124,13 @@ async def _server_window(model: ChatModel) -> int | None:
     from mercury_nb.transport.context_probe import probe_window
 
     server = _server_of(model)
-    return None if server is None else await probe_window(*server)
+    return None if server is None else await probe_window(*server, owner=model)
 
 
 async def reported_tool_support(model: ChatModel) -> bool | None:
     """Whether the OpenAI-compatible ``--api-base`` server behind ``model`` says its chat
-    template takes tools (llama.cpp ``/props`` ``chat_template_caps``): asked once per base
-    and model, whatever the context window's source, within the probe's timeout. None: not
+    template takes tools (llama.cpp ``/props`` ``chat_template_caps``): asked once per model
+    object (a task's), whatever the context window's source, within the probe's timeout. None: not
     such a server (a catalogued provider, an in-process model), or it did not say."""
     from mercury_nb.transport.openai_model import OpenAIModel
 
@@ -141,4 +141,4 @@ async def reported_tool_support(model: ChatModel) -> bool | None:
         return None
     from mercury_nb.transport.context_probe import probe_server
 
-    return (await probe_server(*server)).takes_tools
+    return (await probe_server(*server, owner=model)).takes_tools

@@ -58,10 +58,23 @@ async def test_tool_support_is_asked_once_of_an_api_base_server_only() -> None:
     with LoopbackServer([], routes=llama_cpp_props(4096, supports_tools=False)) as server:
         endpoint = OpenAIModel("smollm2", "smollm2", server.url, None, 5.0)
         assert await reported_tool_support(endpoint) is False
-        assert await reported_tool_support(endpoint) is False
-        assert (await probe_server(server.url, "smollm2")).window == 4096
+        assert await reported_tool_support(endpoint) is False  # once per model object
         assert server.get_requests == ["/props"]
+        assert (await probe_server(server.url, "smollm2")).window == 4096  # no owner: asked
+        assert server.get_requests == ["/props", "/props"]
         catalogued = OpenAIModel("openai/gpt-4o", "gpt-4o", server.url, None, 5.0,
                                  catalog_names=("openai/gpt-4o",))
         assert await reported_tool_support(catalogued) is None
-        assert server.get_requests == ["/props"]
+        assert server.get_requests == ["/props", "/props"]
+
+
+async def test_the_next_task_asks_a_restarted_server_again() -> None:
+    """A server restarted on the same URL with a template that takes tools (the ``--jinja``
+    the no-tools banner asks for) is not judged by what it said before the restart."""
+    with LoopbackServer([], routes=llama_cpp_props(4096, supports_tools=False)) as server:
+        first = OpenAIModel("smollm2", "smollm2", server.url, None, 5.0)
+        assert await reported_tool_support(first) is False
+        server.routes.update(llama_cpp_props(4096, supports_tools=True))
+        assert await reported_tool_support(first) is False  # the same task: asked once
+        second = OpenAIModel("smollm2", "smollm2", server.url, None, 5.0)  # the next task's
+        assert await reported_tool_support(second) is True
