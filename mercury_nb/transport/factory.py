@@ -1,5 +1,5 @@
 """Resolves a model name to a ChatModel: a registered in-process model (``scripted/``), the
-openai SDK, or litellm (routing.py)."""
+OpenAI-compatible HTTP transport, or litellm (routing.py)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def missing_key_error(
 
 def resolve_model(name: str, config: MercuryConfig) -> ChatModel:
     """``scripted/<n>`` is the model registered under that name (``LookupError`` if none);
-    OpenAI-compatible names and endpoints go to the openai SDK, every other provider through
+    OpenAI-compatible names and endpoints go over plain HTTP, every other provider through
     litellm (imported only then), with the config's endpoint, key and timeout. When a model
     of the chain needs a key no variable holds, :class:`MissingApiKey` names every such
     model (no request is made)."""

@@ -27,7 +27,7 @@ from mercury_nb.contract.setup.routing import LiteLLMRoute, OpenAIRoute, Route, 
 MERCURY_KEY = "MERCURY_API_KEY"
 
 KEY_VARIABLES: Mapping[str, tuple[str, ...]] = {
-    # provider -> the variables litellm (or the openai SDK) reads, the one to name first
+    # provider -> the variables litellm (or the OpenAI route) reads, the one to name first
     "openai": ("OPENAI_API_KEY",),
     "openrouter": ("OPENROUTER_API_KEY",),
     "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"),
@@ -155,7 +155,7 @@ def provider_reads_own_key(route: Route) -> bool:
     """Whether litellm may read ``route``'s provider variables itself: it calls the
     provider's own URL (no ``api_base``, or one at the provider's own host). Else it must be
     handed the key (or a placeholder), or it would send the provider's key to the base.
-    Never for the openai SDK: it is always handed its key (it would read OPENAI_API_KEY)."""
+    Never for the OpenAI-compatible transport: it is always handed its key."""
     match route:
         case LiteLLMRoute(provider=provider, base_url=base):
             # a provider whose credentials are not one variable (Bedrock, Vertex AI...) keeps

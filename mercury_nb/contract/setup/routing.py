@@ -1,11 +1,11 @@
-"""Which transport serves a model name (openai SDK, litellm, scripted), and where it points.
+"""Which transport serves a model name (OpenAI-compatible HTTP, litellm, scripted), and where.
 
 The rules, in order (``api_base`` is ``--api-base`` / ``MERCURY_API_BASE``):
 
 1. ``scripted/<n>`` is a scripted model.
 2. ``openai/``, ``custom_openai/``, ``openai_like/``, ``hosted_vllm/``, ``lm_studio/`` and
-   ``openrouter/`` speak OpenAI's protocol: the openai SDK serves them with the prefix
-   stripped, at ``api_base`` (OpenAI itself, or OpenRouter's URL, when there is none;
+   ``openrouter/`` speak OpenAI's protocol: the OpenAI-compatible transport serves them (prefix
+   stripped) at ``api_base`` (OpenAI itself, or OpenRouter's URL, when there is none;
    ``hosted_vllm/`` and ``lm_studio/`` without a base stay with litellm, which reads their
    ``*_API_BASE`` variables).
 3. Any other litellm provider prefix (``anthropic/``, ``gemini/``, ``azure/``,
@@ -28,7 +28,7 @@ OPENROUTER_BASE = "https://openrouter.ai/api/v1"
 OPENAI_PROTOCOL_PREFIXES = frozenset(
     {"openai", "custom_openai", "openai_like", "hosted_vllm", "lm_studio", "openrouter"}
 )
-"""litellm prefixes that name an OpenAI-compatible endpoint: served by the openai SDK."""
+"""litellm prefixes that name an OpenAI-compatible endpoint: served over plain HTTP."""
 
 NEEDS_OWN_BASE = frozenset({"hosted_vllm", "lm_studio", "custom_openai", "openai_like"})
 """OpenAI-protocol prefixes with no public default URL: without ``api_base``, litellm."""
@@ -47,7 +47,7 @@ _LITELLM_PROVIDER_NAMES = """
     hyperbolic heroku ovhcloud scaleway minimax gradient_ai amazon_nova v0 morph
 """
 LITELLM_PROVIDERS = frozenset(_LITELLM_PROVIDER_NAMES.split())
-"""Providers litellm knows by prefix and the openai SDK does not serve (litellm 1.8x)."""
+"""Providers litellm knows by prefix and the OpenAI-compatible transport does not serve."""
 
 _OPENAI_BARE = re.compile(r"^(?:gpt-|chatgpt-|o\d|ft:gpt|codex-)", re.IGNORECASE)
 _NOT_CHAT = re.compile(r"instruct|realtime|audio|image|tts|transcribe|embedding", re.IGNORECASE)
@@ -62,8 +62,8 @@ class ScriptedRoute:
 
 @dataclass(frozen=True)
 class OpenAIRoute:
-    """Served by the openai SDK: ``model`` is sent in the body, to ``base_url`` (None: the
-    SDK's default, OpenAI itself). ``provider`` is ``openai``, ``openrouter`` or
+    """Served by the OpenAI-compatible transport: ``model`` is sent in the body, to
+    ``base_url`` (None: OpenAI itself). ``provider`` is ``openai``, ``openrouter`` or
     ``endpoint`` (a base URL the user gave)."""
 
     name: str
