@@ -21,6 +21,7 @@ from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.spending import priced
 from mercury_nb.contract.endings import Aborted, Ending, Failed
 from mercury_nb.contract.outcome import TaskOutcome
+from mercury_nb.contract.user_denials import after_user_denial
 from mercury_nb.contract.vocabulary import TurnVerdict
 from mercury_nb.transport.factory import SETUP_FAILED
 from mercury_nb.workspace.changes import measure_changes
@@ -42,7 +43,9 @@ async def until_ending(step: Callable[[], Awaitable[Ending]], session: TaskSessi
 
 async def measured_outcome(session: TaskSession, ending: Ending, snapshot: Snapshot,
                            root: Path) -> TaskOutcome:
-    """The outcome of ``ending``, with the change summary measured against ``snapshot``."""
+    """The outcome of ``ending``, with the change summary measured against ``snapshot``; a
+    task that cannot finish after the user denied an action pauses naming it."""
+    ending = after_user_denial(ending, session.user_denied)
     report = await asyncio.to_thread(measure_changes, snapshot, root)
     if report.changes:  # what undo needs: the states and the "before" bytes, under home
         config = session.config

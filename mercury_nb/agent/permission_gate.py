@@ -5,8 +5,10 @@ The decision is the pure :func:`~mercury_nb.contract.permissions.decide`. Here a
 (``ctx.permissions.approver``) within ``approval_timeout_s``; it fails closed: no approver,
 a timeout or any error while asking is a denial, and such a denial (nobody said no, nobody
 could say yes) marks the task to pause before its next request, naming the action and how to
-allow it. The user's own "Deny" only goes to the model. Every ask and every answer is an
-event (:class:`PermissionAsked`, :class:`PermissionAnswered`) and so a row of the ledger.
+allow it. The user's own "Deny" goes to the model, and the task goes on; the session notes
+it (``user_denied``, :func:`~mercury_nb.contract.user_denials.denial_after`), so a
+task that then cannot finish pauses naming it. Every ask and every answer is an event
+(:class:`PermissionAsked`, :class:`PermissionAnswered`) and so a row of the ledger.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from mercury_nb.contract.permissions.approval import (
     USER_DENIED,
 )
 from mercury_nb.contract.text_cut import clip
+from mercury_nb.contract.user_denials import denial_after
 from mercury_nb.tools.base import ToolContext
 
 DETAIL_CHARS = 4000
@@ -86,6 +89,8 @@ async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx
             answer, why = await _asked(ctx, request)
             saved = rule if answer == "always-allow" else None
             on_event(PermissionAnswered(step, tool, what, answer, saved, why))
+            session.user_denied = denial_after(session.user_denied, what, rule, answer,
+                                               by_user=why == USER_DENIED)
             if answer == "deny":
                 if why != USER_DENIED:  # nobody could allow it: the task pauses on it
                     session.permission_needed = pause_reason(what, rule)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.user_denials import UserDenial
 from mercury_nb.contract.vocabulary import NON_INVESTIGATING_TOOLS
 
 
@@ -87,6 +88,9 @@ class TaskSession:
     permission_needed: str | None = None
     """Set when an action was denied because nobody could be asked (or no answer came): the
     task pauses on it before its next request (never checkpointed: a continue asks anew)."""
+    user_denied: UserDenial | None = None
+    """The action the user last denied in this run (and did not allow later): if the task
+    then cannot finish, its pause names it (never checkpointed: a continue asks anew)."""
     grounded_paths: tuple[str, ...] = ()
     """Workspace-relative files the agent itself read into the conversation (answer grounding)."""
 

@@ -39,12 +39,15 @@ def denied_text(reason: str) -> str:
     return f"denied: {reason}"
 
 
+def allow_hint(what: str, rule: str | None) -> str:
+    """How to allow the action ``what`` (``rule``: the one rule that allows it, if any)."""
+    if rule is not None:
+        return f'--allow "{rule}" or --permissions auto'
+    if what.startswith("run "):
+        return "--allow for each of its parts, or --permissions auto"
+    return "--permissions auto"
+
+
 def pause_reason(what: str, rule: str | None) -> str:
     """Why a task paused on an action nobody could allow, and how to allow it."""
-    if rule is not None:
-        how = f'--allow "{rule}" or --permissions auto'
-    elif what.startswith("run "):
-        how = "--allow for each of its parts, or --permissions auto"
-    else:
-        how = "--permissions auto"
-    return f"needs permission to {what} — allow it with {how}"
+    return f"needs permission to {what} — allow it with {allow_hint(what, rule)}"

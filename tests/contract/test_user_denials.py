@@ -1,0 +1,117 @@
+"""The user's own Deny: what a task remembers of it, and the ending it leaves, as tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from mercury_nb.contract.endings import (
+    Aborted,
+    BlockedPause,
+    Blocker,
+    BudgetPause,
+    DeclinedPause,
+    Ending,
+    Failed,
+    FilesMissingPause,
+    NoChangesCompletion,
+    NoToolSupport,
+    Paused,
+    ProviderFailure,
+    QuestionPause,
+    StepBudgetPause,
+    TruncationPause,
+    VerificationFailedPause,
+    VerifiedCompletion,
+    WindowTooSmall,
+    WorkNotStartedPause,
+)
+from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.permissions import pause_reason
+from mercury_nb.contract.spend import TokenBudgetHit
+from mercury_nb.contract.user_denials import (
+    UserDenial,
+    after_user_denial,
+    denial_after,
+    denied_reason,
+)
+
+PIP = UserDenial('run "pip install requests"', "pip install requests")
+PIP_PAUSE = Paused('you denied permission to run "pip install requests" — allow it with '
+               '--allow "pip install requests" or --permissions auto')
+FAILED_CHECK = CheckRecord("pytest -q", 1, 3)
+WINDOW = WindowTooSmall(window=2048, budget=100, reply_tokens=512, system_tokens=900,
+                        tools_tokens=700, compact=False)
+UNCHANGED: list[Ending] = [
+    VerifiedCompletion(Verified(CheckRecord("pytest -q", 0, 3))),
+    VerifiedCompletion(ReadBack(("notes.md",))),
+    NoChangesCompletion("git"),
+    Aborted(),
+    StepBudgetPause(2),
+    TruncationPause(3),
+    Paused("memory pressure"),
+    Paused(pause_reason('run "curl x"', "curl x")),
+    BudgetPause(TokenBudgetHit(1000, 900)),
+    QuestionPause("Which version of requests?"),
+    ProviderFailure("HTTP 500"),
+    Failed("the model chain could not be resolved"),
+    WINDOW,
+    NoToolSupport("m", "reported"),
+]
+REPLACED: list[Ending] = [
+    WorkNotStartedPause(Blocker("run_command", "denied: the user denied it")),
+    WorkNotStartedPause(None),
+    VerificationFailedPause(FAILED_CHECK, stale=False),
+    VerificationFailedPause(None, stale=False, requested="python hello.py"),
+    FilesMissingPause(("made.txt",)),
+    BlockedPause("I cannot install requests without permission"),
+    DeclinedPause("nothing needs changing"),
+]
+
+
+@pytest.mark.parametrize("ending", [*UNCHANGED, *REPLACED], ids=repr)
+def test_nothing_denied_keeps_every_ending(ending: Ending) -> None:
+    assert after_user_denial(ending, None) is ending
+
+
+@pytest.mark.parametrize("ending", UNCHANGED, ids=repr)
+def test_a_completion_a_stop_or_an_unrelated_cause_stays_as_it_is(ending: Ending) -> None:
+    assert after_user_denial(ending, PIP) is ending
+
+
+@pytest.mark.parametrize("ending", REPLACED, ids=repr)
+def test_a_pause_the_denial_may_have_caused_names_it_and_how_to_allow_it(
+        ending: Ending) -> None:
+    assert after_user_denial(ending, PIP) == PIP_PAUSE
+
+
+@pytest.mark.parametrize(("denial", "reason"), [
+    (PIP, PIP_PAUSE.reason),
+    (UserDenial('run "pip install x; curl y"'),
+     'you denied permission to run "pip install x; curl y" — allow it with --allow for '
+     "each of its parts, or --permissions auto"),
+    (UserDenial("edit_file notes.md"),
+     "you denied permission to edit_file notes.md — allow it with --permissions auto"),
+])
+def test_the_reason_says_it_as_a_pause_for_permission_does(denial: UserDenial,
+                                                           reason: str) -> None:
+    assert denied_reason(denial) == reason
+    assert reason.split(" — ")[1] == pause_reason(denial.what, denial.rule).split(" — ")[1]
+
+
+OTHER = UserDenial('run "rm -rf build"', None)
+
+
+@pytest.mark.parametrize(("noted", "what", "answer", "by_user", "after"), [
+    pytest.param(None, PIP.what, "deny", True, PIP, id="the-users-deny-is-noted"),
+    pytest.param(None, PIP.what, "deny", False, None, id="a-timeout-is-not-the-users"),
+    pytest.param(OTHER, PIP.what, "deny", True, PIP, id="the-latest-deny-is-kept"),
+    pytest.param(OTHER, PIP.what, "deny", False, OTHER, id="a-failed-ask-keeps-the-note"),
+    pytest.param(PIP, PIP.what, "allow-once", False, None, id="allowed-later-is-forgotten"),
+    pytest.param(PIP, PIP.what, "always-allow", False, None, id="always-allowed-later"),
+    pytest.param(PIP, OTHER.what, "allow-once", False, PIP, id="another-allowed-keeps-it"),
+    pytest.param(None, PIP.what, "allow-once", False, None, id="nothing-noted"),
+])
+def test_what_a_task_remembers_of_a_deny(noted: UserDenial | None, what: str, answer: str,
+                                         by_user: bool, after: UserDenial | None) -> None:
+    rule = PIP.rule if what == PIP.what else None
+    assert denial_after(noted, what, rule, answer, by_user) == after  # type: ignore[arg-type]
