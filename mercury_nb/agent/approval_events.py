@@ -12,7 +12,8 @@ ApprovalKind = Literal["permission-asked", "permission-answered"]
 
 @dataclass(frozen=True)
 class PermissionAsked(Words):
-    """The permission mode asks the user about a call before it runs."""
+    """The permission mode asks the user about a call before it runs: question number
+    ``request_id`` of the run (the approver is asked the same number)."""
 
     kind: ClassVar[ApprovalKind] = "permission-asked"
     step: int
@@ -21,6 +22,7 @@ class PermissionAsked(Words):
     command: str | None = None
     suggested_rule: str | None = None
     detail: str = ""
+    request_id: int = 1
 
     @staticmethod
     def words(data: Data) -> str | None:

@@ -84,8 +84,10 @@ async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx
             on_event(PermissionAnswered(step, tool, describe_action(action), "deny", why=reason))
             return reason
         case Ask(what=what, suggested_rule=rule):
-            on_event(PermissionAsked(step, tool, what, command, rule, detail))
-            request = ApprovalRequest(tool, what, command, detail, rule)
+            ctx.permissions.asked += 1  # the one numbering: the approver and the live fold
+            number = ctx.permissions.asked
+            on_event(PermissionAsked(step, tool, what, command, rule, detail, number))
+            request = ApprovalRequest(tool, what, command, detail, rule, number)
             answer, why = await _asked(ctx, request)
             saved = rule if answer == "always-allow" else None
             on_event(PermissionAnswered(step, tool, what, answer, saved, why))

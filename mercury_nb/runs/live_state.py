@@ -19,9 +19,9 @@ class LiveState:
     pulse's is when the silence it reports began), and ``text``, what the model has streamed
     in this step so far (redacted by the recorder; the final answer replaces it).
     ``approval`` is the question waiting for the user (a permission-asked not yet answered:
-    ``request``, its number in this run, with the asked event's tool, what, command, detail
-    and suggested rule); ``asks`` counts this run's questions (a start or resume resets it,
-    as the front end's approver numbers its own from 1)."""
+    ``request``, its number in this run as the permission edge numbered it for the event and
+    the approver alike, with the asked event's tool, what, command, detail and suggested
+    rule)."""
 
     step: int | None = None
     tool: str | None = None
@@ -29,19 +29,21 @@ class LiveState:
     at: float | None = None
     text: str = ""
     approval: dict[str, Any] | None = None
-    asks: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"step": self.step, "tool": self.tool, "started": self.started, "at": self.at,
                 "text": self.text, "approval": self.approval}
 
 
-def _asked(data: dict[str, Any], request: int) -> dict[str, Any]:
-    """The pending approval of a permission-asked event's data."""
+def _asked(data: dict[str, Any]) -> dict[str, Any]:
+    """The pending approval of a permission-asked event's data (``request``: 0 when the
+    event carries no number, which no answer can name)."""
     def text(key: str) -> str | None:
         value = data.get(key)
         return value if isinstance(value, str) else None
 
+    number = data.get("request_id")
+    request = number if isinstance(number, int) and not isinstance(number, bool) else 0
     return {"request": request, "tool": text("tool") or "", "what": text("what") or "",
             "command": text("command"), "detail": text("detail") or "",
             "suggested_rule": text("suggested_rule")}
@@ -64,9 +66,9 @@ def fold_live(live: LiveState, event: RunEvent) -> LiveState:
     data = event.data
     match event.kind:
         case "task-started" | "resume":
-            live = replace(live, started=event.at, approval=None, asks=0)
+            live = replace(live, started=event.at, approval=None)
         case "permission-asked":
-            live = replace(live, asks=live.asks + 1, approval=_asked(data, live.asks + 1))
+            live = replace(live, approval=_asked(data))
         case "permission-answered":
             live = replace(live, approval=None)
         case "step-started":

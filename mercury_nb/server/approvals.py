@@ -2,10 +2,12 @@
 
 A task started (or continued) from the panel gets a :class:`PanelApprover`; when the
 permission mode asks, it holds a future in the server's :class:`ApprovalBoard` under the
-task's id with the question's number in this run (the live state's ``approval.request``, the
-same count) and waits for ``POST /mercury/api/tasks/{id}/approval``. The permission edge
-bounds the wait by ``approval_timeout_s`` and denies on a timeout or an error (fails closed).
-The future is settled on its own loop (``call_soon_threadsafe``), whichever thread answers.
+task's id with the question's number in this run (``ApprovalRequest.request_id``, numbered
+by the permission edge, which puts the same number on the permission-asked event the live
+state's ``approval.request`` shows) and waits for ``POST /mercury/api/tasks/{id}/approval``.
+The permission edge bounds the wait by ``approval_timeout_s`` and denies on a timeout or an
+error (fails closed). The future is settled on its own loop (``call_soon_threadsafe``),
+whichever thread answers.
 """
 
 from __future__ import annotations
@@ -80,14 +82,12 @@ class PanelApprover:
     def __init__(self, board: ApprovalBoard) -> None:
         self.board = board
         self.task_id: str | None = None
-        self.asked = 0
 
     async def __call__(self, request: ApprovalRequest, timeout_s: float) -> ApprovalAnswer:
-        self.asked += 1  # counted as the live state counts this run's permission-asked
         if self.task_id is None:
             raise RuntimeError("the panel does not know this task yet")
         loop = asyncio.get_running_loop()
-        pending = PendingApproval(self.asked, request, loop.create_future(), loop)
+        pending = PendingApproval(request.request_id, request, loop.create_future(), loop)
         self.board.hold(self.task_id, pending)
         try:  # the permission edge's wait_for bounds this by timeout_s
             return await pending.future

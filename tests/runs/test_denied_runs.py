@@ -54,7 +54,7 @@ async def test_a_deny_the_task_cannot_get_past_pauses_naming_it_and_continue_fin
     second = scripted_model([Turn(tool_calls=(call("run_command", command=WRITE),)), RAN])
     done = await run(workspace, home, second, allower, task_id=paused.task_id)
     second.assert_complete()
-    assert [r.command for r in allower.asked] == [WRITE]  # the continue asked anew
+    assert [(r.command, r.request_id) for r in allower.asked] == [(WRITE, 1)]  # asked anew
     resumed = str(second.requests[0].messages[-1].get("content"))
     assert f'Why it paused: you denied permission to run "{WRITE[:20]}' in resumed
     assert done.status == "completed", done.banner

@@ -63,22 +63,29 @@ def test_live_of_folds_in_order_and_says_it_as_json() -> None:
 
 
 ASK = {"step": 2, "tool": "run_command", "what": 'run "pip install x"',
-       "command": "pip install x", "suggested_rule": "pip install*", "detail": ""}
+       "command": "pip install x", "suggested_rule": "pip install*", "detail": "",
+       "request_id": 1}
 PENDING = {"request": 1, "tool": "run_command", "what": 'run "pip install x"',
            "command": "pip install x", "detail": "", "suggested_rule": "pip install*"}
 
 
-def test_a_permission_ask_is_pending_until_its_answer_and_asks_are_numbered_per_run() -> None:
+def test_a_permission_ask_is_pending_until_its_answer_under_the_number_it_carries() -> None:
     asked = live_of([event("task-started", 100.0), event("permission-asked", 101.0, **ASK)])
     assert asked.approval == PENDING and asked.to_json()["approval"] == PENDING
     answered = fold_live(asked, event("permission-answered", 102.0, step=2, tool="run_command",
                                       what=ASK["what"], answer="allow-once", rule=None, why=""))
-    assert answered.approval is None and answered.asks == 1
-    again = fold_live(answered, event("permission-asked", 103.0, **ASK))
-    assert again.approval == {**PENDING, "request": 2}
-    resumed = live_of([event("resume", 200.0), event("permission-asked", 201.0, **ASK)], again)
-    assert resumed.approval == PENDING  # the resumed run's approver counts from 1 again
+    assert answered.approval is None
+    again = fold_live(answered, event("permission-asked", 103.0, **{**ASK, "request_id": 7}))
+    assert again.approval == {**PENDING, "request": 7}  # the event's number, not a count
     assert fold_live(again, event("resume", 200.0)).approval is None
+
+
+@pytest.mark.parametrize("number", [None, "2", True, 2.0])
+def test_an_ask_without_a_whole_number_is_pending_as_0_which_no_answer_names(
+        number: object) -> None:
+    data = {**ASK, "request_id": number}
+    assert live_of([event("permission-asked", 1.0, **data)]).approval == {**PENDING,
+                                                                          "request": 0}
 
 
 def interface_fields(source: str, name: str) -> list[str]:

@@ -148,3 +148,15 @@ async def test_read_only_offers_no_mutating_tool_and_never_writes(
     assert list(workspace.iterdir()) == []
     assert outcome.changes == []
     assert config.mode == "chat"  # answers or plans: no forced rounds
+
+
+async def test_the_gate_numbers_a_runs_questions_once_for_the_approver_and_the_event(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    approver = FakeApprover("allow-once")
+    turns = [Turn(tool_calls=(call("run_command", command=WRITE),)),
+             Turn(tool_calls=(call("run_command", command="echo again"),)),
+             Turn(text="Ran both.")]
+    _, events = await run_once(workspace, home, scripted_model, turns, approver)
+    asked = [e for e in events if isinstance(e, PermissionAsked)]
+    assert [e.request_id for e in asked] == [r.request_id for r in approver.asked] == [1, 2]
+    assert [e.command for e in asked] == [r.command for r in approver.asked]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from dataclasses import replace
 
 import pytest
 
@@ -37,18 +38,20 @@ async def test_an_answer_from_another_thread_settles_the_question_on_its_loop() 
     assert board.answer("t1", 1, "deny") == "nothing-pending"
 
 
-async def test_a_wait_cut_short_leaves_nothing_pending_and_questions_are_numbered() -> None:
+async def test_a_wait_cut_short_leaves_nothing_pending_and_a_question_keeps_its_number(
+) -> None:
     board = ApprovalBoard()
     approver = PanelApprover(board)
     approver.task_id = "t2"
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(approver(REQUEST, 0.0), 0.01)
     assert board.pending("t2") is None
-    second = asyncio.ensure_future(approver(REQUEST, 5.0))
+    second = asyncio.ensure_future(approver(replace(REQUEST, request_id=5), 5.0))
     await asked(board, "t2")
     held = board.pending("t2")
-    assert held is not None and held.request_id == 2
-    assert board.answer("t2", 2, "allow-once") == "answered"
+    assert held is not None and held.request_id == 5  # the gate's number, not a count
+    assert board.answer("t2", 2, "allow-once") == "stale"
+    assert board.answer("t2", 5, "allow-once") == "answered"
     assert await second == "allow-once"
 
 

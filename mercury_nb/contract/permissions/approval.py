@@ -24,14 +24,17 @@ USER_DENIED = "the user denied it"
 @dataclass(frozen=True)
 class ApprovalRequest:
     """One question to the user: the ``tool`` call and ``what`` it does, the exact
-    ``command`` (a command's), ``detail`` (the diff or code, when there is one) and the rule
-    "Always allow" would save (None: only "Allow once" and "Deny")."""
+    ``command`` (a command's), ``detail`` (the diff or code, when there is one), the rule
+    "Always allow" would save (None: only "Allow once" and "Deny") and ``request_id``, its
+    number in the run (the permission edge numbers a run's questions from 1; a front end
+    that answers by number, the panel, names it)."""
 
     tool: str
     what: str
     command: str | None = None
     detail: str = ""
     suggested_rule: str | None = None
+    request_id: int = 1
 
 
 def denied_text(reason: str) -> str:
