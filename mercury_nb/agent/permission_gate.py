@@ -99,8 +99,8 @@ async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx
                 return why
             if saved is not None:
                 ctx.permissions.rules.append(saved)
-                if ctx.permissions.save_rule is not None:
-                    ctx.permissions.save_rule(saved)
+                if ctx.permissions.save_rule is not None:  # a ledger write: off the loop
+                    await asyncio.to_thread(ctx.permissions.save_rule, saved)
             return None
         case _ as unreachable:
             assert_never(unreachable)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from jupyter_server.extension.application import ExtensionApp
 from traitlets import Int, TraitError, validate
 
@@ -47,6 +49,9 @@ class MercuryServerApp(ExtensionApp):
         self.settings[PAGE_SIZE_SETTING] = self.page_size
         from mercury_nb.server.connections import connections_of
 
-        found = startup(home_of())
+        # the ledger's startup pass (recovery) before serving, as ever, but on a worker
+        # thread: no ledger SQLite runs on the server's loop thread (issue 22)
+        with ThreadPoolExecutor(1, thread_name_prefix="mercury-startup") as pool:
+            found = pool.submit(startup, home_of()).result()
         for notice in [*found.notices, *connections_of(self.settings).load()]:
             self.log.warning("mercury: %s", notice)

@@ -22,9 +22,9 @@ class Permissions:
     """A task's permission state: who approves (None: nobody can be asked, every ask is
     denied), the rules allowed beyond the config's (the workspace's saved ones, and those
     "Always allow" added during the task), where "Always allow" saves a rule for the
-    workspace (None: for this task only), and how many questions this run has asked (the
-    permission edge numbers each from it; a run, a start or a continue, starts at 0, and its
-    sub-agents share it)."""
+    workspace (None: for this task only; a blocking write, called off the loop), and how
+    many questions this run has asked (the permission edge numbers each from it; a run, a
+    start or a continue, starts at 0, and its sub-agents share it)."""
 
     approver: Approver | None = None
     rules: list[str] = field(default_factory=list)

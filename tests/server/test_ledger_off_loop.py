@@ -1,7 +1,8 @@
 """No SQLite statement of the ledger runs on the server's event loop thread: every statement
 a ledger connection executes (traced per connection) while the panel's API lists, starts,
-watches, reads and stops tasks, and while those tasks run, names the thread it ran on. The
-HTTP client's first import and TLS context are made off the loop too."""
+watches, reads and stops tasks, while those tasks run, when an "Always allow" from the panel
+saves its rule, and in the server's startup pass before it serves, names the thread it ran
+on. The HTTP client's first import and TLS context are made off the loop too."""
 
 from __future__ import annotations
 
@@ -44,9 +45,10 @@ def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[Traced]:
     real_load = runner.load_http_client
     monkeypatch.setattr(runner, "load_http_client", lambda: (
         seen.append((threading.get_ident(), "load_http_client")), real_load()))
-    names = ["off-loop-done", "off-loop-slow"]
+    names = ["off-loop-done", "off-loop-slow", "off-loop-always"]
     register_scripted_model(names[0], verified())
     register_scripted_model(names[1], slow())
+    register_scripted_model(names[2], verified())
     yield seen
     for name in names:
         unregister_scripted_model(name)
@@ -70,7 +72,7 @@ async def until(fetch: Fetch, task_id: str, done: Callable[[dict[str, Any]], boo
 async def test_no_ledger_statement_runs_on_the_servers_loop_thread(
         traced: Traced, jp_fetch: Fetch, jp_ws_fetch: Any, jp_root_dir: Path) -> None:
     loop_thread = threading.get_ident()  # the test runs on the server's loop
-    served = len(traced)  # the launch's startup pass ran before the loop served: not counted
+    assert any("tasks" in sql for _, sql in traced)  # the server's startup pass was traced
     (jp_root_dir / "a").mkdir()
     (jp_root_dir / "b").mkdir()
     socket = await jp_ws_fetch("mercury", "api", "events")
@@ -93,5 +95,33 @@ async def test_no_ledger_statement_runs_on_the_servers_loop_thread(
     assert any("events" in sql for sql in writes)  # the trace saw the tasks' own writes
     assert any(sql.lstrip().upper().startswith("SELECT") for _, sql in traced)
     assert [sql for _, sql in traced].count("load_http_client") == 1  # the HTTP client's import too
-    on_loop = [sql for thread, sql in traced[served:] if thread == loop_thread]
+    assert_off_loop(traced, loop_thread)
+
+
+def assert_off_loop(traced: Traced, loop_thread: int) -> None:
+    """No traced statement ran on ``loop_thread`` (the server's startup pass included)."""
+    on_loop = [sql for thread, sql in traced if thread == loop_thread]
     assert on_loop == [], f"{len(on_loop)} of {len(traced)} on the loop, e.g. {on_loop[:5]}"
+
+
+@on_server_loop
+async def test_an_always_allow_from_the_panel_saves_its_rule_off_the_loop(
+        traced: Traced, jp_fetch: Fetch, jp_root_dir: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MERCURY_PERMISSIONS", "edits")  # the check is asked about
+    loop_thread = threading.get_ident()
+    (jp_root_dir / "ws").mkdir()
+    task_id = (await api(jp_fetch, "tasks", body={"task": "Create a passing test.",
+                                                   "workdir": "ws",
+                                                   "model": "scripted/off-loop-always"}
+                         ))["task_id"]
+    await until(jp_fetch, task_id, lambda d: bool((d["task"]["live"] or {}).get("approval")))
+    detail = await api(jp_fetch, "tasks", task_id)
+    number = detail["task"]["live"]["approval"]["request"]
+    answered = await api(jp_fetch, "tasks", task_id, "approval",
+                         body={"request": number, "answer": "always"})
+    assert answered["answer"] == "always-allow"
+    await until(jp_fetch, task_id, lambda d: d["task"]["status"] == "completed")
+    saved = [thread for thread, sql in traced if "INSERT OR IGNORE INTO allow_rules" in sql]
+    assert len(saved) == 1 and saved[0] != loop_thread  # the rule's write, traced off the loop
+    assert_off_loop(traced, loop_thread)
