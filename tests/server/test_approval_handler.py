@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from panel_scripts import verified
+from panel_scripts import check_command, verified
 from test_handlers import (
     Fetch,
     call,
@@ -167,4 +167,35 @@ async def test_a_task_continued_from_the_panel_asks_the_panel_again(
                body={"request": 1, "answer": "once"})
     done = await wait_status(jp_fetch, task_id, FINISHED)
     assert done["task"]["status"] == "completed", done["task"]
+    assert [e["exit_code"] for e in done["evidence"]][-1] == 0
+
+
+@on_server_loop
+async def test_a_deny_the_task_cannot_get_past_pauses_naming_the_command_and_continue_runs_it(
+    jp_fetch: Fetch, models: Any
+) -> None:
+    check = check_command("test_ok.py")
+    script = [*verified()[:2],
+              Turn(tool_calls=(call_tool("finish", status="blocked",
+                                         blocker="I may not run the tests."),)),
+              Turn(tool_calls=(call_tool("run_command", command=check),)),
+              Turn(text="test_ok.py passes.")]
+    task_id = await start(jp_fetch, models("approve-denied", script), "Add a passing test.")
+    asked = await pending_approval(jp_fetch, task_id)
+    await call(jp_fetch, "tasks", task_id, "approval", method="POST",
+               body={"request": asked["request"], "answer": "deny"})
+    paused = await wait_status(jp_fetch, task_id, FINISHED)
+    task = paused["task"]
+    denied = (f'you denied permission to run "{check}" — allow it with '
+              f'--allow "{asked["suggested_rule"]}" or --permissions auto')
+    assert (task["status"], task["resumable"], task["blocker"]) == ("paused", True, denied)
+    assert denied in task["banner"]
+    await call(jp_fetch, "tasks", task_id, "continue", method="POST", body={})
+    again = await pending_approval(jp_fetch, task_id)
+    assert again["request"] == 1 and again["command"] == check  # asked anew, numbered anew
+    await call(jp_fetch, "tasks", task_id, "approval", method="POST",
+               body={"request": 1, "answer": "once"})
+    done = await wait_status(jp_fetch, task_id, FINISHED)
+    assert done["task"]["status"] == "completed", done["task"]
+    assert done["task"]["blocker"] is None and "denied" not in done["task"]["banner"]
     assert [e["exit_code"] for e in done["evidence"]][-1] == 0
