@@ -160,15 +160,19 @@ export async function applyRequest(
   return { state: 'applied' };
 }
 
-/** Sets the cell's metadata to exactly ``metadata`` (keys it lacks are removed). */
+/** Sets the cell's metadata to ``metadata``: keys it lacks are removed (but the page's own
+ * ``trusted``), keys whose value differs are set. */
 function setAllMetadata(cell: ISharedCellLike, metadata: Record<string, unknown>): void {
-  for (const key of Object.keys(cell.metadata ?? {})) {
-    if (!(key in metadata)) {
+  const now = cell.metadata ?? {};
+  for (const key of Object.keys(now)) {
+    if (!(key in metadata) && key !== 'trusted') {
       cell.deleteMetadata?.(key);
     }
   }
   for (const [key, value] of Object.entries(metadata)) {
-    cell.setMetadata(key, value);
+    if (JSON.stringify(now[key]) !== JSON.stringify(value)) {
+      cell.setMetadata(key, value);
+    }
   }
 }
 
