@@ -139,13 +139,13 @@ def plan_cells(after: Any, before: Any) -> tuple[CellOp, ...] | None:
                 new.get("metadata") or {}) != (old.get("metadata") or {}):
             edits.append(EditBack(cell_id, number, expect, _text(old.get("source")),
                                   dict(old.get("metadata") or {})))
+        was_out = [_output(o) for o in old.get("outputs") or []]
         if old.get("cell_type") == "code" and (
-                new.get("outputs") != old.get("outputs")
+                [_output(o) for o in new.get("outputs") or []] != was_out
                 or new.get("execution_count") != old.get("execution_count")):
             outputs.append(RestoreOutputs(
-                cell_id, number, source_sha(_text(old.get("source"))),
-                [_output(o) for o in old.get("outputs") or []], old.get("execution_count"),
-                new.get("execution_count")))
+                cell_id, number, source_sha(_text(old.get("source"))), was_out,
+                old.get("execution_count"), new.get("execution_count")))
     deletes: list[CellOp] = [DeleteInserted(i, n, source_sha(_text(c.get("source"))))
                              for i, (n, c) in at.items() if i not in was]
     inserts: list[CellOp] = [

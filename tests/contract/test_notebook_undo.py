@@ -58,6 +58,8 @@ B = code("b", "y = 2")
         pytest.param(nb(H, code("a", "x = 1", outputs=[], count=None), B), nb(H, A, B), (
             RestoreOutputs("a", 2, source_sha("x = 1"), [OUT_JOINED], 1, None),),
             id="outputs only (a run)"),
+        pytest.param(nb(H, code("a", "x = 1", outputs=[OUT_JOINED], count=1)), nb(H, A), (),
+                     id="the same outputs, lines split or not"),
         pytest.param(nb(H, md("n", "new"), A), nb(H, A), (
             DeleteInserted("n", 2, source_sha("new")),), id="inserted: deleted"),
         pytest.param(nb(A), nb(H, A, B), (
