@@ -1,12 +1,13 @@
 """runs.undo of a task's notebook edits while the notebook is open in JupyterLab (FakeLab
 plays it): the undo goes cell by cell through the live route, a cell the user typed in after
-the task is left and named, the undo undoes (live or on disk), and without an answer the file
-is swapped on disk as before."""
+the task is left and named, the undo undoes (live or on disk), without an answer the file is
+swapped on disk as before, and cells after a first answer that never get theirs are named."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from mercury_nb.ledger.access import close_all, open_ledger
 from mercury_nb.ledger.files import ledger_path
 from mercury_nb.ledger.live_edits import LiveEditStore, close_stores
 from mercury_nb.testing import Turn, call
-from mercury_nb.testing.fake_lab import FakeLab
+from mercury_nb.testing.fake_lab import FakeLab, apply_to_file
 from mercury_nb.tools import notebook_live
 
 NB = "analysis.ipynb"
@@ -156,3 +157,34 @@ async def test_an_undo_that_changes_nothing_is_not_recorded(workspace: Path, hom
     assert (second.undo_id, second.restored, second.left) == (None, [], [])
     assert "to put them back" not in second.text()
     assert tasks(home) == count
+
+
+async def test_a_lab_that_stops_answering_leaves_the_rest_named(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    task_id = await run_task(workspace, home, scripted_model)
+    path = (workspace / NB).resolve()
+    lab = LiveEditStore(home)  # answers the first request only, then takes and drops them
+    lab.report_open([path])
+    stop = threading.Event()
+
+    def serve() -> None:
+        answered = 0
+        while not stop.wait(0.005):
+            for request_id, at, request in lab.claim([path]):
+                if not answered:
+                    lab.acknowledge(request_id, *apply_to_file(at, request))
+                answered += 1
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        report = runs.undo(task_id, config(workspace, home, live_edit_wait_s=0.3))
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        lab.close()
+    assert isinstance(report, runs.UndoReport) and report.restored == [NB]
+    silent = "left as is: analysis.ipynb cell {n}: JupyterLab did not answer"
+    assert [why for _, why in report.left] == [silent.format(n=n) for n in (3, 4, 2)]
+    assert [source for _, source in cells(workspace)] == ["# Sales", "x = 1", "print(x)",
+                                                          "y = 2"]
