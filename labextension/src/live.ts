@@ -19,6 +19,8 @@ interface ISharedCellLike {
   getSource(): string;
   setSource(value: string): void;
   setMetadata(key: string, value: unknown): void;
+  deleteMetadata?(key: string): void;
+  readonly metadata?: Record<string, unknown>;
   setOutputs?(outputs: unknown[]): void;
   execution_count?: number | null;
 }
@@ -36,6 +38,8 @@ interface IRanCell {
   read_sha: string;
   outputs: unknown[];
   execution_count: number | null;
+  /** An undo's outputs go in only while the cell's count is still the one the task left. */
+  expect_count?: number | null;
 }
 
 interface IEditRequest {
@@ -48,6 +52,8 @@ interface IEditRequest {
   read_sha?: string;
   source?: string;
   mercury?: unknown;
+  /** An undo's edit: the cell's whole metadata as it was before the task. */
+  metadata?: Record<string, unknown>;
   clear_outputs?: boolean;
   after_cell_id?: string | null;
   index?: number;
@@ -126,6 +132,9 @@ export async function applyRequest(
       if (request.mercury) {
         cell.setMetadata('mercury', request.mercury);
       }
+      if (request.metadata) {
+        setAllMetadata(cell, request.metadata);
+      }
       if (request.clear_outputs && cell.setOutputs) {
         cell.setOutputs([]);
         cell.execution_count = null;
@@ -142,8 +151,29 @@ export async function applyRequest(
       : request.after_cell_id
         ? cells.length
         : Math.min(request.index ?? cells.length, cells.length);
+  const existing = cells.find(c => c.id === request.cell_id);
+  if (request.cell_id && existing) {
+    // an undo's insert of a cell that is there again (the user's Ctrl+Z): never twice
+    return { state: 'refused', source: existing.getSource() };
+  }
   notebook.insertCell(index, request.cell ?? {});
   return { state: 'applied' };
+}
+
+/** Sets the cell's metadata to ``metadata``: keys it lacks are removed (but the page's own
+ * ``trusted``), keys whose value differs are set. */
+function setAllMetadata(cell: ISharedCellLike, metadata: Record<string, unknown>): void {
+  const now = cell.metadata ?? {};
+  for (const key of Object.keys(now)) {
+    if (!(key in metadata) && key !== 'trusted') {
+      cell.deleteMetadata?.(key);
+    }
+  }
+  for (const [key, value] of Object.entries(metadata)) {
+    if (JSON.stringify(now[key]) !== JSON.stringify(value)) {
+      cell.setMetadata(key, value);
+    }
+  }
 }
 
 /** Sets each ran cell's outputs and execution count, for the cells whose source is still
@@ -153,7 +183,14 @@ async function setOutputs(notebook: ISharedNotebookLike, ran: IRanCell[]): Promi
   const skipped: string[] = [];
   for (const run of ran) {
     const cell = notebook.cells.find(c => c.id === run.cell_id);
-    if (cell && cell.setOutputs && (await sha256(cell.getSource())) === run.read_sha) {
+    const countKept =
+      run.expect_count === undefined || (cell?.execution_count ?? null) === run.expect_count;
+    if (
+      cell &&
+      cell.setOutputs &&
+      countKept &&
+      (await sha256(cell.getSource())) === run.read_sha
+    ) {
       taken.push([cell, run]);
     } else {
       skipped.push(run.cell_id);

@@ -11,7 +11,8 @@ import { oneLine, shownName } from './untrusted';
 /** POST tasks/{id}/undo's reply (mercury_nb/runs/undoing.py UndoReport.to_json). */
 export interface IUndoReport {
   task_id: string;
-  undo_id: string;
+  /** null: the undo changed nothing, so it was not recorded (nothing to put back). */
+  undo_id: string | null;
   restored: string[];
   left: { path: string; why: string }[];
   not_undoable: string[];
@@ -91,7 +92,7 @@ export function UndoResult(props: { undo: IUndoState }): JSX.Element | null {
     return null;
   }
   return (
-    <section className="jp-mercury-undo-result" data-undo-id={report.undo_id}>
+    <section className="jp-mercury-undo-result" data-undo-id={report.undo_id ?? ''}>
       <h3>Undo</h3>
       <div>
         {report.restored.length} file(s) restored
@@ -100,8 +101,8 @@ export function UndoResult(props: { undo: IUndoState }): JSX.Element | null {
       </div>
       {report.left.length > 0 && (
         <ul className="jp-mercury-undo-left">
-          {report.left.map(item => (
-            <li key={item.path} data-path={item.path}>
+          {report.left.map((item, index) => (
+            <li key={index} data-path={item.path}>
               {oneLine(item.why)}
             </li>
           ))}
@@ -117,9 +118,9 @@ export function UndoResult(props: { undo: IUndoState }): JSX.Element | null {
           </ul>
         </>
       )}
-      <div className="jp-mercury-muted">
-        to put them back, undo task {report.undo_id}
-      </div>
+      {report.undo_id !== null && (
+        <div className="jp-mercury-muted">to put them back, undo task {report.undo_id}</div>
+      )}
     </section>
   );
 }

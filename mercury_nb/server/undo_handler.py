@@ -2,7 +2,8 @@
 
 Thin over :func:`mercury_nb.runs.undo`: the body is ``{}`` (every file) or ``{"path": P}``
 (one file of the task's changed-files list). The reply is the undo's report
-(``restored``, ``left`` with why, ``not_undoable``, ``undo_id``); 404 an unknown task, 409 a
+(``restored``, ``left`` with why, ``not_undoable``, ``undo_id``: null when the undo changed
+nothing, so it was not recorded); 404 an unknown task, 409 a
 task that cannot be undone now (running, or no record kept).
 """
 

@@ -29,7 +29,9 @@ def apply_to_file(path: Path, request: dict[str, Any]) -> tuple[str, dict[str, A
         skipped = []
         for ran in request["cells"]:
             i = at.get(ran["cell_id"])
-            if i is None or source_sha(_source(cells[i])) != ran["read_sha"]:
+            if i is None or source_sha(_source(cells[i])) != ran["read_sha"] or (
+                    "expect_count" in ran
+                    and cells[i].get("execution_count") != ran["expect_count"]):
                 skipped.append(ran["cell_id"])
                 continue
             cells[i].outputs = [nbformat.from_dict(o) for o in ran["outputs"]]
@@ -39,6 +41,8 @@ def apply_to_file(path: Path, request: dict[str, Any]) -> tuple[str, dict[str, A
         nbformat.write(notebook, str(path))
         return "applied", {"skipped": skipped}
     if op == "insert":
+        if request.get("cell_id") in at:  # there again already: never twice
+            return "refused", {"source": _source(cells[at[request["cell_id"]]])}
         after = request.get("after_cell_id")
         index = at[after] + 1 if after in at else request.get("index", len(cells))
         cells.insert(index, nbformat.from_dict(request["cell"]))
@@ -53,6 +57,12 @@ def apply_to_file(path: Path, request: dict[str, Any]) -> tuple[str, dict[str, A
         del cells[i]
     else:
         cells[i].source = request["source"]
+        if request.get("mercury"):
+            cells[i].setdefault("metadata", {})["mercury"] = request["mercury"]
+        if request.get("clear_outputs") and cells[i].get("cell_type") == "code":
+            cells[i].outputs, cells[i].execution_count = [], None
+        if isinstance(request.get("metadata"), dict):
+            cells[i].metadata = nbformat.from_dict(request["metadata"])
     nbformat.write(notebook, str(path))
     return "applied", {}
 

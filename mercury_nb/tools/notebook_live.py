@@ -20,6 +20,7 @@ from mercury_nb.contract.live_edit import (
     Disk,
     Gone,
     Live,
+    LiveEditLimits,
     Refuse,
     live_refusal_text,
     route,
@@ -66,9 +67,10 @@ class LiveApplied:
 
 @dataclass(frozen=True)
 class Refused:
-    """The open notebook refused it: the tool result says why."""
+    """The open notebook refused it: the tool result says why (``gone``: no such cell)."""
 
     text: str
+    gone: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,11 +85,16 @@ Sent = LiveApplied | Refused | NotLive
 
 def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
     """Offer ``request`` to the notebook at ``path`` open in JupyterLab; wait for its answer."""
-    edits = _installed
+    return offer(_installed, ctx.config, path, request)
+
+
+def offer(edits: LiveEdits | None, limits: LiveEditLimits, path: Path,
+          request: dict[str, Any]) -> Sent:
+    """:func:`send` through ``edits`` (None: no Lab) with these settings (undo's door)."""
     if edits is None:
         return NotLive("no-lab")
     try:
-        decision = route(edits.seen_at(path), time.time(), ctx.config)
+        decision = route(edits.seen_at(path), time.time(), limits)
     except OSError as error:  # an unusable ledger: the disk edit of today
         return NotLive(f"ledger: {error}")
     match decision:
@@ -96,7 +103,7 @@ def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
         case Live():
             pass
     request_id = edits.submit(path, request)
-    found = _wait(edits, request_id, ctx.config.live_edit_wait_s, ctx.config.live_tick_s)
+    found = _wait(edits, request_id, limits.live_edit_wait_s, limits.live_tick_s)
     if found is None:
         return NotLive("no-answer")
     state, reply = found
@@ -107,7 +114,7 @@ def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
     if state == "refused":
         source = reply.get("source")
         text = live_refusal_text(cell, Refuse(source) if isinstance(source, str) else Gone())
-        return Refused(text or f"refused: cell {cell}")
+        return Refused(text or f"refused: cell {cell}", gone=not isinstance(source, str))
     return NotLive(state)
 
 

@@ -3,7 +3,9 @@
 Each file is re-read just before it is written: when its content is no longer what the plan
 saw, it is left as is and named. What a file held before the undo wrote it is kept in the
 content store, so the undo can itself be undone (:class:`Applied` carries those states).
-A notebook goes back through disk like any file (an open one is then reloaded by the panel).
+A notebook open in JupyterLab is undone cell by cell in the open document instead
+(:mod:`mercury_nb.runs.undo_live`); one that is not open, or does not answer, goes back through
+disk like any file (the panel then reloads it).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 At the end of a task (and of each resumed run) :func:`keep_task_states` records, for every
 file the change summary names, the hash before the task, the hash at its end, and the
-"before" content itself in a content store (``home/.mercury-undo/blobs/<sha256>``), bounded by
+"before" content itself (a notebook's end content too, for the undo cell by cell in the open
+document) in a content store (``home/.mercury-undo/blobs/<sha256>``), bounded by
 ``undo_max_bytes``. The "before" bytes come from the start snapshot's kept text (checked
 against its hash, so a lossy decode is never restored) or, in a git workspace, from the
 baseline commit. A file whose bytes cannot be kept is recorded with the reason.
@@ -23,6 +24,7 @@ from mercury_nb.workspace import git_state
 from mercury_nb.workspace.atomic import atomic_write_bytes
 from mercury_nb.workspace.changes import ChangeReport
 from mercury_nb.workspace.file_state import DEFAULT_MAX_HASH_BYTES, read_state
+from mercury_nb.workspace.reading import read_bounded
 from mercury_nb.workspace.snapshot import FileState, Snapshot
 
 NOT_KEPT_BINARY = "binary, not kept outside git"
@@ -114,23 +116,41 @@ def keep_task_states(snapshot: Snapshot, report: ChangeReport, home: Path | str,
                              max_bytes)
     left = max_bytes - sum(_kept_size(home, f) for f in files.values())
     for change in report.changes:
-        end = current_hash(root, change.path, snapshot.max_hash_bytes)
-        if change.path in files:
-            files[change.path] = KeptFile(files[change.path].before, end,
-                                          files[change.path].unkept)
-            continue
-        state, data = befores.get(change.path, (None, None))
-        if state is None:
-            files[change.path] = KeptFile(None, end)
-            continue
-        unkept = _why_unkept(state, data, left)
-        if unkept is None and data is not None:
-            put_blob(home, data)
-            left -= len(data)
-        files[change.path] = KeptFile(state.sha256, end, unkept)
+        path = change.path
+        if path in files:
+            before, unkept = files[path].before, files[path].unkept
+        else:
+            state, data = befores.get(path, (None, None))
+            before = None if state is None else state.sha256
+            unkept = None if state is None else _why_unkept(state, data, left)
+            if state is not None and unkept is None and data is not None:
+                put_blob(home, data)
+                left -= len(data)
+        if before is not None and unkept is None:
+            end, left = _end_state(home, root, path, left, snapshot.max_hash_bytes)
+        else:  # no undo cell by cell without its "before": the hash is enough
+            end = current_hash(root, path, snapshot.max_hash_bytes)
+        files[path] = KeptFile(before, end, unkept)
     states = TaskStates(str(root), files)
     save_states(home, task_id, states)
     return states
+
+
+def _end_state(home: Path | str, root: Path, path: str, left: int, max_hash_bytes: int
+               ) -> tuple[str | None, int]:
+    """The file's hash now; a notebook's bytes are kept too (within ``left``), so its undo
+    can go cell by cell in the open document. The hash, and the budget left."""
+    if not path.endswith(".ipynb"):
+        return current_hash(root, path, max_hash_bytes), left
+    try:
+        data = read_bounded(root, root / path, min(left, max_hash_bytes))
+    except (OSError, ValueError):  # absent, or over the budget: its hash only
+        return current_hash(root, path, max_hash_bytes), left
+    sha = hashlib.sha256(data).hexdigest()
+    if get_blob(home, sha) is None:
+        put_blob(home, data)
+        left -= len(data)
+    return sha, left
 
 
 def _why_unkept(state: FileState, data: bytes | None, left: int) -> str | None:
@@ -211,8 +231,8 @@ def prune_store(home: Path | str, known: Callable[[list[str]], Iterable[str]], n
             with contextlib.suppress(OSError):
                 (tasks / f"{task_id}.json").unlink()
                 gone += 1
-    used = {file.before for task_id in alive if (states := load_states(home, task_id))
-            for file in states.files.values() if file.before}
+    used = {sha for task_id in alive if (states := load_states(home, task_id))
+            for file in states.files.values() for sha in (file.before, file.end) if sha}
     for blob in (undo_dir(home) / "blobs").glob("*"):
         with contextlib.suppress(OSError):
             if blob.name not in used and now - blob.stat().st_mtime >= min_age_s:

@@ -43,11 +43,21 @@ def live_run(path: str) -> list[Turn]:
     ]
 
 
+def live_two_edits(path: str) -> list[Turn]:
+    """Read ``path``, set its cells 1 and 2 to ``a = 100`` and ``b = 200``, then say so."""
+    return [
+        Turn(tool_calls=(call("read_notebook", path=path),)),
+        Turn(tool_calls=(call("edit_notebook_cell", path=path, index=1, source="a = 100"),
+                         call("edit_notebook_cell", path=path, index=2, source="b = 200"))),
+        Turn(text=f"Set a and b in {path}."),
+    ]
+
+
 def register_all(prefix: str = "live") -> None:
     """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel``, ``-undo``, ``-kernel``,
-    ``-cli``, ``-delete`` and ``-outputs`` (fresh scripts, each played once in a lab session,
-    or in the kernel or CLI process that registers them): the browser tests of live edits name
-    them."""
+    ``-cli``, ``-delete``, ``-outputs`` and ``-undone`` (fresh scripts, each played once in a
+    lab session, or in the kernel or CLI process that registers them): the browser tests of
+    live edits name them."""
     from mercury_nb.testing import register_scripted_model
 
     register_scripted_model(f"{prefix}-unsaved", live_insert("unsaved.ipynb", 3))
@@ -58,6 +68,7 @@ def register_all(prefix: str = "live") -> None:
     register_scripted_model(f"{prefix}-cli", live_edit("cli.ipynb", 1, LIVE_SOURCE))
     register_scripted_model(f"{prefix}-delete", live_delete("delete.ipynb", "gone"))
     register_scripted_model(f"{prefix}-outputs", live_run("outputs.ipynb"))
+    register_scripted_model(f"{prefix}-undone", live_two_edits("undone.ipynb"))
 
 
 def cli_main(argv: list[str]) -> int:

@@ -128,11 +128,13 @@ def test_pruning_drops_what_the_ledger_forgot_and_keeps_what_it_knows(tmp_path: 
     kept_blob = put_blob(home, b"before of a task the ledger keeps")
     old_blob = put_blob(home, b"before of a pruned task")
     young_blob = put_blob(home, b"kept a moment ago by a task still ending")
-    save_states(home, "alive", TaskStates("/ws", {"a.txt": KeptFile(kept_blob, "e1")}))
+    end_blob = put_blob(home, b"a notebook as the task the ledger keeps left it")
+    save_states(home, "alive", TaskStates("/ws", {"a.txt": KeptFile(kept_blob, "e1"),
+                                                  "n.ipynb": KeptFile(None, end_blob)}))
     save_states(home, "pruned", TaskStates("/ws", {"b.txt": KeptFile(old_blob, "e2")}))
     blobs = home / ".mercury-undo" / "blobs"
     hour_ago = blobs.joinpath(old_blob).stat().st_mtime - 7200
-    for sha in (kept_blob, old_blob):
+    for sha in (kept_blob, old_blob, end_blob):
         os.utime(blobs / sha, (hour_ago, hour_ago))
     now = blobs.joinpath(young_blob).stat().st_mtime + 1
 
@@ -142,3 +144,22 @@ def test_pruning_drops_what_the_ledger_forgot_and_keeps_what_it_knows(tmp_path: 
     assert load_states(home, "pruned") is None and load_states(home, "alive") is not None
     assert get_blob(home, old_blob) is None
     assert get_blob(home, kept_blob) is not None and get_blob(home, young_blob) is not None
+    assert get_blob(home, end_blob) is not None  # a notebook's end: its live undo needs it
+
+
+def test_a_notebooks_end_is_kept_within_the_budget(tmp_path: Path) -> None:
+    root, home = tmp_path / "ws", tmp_path / "home"
+    root.mkdir()
+    (root / "small.ipynb").write_text('{"cells": []}')
+    (root / "large.ipynb").write_text('{"cells": [], "x": "' + "x" * 600 + '"}')
+
+    def change(folder: Path) -> None:
+        (folder / "small.ipynb").write_text('{"cells": [], "n": 1}')
+        (folder / "large.ipynb").write_text('{"cells": [], "y": "' + "y" * 600 + '"}')
+        (folder / "a.txt").write_text("text\n")
+
+    files = _kept(root, home, change, max_bytes=700).files
+    assert get_blob(home, str(files["small.ipynb"].end)) == b'{"cells": [], "n": 1}'
+    assert files["large.ipynb"].end == current_hash(root, "large.ipynb")  # over the budget:
+    assert get_blob(home, str(files["large.ipynb"].end)) is None  # its hash only
+    assert get_blob(home, str(files["a.txt"].end)) is None  # a text file's end: hash only
