@@ -35,8 +35,11 @@ from mercury_nb.contract.endings import (
     WorkNotStartedPause,
 )
 from mercury_nb.contract.permissions.approval import ApprovalAnswer, allow_hint
+from mercury_nb.contract.text_cut import clip
 
 USER_DENIED_PAUSE = "you denied permission to {what} — allow it with {how}"
+SAID_CHARS = 160
+"""How much of the model's own words (or the failed check's command) the pause keeps."""
 
 
 @dataclass(frozen=True)
@@ -70,10 +73,20 @@ def after_user_denial(ending: Ending, denial: UserDenial | None) -> Ending:
     module for which endings the denial replaces."""
     if denial is None:
         return ending
+    reason = denied_reason(denial)
     match ending:
-        case (WorkNotStartedPause() | VerificationFailedPause() | FilesMissingPause()
-              | BlockedPause() | DeclinedPause()):
-            return Paused(denied_reason(denial))
+        case WorkNotStartedPause(blocker=blocker):
+            return Paused(reason, blocker)
+        case BlockedPause(reason=said) | DeclinedPause(reason=said):
+            return Paused(f"{reason} (the model said: {clip(said, SAID_CHARS)})"
+                          if said.strip() else reason)
+        case VerificationFailedPause(last_check=check, stale=False) if check is not None:
+            how = "timed out" if check.timed_out or check.exit_code is None else (
+                f"exit {check.exit_code}")
+            return Paused(f"{reason} (the last check failed: "
+                          f"{clip(check.command, SAID_CHARS)}, {how})")
+        case VerificationFailedPause() | FilesMissingPause():
+            return Paused(reason)
         case (VerifiedCompletion() | NoChangesCompletion() | Aborted() | StepBudgetPause()
               | TruncationPause() | Paused() | BudgetPause() | QuestionPause()
               | ProviderFailure() | Failed() | WindowTooSmall() | NoToolSupport()):

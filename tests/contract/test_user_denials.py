@@ -28,7 +28,9 @@ from mercury_nb.contract.endings import (
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.permissions import pause_reason
 from mercury_nb.contract.spend import TokenBudgetHit
+from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.user_denials import (
+    SAID_CHARS,
     UserDenial,
     after_user_denial,
     denial_after,
@@ -57,18 +59,29 @@ UNCHANGED: list[Ending] = [
     WINDOW,
     NoToolSupport("m", "reported"),
 ]
-REPLACED: list[Ending] = [
-    WorkNotStartedPause(Blocker("run_command", "denied: the user denied it")),
-    WorkNotStartedPause(None),
-    VerificationFailedPause(FAILED_CHECK, stale=False),
-    VerificationFailedPause(None, stale=False, requested="python hello.py"),
-    FilesMissingPause(("made.txt",)),
-    BlockedPause("I cannot install requests without permission"),
-    DeclinedPause("nothing needs changing"),
+DENIED_BLOCKER = Blocker("run_command", "denied: the user denied it")
+REPLACED: list[tuple[Ending, Paused]] = [
+    (WorkNotStartedPause(DENIED_BLOCKER), Paused(PIP_PAUSE.reason, DENIED_BLOCKER)),
+    (WorkNotStartedPause(None), PIP_PAUSE),
+    (VerificationFailedPause(FAILED_CHECK, stale=False),
+     Paused(f"{PIP_PAUSE.reason} (the last check failed: pytest -q, exit 1)")),
+    (VerificationFailedPause(CheckRecord("pytest -q", None, 3, timed_out=True), stale=False),
+     Paused(f"{PIP_PAUSE.reason} (the last check failed: pytest -q, timed out)")),
+    (VerificationFailedPause(FAILED_CHECK, stale=True), PIP_PAUSE),
+    (VerificationFailedPause(None, stale=False, requested="python hello.py"), PIP_PAUSE),
+    (FilesMissingPause(("made.txt",)), PIP_PAUSE),
+    (BlockedPause("I cannot install requests without permission"),
+     Paused(f"{PIP_PAUSE.reason} (the model said: I cannot install requests without "
+            "permission)")),
+    (BlockedPause("  "), PIP_PAUSE),
+    (DeclinedPause("nothing needs changing"),
+     Paused(f"{PIP_PAUSE.reason} (the model said: nothing needs changing)")),
+    (BlockedPause("x" * 400),
+     Paused(f"{PIP_PAUSE.reason} (the model said: {clip('x' * 400, SAID_CHARS)})")),
 ]
 
 
-@pytest.mark.parametrize("ending", [*UNCHANGED, *REPLACED], ids=repr)
+@pytest.mark.parametrize("ending", [*UNCHANGED, *(e for e, _ in REPLACED)], ids=repr)
 def test_nothing_denied_keeps_every_ending(ending: Ending) -> None:
     assert after_user_denial(ending, None) is ending
 
@@ -78,10 +91,11 @@ def test_a_completion_a_stop_or_an_unrelated_cause_stays_as_it_is(ending: Ending
     assert after_user_denial(ending, PIP) is ending
 
 
-@pytest.mark.parametrize("ending", REPLACED, ids=repr)
+@pytest.mark.parametrize(("ending", "paused"), REPLACED, ids=repr)
 def test_a_pause_the_denial_may_have_caused_names_it_and_how_to_allow_it(
-        ending: Ending) -> None:
-    assert after_user_denial(ending, PIP) == PIP_PAUSE
+        ending: Ending, paused: Paused) -> None:
+    """It keeps what else the ending knew: the blocker, the model's words, a failed check."""
+    assert after_user_denial(ending, PIP) == paused
 
 
 @pytest.mark.parametrize(("denial", "reason"), [

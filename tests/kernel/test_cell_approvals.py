@@ -68,6 +68,6 @@ async def test_the_cells_deny_pauses_a_task_that_cannot_go_on_naming_the_command
     model.assert_complete()
     assert not (tmp_path / "made.txt").exists()
     denied = (f'you denied permission to run "{WRITE}" — allow it with --allow "{WRITE}" '
-              "or --permissions auto")
+              "or --permissions auto (the model said: I may not run the script.)")
     assert (outcome.status, outcome.resumable, outcome.blocker) == ("paused", True, denied)
     assert outcome.banner in capsys.readouterr().out  # the cell shows the pause

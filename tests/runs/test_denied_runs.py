@@ -15,7 +15,7 @@ from mercury_nb.testing import Turn, call
 
 TASK = "Create made.txt by running the script."
 DENIED = (f'you denied permission to run "{WRITE}" — allow it with --allow "{WRITE}" or '
-          "--permissions auto")
+          "--permissions auto (the model said: I may not run the script that writes made.txt.)")
 BLOCKED = Turn(tool_calls=(call("finish", status="blocked",
                                 blocker="I may not run the script that writes made.txt."),))
 RAN = Turn(text="Ran the script: made.txt holds ok.")

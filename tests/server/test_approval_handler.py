@@ -187,7 +187,8 @@ async def test_a_deny_the_task_cannot_get_past_pauses_naming_the_command_and_con
     paused = await wait_status(jp_fetch, task_id, FINISHED)
     task = paused["task"]
     denied = (f'you denied permission to run "{check}" — allow it with '
-              f'--allow "{asked["suggested_rule"]}" or --permissions auto')
+              f'--allow "{asked["suggested_rule"]}" or --permissions auto '
+              "(the model said: I may not run the tests.)")
     assert (task["status"], task["resumable"], task["blocker"]) == ("paused", True, denied)
     assert denied in task["banner"]
     await call(jp_fetch, "tasks", task_id, "continue", method="POST", body={})
