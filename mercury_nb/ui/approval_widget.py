@@ -29,10 +29,13 @@ def approval_widgets(request: ApprovalRequest
     buttons: dict[ApprovalAnswer, widgets.Button] = {
         "allow-once": widgets.Button(description=ALLOW_ONCE, button_style="primary")}
     if request.suggested_rule is not None:
-        buttons["always-allow"] = widgets.Button(
-            description=ALWAYS_ALLOW.format(rule=request.suggested_rule))
+        always = ALWAYS_ALLOW.format(rule=request.suggested_rule)
+        buttons["always-allow"] = widgets.Button(  # as wide as its rule: the user reads it
+            description=always, tooltip=always,
+            layout=widgets.Layout(width="auto", max_width="100%"))
     buttons["deny"] = widgets.Button(description=DENY, button_style="danger")
-    parts.append(widgets.HBox(list(buttons.values())))
+    parts.append(widgets.HBox(list(buttons.values()),
+                              layout=widgets.Layout(flex_flow="row wrap")))
     return widgets.VBox(parts), buttons
 
 

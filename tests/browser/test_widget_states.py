@@ -345,7 +345,9 @@ def test_an_edits_cell_asks_before_its_command_with_the_three_answers(
     notebook.run("approve")
     text = notebook.wait_for("approve", lambda t: "Allow once" in t, "the approval")
     assert "pip install --dry-run requests" in text and "Deny" in text
-    assert "Always allow" in text
+    assert "Always allow `pip install --dry-run requests`" in text
+    always = notebook.output("approve").locator("button", has_text="Always allow")
+    assert always.evaluate("b => b.scrollWidth <= b.clientWidth")  # the whole rule shows
     notebook.shoot("approve", "approval")
     notebook.output("approve").locator("button", has_text="Deny").click()
     text = notebook.wait_for("approve", lambda t: "Allow once" not in t
