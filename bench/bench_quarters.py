@@ -7,8 +7,12 @@ same script: a ``read_file`` call of one of 50 files (2,000 chars) per step, the
 The clients: the product (``run_new_session`` over its OpenAI-compatible transport), a loop
 calling ``litellm.acompletion`` with streaming, and a loop posting the body with ``httpx``
 and reading the SSE lines itself (the physical floor). For each, the server's arrival times
-give the interval between consecutive requests (the server's own streaming time is in all
-three alike): its median per quarter of the task, and the mean per step.
+give the interval between consecutive requests (the server's own reading, parsing and
+streaming is in all three alike), and the client gap, from the end of one reply to the
+arrival of the next request (the client's own work: what the issue's flatness is about):
+each's median per quarter of the task, the mean per step and the last quarter over the
+first. The server keeps no request bodies (``keep_bodies=False``): kept, a 1,000-step task's
+growing conversations filled this process's memory and its garbage collector's passes.
 """
 
 from __future__ import annotations
@@ -113,19 +117,31 @@ async def bare_httpx(url: str, root: Path, steps: int) -> None:
                              "content": read(root, arguments)})
 
 
-def run(client: Any, steps: int) -> list[float]:
-    """The intervals (ms) between consecutive requests of one client's task."""
+def run(client: Any, steps: int) -> tuple[list[float], list[float]]:
+    """The intervals (ms) between consecutive requests of one client's task, and the
+    client's gaps (ms): from the end of one reply to the arrival of the next request."""
     from mercury_nb.testing.loopback_server import LoopbackServer
 
     with tempfile.TemporaryDirectory(prefix="mercury-bench-quarters-") as folder:
         root = Path(folder)
         for index in range(FILES):
             (root / f"f{index}.txt").write_text((f"file {index} fox " * 200)[:2000])
-        with LoopbackServer(script(steps)) as server:
+        with LoopbackServer(script(steps), keep_bodies=False) as server:
             asyncio.run(client(server.url, root, steps))
-            times = list(server.request_times)
-    assert len(times) == steps, (client.__name__, len(times))
-    return [(b - a) * 1000 for a, b in pairwise(times)]
+            times, ends = list(server.request_times), list(server.reply_ends)
+    assert len(times) == steps == len(ends), (client.__name__, len(times), len(ends))
+    return ([(b - a) * 1000 for a, b in pairwise(times)],
+            [(arrived - ended) * 1000 for ended, arrived in zip(ends, times[1:], strict=False)])
+
+
+def quarters_line(name: str, label: str, values: list[float], base: dict[str, float]) -> str:
+    size = len(values) // 4
+    quarters = [statistics.median(values[i * size:(i + 1) * size]) for i in range(4)]
+    mean = statistics.mean(values)
+    ratios = "".join(f", {mean / value:.2f}× {other.removeprefix('bare_')}"
+                     for other, value in base.items())
+    return (f"{name:13} {label} quarters (median ms): " + " / ".join(f"{q:.1f}" for q in quarters)
+            + f"; mean {mean:.1f} ms/step{ratios}; last/first {quarters[3] / quarters[0]:.2f}×")
 
 
 CLIENTS = {"bare_httpx": bare_httpx, "bare_litellm": bare_litellm, "product": product}
@@ -143,17 +159,11 @@ def main() -> None:
     for client in (CLIENTS[name] for name in args.clients):
         run(client, 12)  # warm-up: imports, litellm's model map
         rows[client.__name__] = run(client, args.steps)
-    base = {name: statistics.mean(rows[name]) for name in ("bare_httpx", "bare_litellm")
-            if name in rows}
-    for name, gaps in rows.items():
-        size = len(gaps) // 4
-        quarters = [statistics.median(gaps[i * size:(i + 1) * size]) for i in range(4)]
-        mean = statistics.mean(gaps)
-        ratios = "".join(f", {mean / value:.2f}× {other.removeprefix('bare_')}"
-                         for other, value in base.items())
-        print(f"{name:13} quarters (median ms): " + " / ".join(f"{q:.1f}" for q in quarters)
-              + f"; mean {mean:.1f} ms/step{ratios}")
-
+    for index, label in ((0, "interval"), (1, "client gap")):
+        base = {name: statistics.mean(rows[name][index])
+                for name in ("bare_httpx", "bare_litellm") if name in rows}
+        for name, measured in rows.items():
+            print(quarters_line(name, label, measured[index], base))
 
 if __name__ == "__main__":
     main()

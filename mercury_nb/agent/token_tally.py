@@ -6,13 +6,17 @@ each message's :func:`~mercury_nb.contract.recovery.memory_governor.message_toke
 message object's identity, together with the identity of its ``content`` and ``tool_calls``:
 a message measured once is not measured again unless one of them was replaced (compaction and
 summaries build new messages or assign new content, so they are measured anew). The sum is
-always equal to ``estimate_tokens`` of the same list.
+always equal to ``estimate_tokens`` of the same list. It also keeps running sums for the last
+lists it was asked about: the conversation of the next step extends the one before, and a
+start of it (the protected prefix) is one of its sums, so a step walks only its new messages
+in Python; the shared start is compared by identity (message, content, tool calls) in C.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import is_, methodcaller
 from typing import Any
 
 from mercury_nb.contract.recovery import memory_governor
@@ -29,32 +33,89 @@ RECENT_CALLS = 8
 
 
 @dataclass
+class _Memo:
+    """One list the tally was asked about, with running sums: a later list that is a start
+    of it, or extends it, is summed from it (its shared start checked by identity in C)."""
+
+    messages: list[Any]
+    contents: list[Any]
+    calls: list[Any]
+    sums: list[int]
+    """``sums[i]``: the tokens of ``messages[:i]``."""
+    used: int
+
+
+_CONTENT, _CALLS = methodcaller("get", "content"), methodcaller("get", "tool_calls")
+MEMOS = 2
+"""Lists remembered at once: the conversation, and one other (the system messages alone)."""
+
+
+@dataclass
 class TokenTally:
     """Per-message token estimates of one task's conversation."""
 
     _known: dict[int, _Entry] = field(default_factory=dict, repr=False)
+    _memos: list[_Memo] = field(default_factory=list, repr=False)
     _calls: int = 0
     measured: int = 0
     """Messages measured so far (each new or changed message once): what a step costs."""
+    visited: int = 0
+    """Messages looked at one by one in Python so far: a list that extends (or is a start of)
+    one asked about before costs only its new messages."""
 
     @property
     def held(self) -> int:
-        """Messages the tally holds on to (the list's, plus ones recent calls saw)."""
-        return len(self._known)
+        """Messages the tally holds on to (the lists', plus ones recent calls saw)."""
+        ids = {id(message) for memo in self._memos for message in memo.messages}
+        return len(ids | self._known.keys())
 
     def tokens(self, messages: Sequence[Mapping[str, Any]]) -> int:
         """``estimate_tokens(messages)``, measuring only the messages not seen unchanged."""
         self._calls += 1
-        total = memory_governor.REPLY_PRIMING_TOKENS
-        for message in messages:
-            total += self._of(message)
-        if len(self._known) > 2 * len(messages) + SLACK:
-            oldest = self._calls - RECENT_CALLS
+        listed = list(messages)
+        for memo in self._memos:
+            total = self._from_memo(memo, listed)
+            if total is not None:
+                memo.used = self._calls
+                break
+        else:
+            total = self._remember(listed)
+        oldest = self._calls - RECENT_CALLS
+        self._memos = [memo for memo in self._memos if memo.used > oldest]
+        if len(self._known) > 2 * len(listed) + SLACK:
             self._known = {key: entry for key, entry in self._known.items()
                            if entry[4] > oldest}
-        return total
+        return memory_governor.REPLY_PRIMING_TOKENS + total
+
+    def _from_memo(self, memo: _Memo, listed: list[Any]) -> int | None:
+        shared = min(len(listed), len(memo.messages))
+        head = listed[:shared]
+        if not (all(map(is_, head, memo.messages)) and all(map(is_, map(_CONTENT, head),
+                                                                 memo.contents))
+                and all(map(is_, map(_CALLS, head), memo.calls))):
+            return None
+        for message in listed[shared:]:
+            memo.sums.append(memo.sums[-1] + self._of(message))
+            memo.messages.append(message)
+            memo.contents.append(message.get("content"))
+            memo.calls.append(message.get("tool_calls"))
+        return memo.sums[len(listed)]
+
+    def _remember(self, listed: list[Any]) -> int:
+        """Sum ``listed`` message by message, and remember it in place of the list used
+        least recently."""
+        sums = [0]
+        for message in listed:
+            sums.append(sums[-1] + self._of(message))
+        memo = _Memo(listed, [m.get("content") for m in listed],
+                     [m.get("tool_calls") for m in listed], sums, self._calls)
+        if len(self._memos) >= MEMOS:
+            self._memos.remove(min(self._memos, key=lambda kept: kept.used))
+        self._memos.append(memo)
+        return sums[-1]
 
     def _of(self, message: Mapping[str, Any]) -> int:
+        self.visited += 1
         content, calls = message.get("content"), message.get("tool_calls")
         entry = self._known.get(id(message))
         if entry is not None and entry[0] is message and entry[1] is content \

@@ -53,6 +53,10 @@ class ScriptHost(Protocol):
     def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
         ...
 
+    def record_reply_end(self, ended: float) -> None:
+        ...
+
+
 CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 EXHAUSTED_STATUS = 400
 """Status answered when the script is used up: not retried, so a mis-scripted test fails fast."""
@@ -126,6 +130,7 @@ class ChatCompletionsHandler(BaseHTTPRequestHandler):
                 self._stream(turn, number, body)
             else:
                 self._complete(turn, number, body)
+            loopback.record_reply_end(time.monotonic())
         except (_Dropped, OSError):
             self._drop()
 

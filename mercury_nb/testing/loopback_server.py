@@ -43,7 +43,10 @@ class LoopbackServer:
     fixed JSON (a server's ``/props`` or ``/v1/models``); their paths are kept in
     :attr:`get_requests`.
     ``on_exhausted="repeat_last"`` answers requests beyond a model's script with its last
-    turn (kept in :attr:`repeated`) instead of refusing them.
+    turn (kept in :attr:`repeated`) instead of refusing them. ``keep_bodies=False`` keeps
+    only each body's ``model`` (a benchmark's long task would otherwise keep every growing
+    conversation, quadratic memory in this process); :attr:`reply_ends` has when each reply
+    was written out in full.
     Use as a context manager, or :meth:`start` / :meth:`stop`.
     """
 
@@ -52,6 +55,7 @@ class LoopbackServer:
         script: Sequence[ScriptStep] | Mapping[str, Sequence[ScriptStep]],
         routes: Mapping[str, Any] | None = None,
         on_exhausted: OnExhausted = "fail",
+        keep_bodies: bool = True,
     ) -> None:
         if isinstance(script, Mapping):
             self._scripts = {str(k): tuple(v) for k, v in script.items()}
@@ -63,6 +67,8 @@ class LoopbackServer:
         self.get_requests: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.request_times: list[float] = []
+        self.reply_ends: list[float] = []
+        self.keep_bodies = keep_bodies
         self.posts: list[tuple[str, dict[str, str]]] = []
         self.overruns: list[dict[str, Any]] = []
         self.on_exhausted: OnExhausted = on_exhausted
@@ -139,12 +145,17 @@ class LoopbackServer:
         with self._lock:
             self.posts.append((path, headers))
 
+    def record_reply_end(self, ended: float) -> None:
+        """Note when a reply was written out in full (``time.monotonic()``)."""
+        with self._lock:
+            self.reply_ends.append(ended)
+
     def take_turn(self, body: dict[str, Any], arrived: float) -> tuple[ScriptStep, int] | None:
         """Record a request and hand out its model's next turn (and its number), or None."""
         model = str(body.get("model"))
         key = model if model in self._scripts else _ANY_MODEL
         with self._lock:
-            self.requests.append(body)
+            self.requests.append(body if self.keep_bodies else {"model": body.get("model")})
             self.request_times.append(arrived)
             steps = self._scripts.get(key)
             used = self._used.get(key, 0)

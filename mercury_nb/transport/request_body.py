@@ -4,14 +4,17 @@ once over a whole task.
 A task sends its whole conversation again on every step, so serializing it whole each time
 would grow every step's cost with the conversation. Messages never change once in the
 conversation (compaction replaces them, as the ledger's checkpoints also rely on), so each
-message's JSON is made once and every later body joins the stored pieces. Only the pieces of
-the latest body are kept: the cache never outgrows one request.
+message's JSON is made once, and a body that extends the latest one (each step's) joins only
+its new pieces to the bytes already joined: the shared start is checked by identity in C, not
+walked in Python. Only the pieces of the latest body are kept: the cache never outgrows one
+request.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from operator import is_
 from typing import Any
 
 
@@ -24,24 +27,45 @@ class BodyEncoder:
     """Encodes one model's successive request bodies (see the module docstring)."""
 
     def __init__(self) -> None:
-        self._pieces: dict[int, tuple[Any, bytes]] = {}
-        """id(message) -> (the message, kept alive so its id stays its own; its JSON)."""
+        self._sent: list[Any] = []
+        """The messages of the latest body, in order (kept alive so their ids stay theirs)."""
+        self._parts: list[bytes] = []
+        """Their JSON, in the same order."""
+        self._joined = b""
+        """``b",".join(self._parts)``, grown by the new parts only."""
         self.serialized = 0
         """Messages serialized so far (the per-step work the tests count)."""
+        self.visited = 0
+        """Messages looked at one by one in Python so far: on a body that extends the latest
+        one (each step's), only its new messages; the shared start is checked in C."""
 
     def encode(self, body: Mapping[str, Any]) -> bytes:
         """``body`` as JSON bytes; its ``messages`` from the stored pieces where known (the
         same bytes :func:`encode_json` gives for the whole body)."""
-        pieces: dict[int, tuple[Any, bytes]] = {}
-        parts = []
-        for message in body.get("messages") or ():
-            known = pieces.get(id(message)) or self._pieces.get(id(message))
-            if known is None or known[0] is not message:
-                known = (message, encode_json(message))
-                self.serialized += 1
-            pieces[id(message)] = known
-            parts.append(known[1])
-        self._pieces = pieces
+        messages = list(body.get("messages") or ())
+        kept = len(self._sent)
+        if kept and len(messages) >= kept and all(map(is_, messages[:kept], self._sent)):
+            new = [self._part(message) for message in messages[kept:]]
+            self._parts += new
+            self._joined = b",".join([self._joined, *new]) if new else self._joined
+        else:  # a new conversation, or compaction replaced messages: reuse what is still sent
+            pieces = {id(message): (message, part)
+                      for message, part in zip(self._sent, self._parts, strict=True)}
+            self._parts = [self._known(pieces, message) for message in messages]
+            self._joined = b",".join(self._parts)
+        self._sent = messages
         head = encode_json({key: value for key, value in body.items() if key != "messages"})
-        messages = b'"messages":[' + b",".join(parts) + b"]"
-        return b"{" + messages + (b"," + head[1:] if len(head) > 2 else b"}")
+        tail = b"]," + head[1:] if len(head) > 2 else b"]}"
+        return b"".join((b'{"messages":[', self._joined, tail))  # one copy of the messages
+
+    def _part(self, message: Any) -> bytes:
+        self.visited += 1
+        self.serialized += 1
+        return encode_json(message)
+
+    def _known(self, pieces: dict[int, tuple[Any, bytes]], message: Any) -> bytes:
+        known = pieces.get(id(message))
+        if known is None or known[0] is not message:
+            return self._part(message)
+        self.visited += 1
+        return known[1]

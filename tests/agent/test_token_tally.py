@@ -122,3 +122,29 @@ def test_messages_left_out_of_the_list_are_let_go() -> None:
     for _ in range(10):
         tally.tokens(kept)
     assert tally.held == len(kept)  # the others' texts can be freed
+
+
+def test_a_step_walks_only_its_new_messages_in_python() -> None:
+    """Each step asks for the conversation, its protected start and the system messages; the
+    messages looked at one by one are the step's new ones, not the whole conversation."""
+    messages = _messages()
+    tally = TokenTally()
+    walked = []
+    for index in range(200):
+        before = tally.visited
+        messages.append({"role": "tool", "tool_call_id": f"c{index}", "content": "r" * index})
+        assert tally.tokens(messages[:2]) == estimate_tokens(messages[:2])
+        assert tally.tokens(messages) == estimate_tokens(messages)
+        assert tally.tokens([messages[0]]) == estimate_tokens([messages[0]])
+        walked.append(tally.visited - before)
+    assert set(walked[1:]) == {1}, walked[:5]
+
+
+def test_a_list_neither_a_start_nor_an_extension_is_summed_anew_and_right() -> None:
+    messages = _messages()
+    tally = TokenTally()
+    tally.tokens(messages)
+    for other in ([messages[0], messages[3]], messages[1:], [], messages[:3] + messages[4:]):
+        assert tally.tokens(other) == estimate_tokens(other)
+    assert tally.tokens(messages) == estimate_tokens(messages)
+    assert tally.measured == len(messages)  # never measured twice

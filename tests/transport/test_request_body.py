@@ -63,3 +63,28 @@ def test_a_replaced_message_is_serialized_anew() -> None:
     sent = json.loads(encoder.encode(_body(conversation)))
     assert sent["messages"][1]["content"] == "[compacted]"
     assert encoder.serialized == 3
+
+
+def test_a_step_walks_only_its_new_messages_in_python() -> None:
+    """The shared start of the conversation is not walked message by message each step."""
+    encoder = BodyEncoder()
+    conversation: list[dict[str, Any]] = [{"role": "user", "content": "task"}]
+    walked = []
+    for step in range(200):
+        conversation += [{"role": "assistant", "content": f"step {step}"},
+                         {"role": "tool", "tool_call_id": f"c{step}", "content": "x"}]
+        before = encoder.visited
+        assert json.loads(encoder.encode(_body(conversation)))["messages"] == conversation
+        walked.append(encoder.visited - before)
+    assert walked[0] == 3 and set(walked[1:]) == {2}
+
+
+def test_a_shorter_or_changed_conversation_after_a_long_one_is_sent_as_it_is() -> None:
+    encoder = BodyEncoder()
+    conversation = [{"role": "user", "content": str(n)} for n in range(5)]
+    encoder.encode(_body(conversation))
+    for sent in (conversation[:2], [conversation[0], {"role": "user", "content": "new"}],
+                 conversation, []):
+        assert json.loads(encoder.encode(_body(sent)))["messages"] == sent
+    # 5, then "new", then 4 again: only the latest body's pieces are kept
+    assert encoder.serialized == 10
