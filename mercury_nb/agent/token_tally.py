@@ -59,6 +59,8 @@ class TokenTally:
     _calls: int = 0
     measured: int = 0
     """Messages measured so far (each new or changed message once): what a step costs."""
+    prunes: int = 0
+    """Times the per-message entries were walked to drop those no recent call saw."""
     visited: int = 0
     """Messages looked at one by one in Python so far: a list that extends (or is a start of)
     one asked about before costs only its new messages."""
@@ -82,7 +84,9 @@ class TokenTally:
             total = self._remember(listed)
         oldest = self._calls - RECENT_CALLS
         self._memos = [memo for memo in self._memos if memo.used > oldest]
-        if len(self._known) > 2 * len(listed) + SLACK:
+        longest = max((len(memo.messages) for memo in self._memos), default=len(listed))
+        if len(self._known) > 2 * longest + SLACK:  # not the short list just asked about:
+            self.prunes += 1  # that pruned (and walked every entry) at every step
             self._known = {key: entry for key, entry in self._known.items()
                            if entry[4] > oldest}
         return memory_governor.REPLY_PRIMING_TOKENS + total

@@ -138,6 +138,7 @@ def test_a_step_walks_only_its_new_messages_in_python() -> None:
         assert tally.tokens([messages[0]]) == estimate_tokens([messages[0]])
         walked.append(tally.visited - before)
     assert set(walked[1:]) == {1}, walked[:5]
+    assert tally.prunes == 0  # nothing to drop: no step walks every entry to drop none
 
 
 def test_a_list_neither_a_start_nor_an_extension_is_summed_anew_and_right() -> None:
