@@ -75,6 +75,9 @@ def _isolated_mercury_home(tmp_path_factory: pytest.TempPathFactory,
     """Every test (and every kernel or subprocess it starts) keeps its work ledger in a
     temporary MERCURY_HOME, never in the user's ~/.mercury."""
     monkeypatch.setenv("MERCURY_HOME", str(tmp_path_factory.mktemp("mercury-home")))
+    # no Lab's ledger handed down (a shell inside JupyterLab has one; a server extension
+    # loaded by a test sets one in this process): put back after each test
+    monkeypatch.delenv("MERCURY_LAB_HOME", raising=False)
 
 
 @pytest.fixture

@@ -16,6 +16,10 @@ from pathlib import Path
 from typing import Any
 
 HOME_ENV = "MERCURY_HOME"
+LAB_HOME_ENV = "MERCURY_LAB_HOME"
+"""Set by the server extension in its own process to the ledger it watches, so the kernels and
+terminals that server starts inherit it: their notebook edits reach the open notebooks through
+it even where a task's own ``MERCURY_HOME`` names another ledger (:func:`live_home`)."""
 
 
 def default_home() -> Path:
@@ -37,3 +41,10 @@ def home_of(environ: Mapping[str, str] | None = None,
         if value is not None and str(value).strip():
             return home_path(str(value))
     return default_home()
+
+
+def live_home(environ: Mapping[str, str], task_home: Path) -> Path:
+    """The ledger a task's live notebook edits go through: the JupyterLab's this process was
+    started by (``MERCURY_LAB_HOME``), else the task's own home (``task_home``)."""
+    value = environ.get(LAB_HOME_ENV)
+    return home_path(value) if value is not None and value.strip() else task_home

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
@@ -118,13 +119,15 @@ runner = Runner()
 
 
 def _route_live_edits(home: Path) -> None:
-    """Notebook tools in this process offer their edits to JupyterLab through the ledger at
-    ``home`` (an unusable ledger leaves them editing files on disk)."""
+    """Notebook tools in this process offer their edits to JupyterLab through the ledger of
+    the Lab that started this process, else the task's at ``home`` (``live_home``; an
+    unusable ledger leaves them editing files on disk)."""
+    from mercury_nb.contract.home import live_home
     from mercury_nb.ledger.live_edits import store_for
     from mercury_nb.tools import notebook_live
 
     try:
-        notebook_live.install_live_edits(store_for(home))
+        notebook_live.install_live_edits(store_for(live_home(os.environ, home)))
     except (OSError, sqlite3.Error):
         notebook_live.install_live_edits(None)
 

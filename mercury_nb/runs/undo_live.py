@@ -13,6 +13,7 @@ those cells only.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -41,11 +42,13 @@ from mercury_nb.workspace.undo_store import KeptFile, get_blob, put_blob
 
 
 def live_edits_for(config: MercuryConfig) -> LiveEdits | None:
-    """The ledger's live-edit tables at ``config.home`` (None: unusable, so no Lab)."""
+    """The live-edit tables of the ledger the notebook tools use: the Lab's that started this
+    process, else ``config.home``'s (``live_home``; None: unusable, so no Lab)."""
+    from mercury_nb.contract.home import live_home
     from mercury_nb.ledger.live_edits import store_for
 
     try:
-        return store_for(config.home)
+        return store_for(live_home(os.environ, config.home))
     except (OSError, sqlite3.Error):
         return None
 

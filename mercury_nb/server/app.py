@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 
 from jupyter_server.extension.application import ExtensionApp
@@ -43,7 +44,7 @@ class MercuryServerApp(ExtensionApp):
                               *approval_handler.approval_routes()])
 
     def initialize_settings(self) -> None:
-        from mercury_nb.contract.home import home_of
+        from mercury_nb.contract.home import LAB_HOME_ENV, home_of
         from mercury_nb.ledger.access import startup
 
         self.settings[PAGE_SIZE_SETTING] = self.page_size
@@ -51,7 +52,11 @@ class MercuryServerApp(ExtensionApp):
 
         # the ledger's startup pass (recovery) before serving, as ever, but on a worker
         # thread: no ledger SQLite runs on the server's loop thread (issue 22)
+        home = home_of()
         with ThreadPoolExecutor(1, thread_name_prefix="mercury-startup") as pool:
-            found = pool.submit(startup, home_of()).result()
+            found = pool.submit(startup, home).result()
+        # kernels and terminals this server starts inherit it: a cell whose MERCURY_HOME
+        # names another ledger still edits the notebooks open here live, through this one
+        os.environ[LAB_HOME_ENV] = str(home)
         for notice in [*found.notices, *connections_of(self.settings).load()]:
             self.log.warning("mercury: %s", notice)

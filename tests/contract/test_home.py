@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.home import default_home, home_of
+from mercury_nb.contract.home import default_home, home_of, live_home
 
 HOME = str(Path.home())
 
@@ -32,3 +32,15 @@ def test_a_blank_home_is_unset_where_no_config_can_refuse_it(blank: str) -> None
     assert home_of({"MERCURY_HOME": blank}, {"home": blank}) == default_home()
     with pytest.raises(ValueError, match="MERCURY_HOME is set but empty"):
         MercuryConfig.load({"MERCURY_HOME": ""})
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({}, "/task/home"),
+    ({"MERCURY_LAB_HOME": "/lab/home"}, "/lab/home"),
+    ({"MERCURY_LAB_HOME": "  "}, "/task/home"),
+    ({"MERCURY_LAB_HOME": "~/lab"}, f"{HOME}/lab"),
+    ({"MERCURY_HOME": "/other", "MERCURY_LAB_HOME": "/lab/home"}, "/lab/home"),
+])
+def test_live_edits_go_through_the_labs_ledger_when_a_lab_started_this_process(
+        env: dict[str, str], expected: str) -> None:
+    assert live_home(env, Path("/task/home")) == Path(expected)
