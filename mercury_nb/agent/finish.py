@@ -148,6 +148,8 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport,
                          kernel_runs=sum(1 for e in session.tool_log if e.ran_in_kernel),
                          clause=clause)
     blocker = blocker_of(ending, config.blocker_chars, clause)
+    # a provider failure's texts came masked (where each error entered): shown as they are
+    masked = isinstance(ending, ProviderFailure)
     return TaskOutcome(
         task_id=session.task_id,
         status=status,
@@ -157,8 +159,8 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport,
         answer=clean(session.answer)
         if status == "completed" and session.answer is not None else None,
         task=clean(session.task),
-        banner=clean(banner),
-        blocker=clean(blocker) if blocker else None,
+        banner=banner if masked else clean(banner),
+        blocker=(blocker if masked else clean(blocker)) if blocker else None,
         changes=changes,
         evidence=command_evidence(session, ending),
         steps=session.steps_total,

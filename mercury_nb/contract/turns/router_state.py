@@ -17,6 +17,7 @@ from mercury_nb.contract.gate.run_evidence import RunAnswer
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
+from mercury_nb.contract.redaction import Masked
 from mercury_nb.contract.spend import BudgetHit
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
@@ -50,7 +51,8 @@ class ProviderTrouble:
     before any output re-sends the same first step (a forced guard step stays forced)."""
 
     provider: str
-    message: str
+    message: Masked
+    """Masked where it entered the task (:func:`~mercury_nb.contract.redaction.mask_once`)."""
     status: int | None = None
     kind: str = "error"
     retry_after_s: float | None = None
