@@ -35,7 +35,7 @@ from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.task_requirements import TaskRequirements
 from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, touches_notebooks
 from mercury_nb.contract.turns.final_reply import answer_of
-from mercury_nb.contract.turns.router_state import Measured, TurnFacts, Unreadable
+from mercury_nb.contract.turns.router_state import Measured, RouterState, TurnFacts, Unreadable
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
 from mercury_nb.transport.context_window import reported_tool_support
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
@@ -53,6 +53,8 @@ class MeasuredLoop(LoopParts, Protocol):
     tool context), the start snapshot and the config."""
 
     snapshot: Snapshot
+    state: RouterState | None
+    """The router's state: the task's requirements, read once when it started."""
 
     @property
     def config(self) -> MercuryConfig: ...
@@ -127,7 +129,10 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
     root = loop.ctx.root.root
     session.read_backs = ()
     unreadable: tuple[Unreadable, ...] = ()
-    requirements = read_task(session.task, loop.config.mode)
+    # read once when the task started (the router's state): not again at each prose stop
+    state = loop.state
+    requirements = state.requirements if state is not None else read_task(session.task,
+                                                                          loop.config.mode)
     if not notebooks and only_non_code(paths):  # a read-back may be the evidence for prose
         read = await asyncio.to_thread(_read_back, root, changes, requirements,
                                        loop.config.file_read_max_bytes)

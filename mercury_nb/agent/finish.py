@@ -8,9 +8,8 @@ from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.banners import (
     DECLINED_BLOCKER,
     banner_text,
-    blocked_clause,
-    blocker_clause,
     check_clause,
+    ending_clause,
     last_check_line,
 )
 from mercury_nb.contract.endings import (
@@ -46,25 +45,27 @@ from mercury_nb.workspace.changes import ChangeReport
 NO_CHECK_PASSED = "the last check did not pass: {check}"
 
 
-def blocker_of(ending: Ending, blocker_chars: int) -> str | None:
+def blocker_of(ending: Ending, blocker_chars: int, clause: str | None = None) -> str | None:
     """The one clause naming what blocked a paused or failed task, if any: the banner's
-    "What blocked it:" line without its label (a resume turn says it in its own words)."""
+    "What blocked it:" line without its label (a resume turn says it in its own words).
+    ``clause``: the ending's :func:`~mercury_nb.contract.banners.ending_clause`, when built."""
+    clause = ending_clause(ending, blocker_chars) if clause is None else clause
     match ending:
-        case WorkNotStartedPause(blocker=blocker):
-            return blocker_clause(blocker, blocker_chars)
+        case WorkNotStartedPause():
+            return clause
         case VerificationFailedPause(last_check=check, stale=stale, requested=run):
             return NO_CHECK_PASSED.format(check=check_clause(check, stale)) if check else \
                 last_check_line(check, stale, run)
         case FilesMissingPause(missing=missing):
             return not_created_line(missing)
         case Paused(reason=reason, blocker=blocker):
-            return blocker_clause(blocker, blocker_chars) if blocker else reason
+            return clause if blocker else reason
         case BudgetPause(hit=hit):
             return budget_text(hit)
-        case BlockedPause(reason=reason):
-            return blocked_clause(reason, blocker_chars)
-        case DeclinedPause(reason=reason):
-            return DECLINED_BLOCKER.format(reason=blocked_clause(reason, blocker_chars))
+        case BlockedPause():
+            return clause
+        case DeclinedPause():
+            return DECLINED_BLOCKER.format(reason=clause)
         case QuestionPause(question=question):
             return " ".join(question.split())
         case ProviderFailure(last_error=error):
@@ -141,10 +142,14 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport,
         for c in report.changes
     ]
     status = status_of(ending)
+    clause = ending_clause(ending, config.blocker_chars)  # once: the banner's and the blocker's
     banner = banner_text(ending, changes, blocker_chars=config.blocker_chars,
                          provider_reason_chars=config.provider_error_chars,
-                         kernel_runs=sum(1 for e in session.tool_log if e.ran_in_kernel))
-    blocker = blocker_of(ending, config.blocker_chars)
+                         kernel_runs=sum(1 for e in session.tool_log if e.ran_in_kernel),
+                         clause=clause)
+    blocker = blocker_of(ending, config.blocker_chars, clause)
+    # a provider failure's texts came masked (where each error entered): shown as they are
+    masked = isinstance(ending, ProviderFailure)
     return TaskOutcome(
         task_id=session.task_id,
         status=status,
@@ -154,8 +159,8 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport,
         answer=clean(session.answer)
         if status == "completed" and session.answer is not None else None,
         task=clean(session.task),
-        banner=clean(banner),
-        blocker=clean(blocker) if blocker else None,
+        banner=banner if masked else clean(banner),
+        blocker=(blocker if masked else clean(blocker)) if blocker else None,
         changes=changes,
         evidence=command_evidence(session, ending),
         steps=session.steps_total,

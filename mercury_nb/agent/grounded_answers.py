@@ -24,7 +24,7 @@ from mercury_nb.contract.answer_grounding import (
 )
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Ending, NoChangesCompletion
-from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
+from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.recovery.context_budget import output_cap, tool_result_chars
 from mercury_nb.contract.redaction import displayable, known_secrets, redact
 from mercury_nb.tools.base import ToolError
@@ -82,16 +82,17 @@ def _ground(ws: Workspace, task: str, budget: int,
     return text, tuple(path for path, _ in pages)
 
 
-async def answer_grounding(session: TaskSession, ws: Workspace,
-                           model: ChatModel) -> dict[str, Any] | None:
+async def answer_grounding(session: TaskSession, ws: Workspace, model: ChatModel,
+                           intent: TaskIntent) -> dict[str, Any] | None:
     """The grounding message for a question that names workspace files (None: not a question,
     nothing named, or nothing readable). The files share one tool result's budget in the
     model's window (``tool_result_window_fraction``; ``read_file_max_chars`` when the window
-    is unknown); what was read is kept in ``session.grounded_paths``."""
+    is unknown); what was read is kept in ``session.grounded_paths``. ``intent``: the task's,
+    as its router state read it when it started."""
     config = session.config
     if config.answer_grounding_files == 0:
         return None
-    if classify_intent(session.task, config.mode) is not TaskIntent.QUESTION:
+    if intent is not TaskIntent.QUESTION:
         return None
     if not named_paths(session.task):
         return None

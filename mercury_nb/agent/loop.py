@@ -99,8 +99,7 @@ class AgentLoop:
         self.memory = MemoryGovernor(self.config)
         self.fit = ToolFit(self.config, self.memory.learned)
         self.spender = SpendMeter(self.config)
-        # run_command reports to this task's watch (a copy: a resumed loop has its own)
-        self.ctx = replace(self.ctx, **self.watch.tool_callbacks())
+        self.ctx = replace(self.ctx, **self.watch.tool_callbacks())  # a copy: this task's watch
 
     @property
     def config(self) -> MercuryConfig:
@@ -226,7 +225,8 @@ class AgentLoop:
                             continue
                         return await self._paused(why, True, request.max_tokens)
                     case None:  # not an overflow: a provider failure
-                        return provider_failed(failure.error, request, tool_names, did_work)
+                        return provider_failed(failure.error, self.session.secrets, request,
+                                               tool_names, did_work)
                     case _ as unreachable:
                         assert_never(unreachable)
             except AttemptStalled as stalled:
@@ -267,17 +267,17 @@ class AgentLoop:
             final_answer = reply.ending is StreamEnding.COMPLETE and (
                 not reply.tool_calls or finish is not None)
             if isinstance(loop, DoomLoop) and not final_answer:
-                return looped(loop, reply, model.name)
+                return looped(loop, reply, model.name, self.session.secrets)
             step_calls = self.session.tool_log[calls_before:]
             if forced_step_failed(directive.must_mutate, was_first, len(results),
                                   sum(1 for e in step_calls if e.mutating)):
-                # the round failed (its calls ran, their results stay in the conversation);
-                # a finish call among them still says how the model ended
-                return ended(TurnVerdict.TEXT_STOP, reply, model.name, cap, did_work, finish)
+                # the round failed (its calls' results stay); a finish among them still counts
+                return ended(TurnVerdict.TEXT_STOP, reply, model.name, cap, did_work, finish,
+                             self.session.secrets)
             if finish is None and _keeps_going(reply, self.session.steps_in_budget,
                                                self.config.max_steps):
                 continue
-            return ended(verdict, reply, model.name, cap, did_work, finish)
+            return ended(verdict, reply, model.name, cap, did_work, finish, self.session.secrets)
 
     async def _paused(self, why: str, context: bool, cap: int) -> TurnReport:
         """The pressure pause (for the context only while a resume can succeed: else fail)."""

@@ -29,11 +29,11 @@ from mercury_nb.agent.prompts import user_message
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.agent.task import resolve_chain, run_session
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
-from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.task_intent import TaskIntent
 from mercury_nb.contract.gate.verification import judge_evidence, touches_notebooks
 from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.recovery.resumption import ResumeFacts, last_check_of, resume_message
+from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.contract.vocabulary import TurnVerdict
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 
@@ -87,12 +87,12 @@ async def resume_task(
     # of files still as they were, for files this run changes first
     snapshot = await asyncio.to_thread(restore_snapshot(data).rehydrated)
     done = await asyncio.to_thread(measure_changes, snapshot, Path(config.workdir))
-    facts = resume_facts(session, done, blocker=blocker, words=words,
+    state = restore_router_state(data, session.task, config)  # the task read once, here
+    facts = resume_facts(session, done, state, blocker=blocker, words=words,
                          settings_changed=settings_changed)
     session.messages.append(user_message(resume_message(facts, config)))
     if facts.user_words:
         session.messages.append(user_message(facts.user_words))
-    state = restore_router_state(data, session.task, config)
     if fresh_chain:
         state = replace(state, output_caps=(), providers=replace(state.providers, current=0))
     try:
@@ -104,13 +104,14 @@ async def resume_task(
                              kernel=kernel, permissions=permissions)
 
 
-def resume_facts(session: TaskSession, done: ChangeReport, *, blocker: str | None,
-                 words: str | None, settings_changed: bool = False) -> ResumeFacts:
-    """What the resume turn says, from the restored session and the measured changes: the
-    newest check counts a run the task asked for (``python hello.py`` for "run hello.py")."""
-    mode = session.config.mode
+def resume_facts(session: TaskSession, done: ChangeReport, state: RouterState, *,
+                 blocker: str | None, words: str | None,
+                 settings_changed: bool = False) -> ResumeFacts:
+    """What the resume turn says, from the restored session, its router state (the task's
+    words as read once) and the measured changes: the newest check counts a run the task
+    asked for (``python hello.py`` for "run hello.py")."""
     verdict = judge_evidence(
-        check_records(session), session.last_mutation_seq, runs=read_task(session.task, mode).runs,
+        check_records(session), session.last_mutation_seq, runs=state.requirements.runs,
         notebooks_changed=touches_notebooks(change.path for change in done.changes),
     )
     known = session.last_verdict if session.last_verdict in {v.value for v in TurnVerdict} \
@@ -122,6 +123,6 @@ def resume_facts(session: TaskSession, done: ChangeReport, *, blocker: str | Non
         last_verdict=TurnVerdict(known) if known is not None else None,
         blocker=blocker or None,
         user_words=(words or "").strip() or None,
-        question=classify_intent(session.task, mode) is TaskIntent.QUESTION,
+        question=state.intent is TaskIntent.QUESTION,
         settings_changed=settings_changed,
     )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.redaction import known_secrets
 from mercury_nb.contract.user_denials import UserDenial
 from mercury_nb.contract.vocabulary import NON_INVESTIGATING_TOOLS
 
@@ -102,6 +104,11 @@ class TaskSession:
 
     read_backs: tuple[ReadBackEntry, ...] = ()
     """The latest read-back of the changed files (measured at the latest text-stop)."""
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every secret the task knows: its key and the env's secret values."""
+        return known_secrets(self.config, os.environ)
 
     def add_usage(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
         prompt, completion = self.usage.get(model, (0, 0))

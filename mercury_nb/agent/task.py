@@ -120,6 +120,7 @@ async def run_session(
     ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id,
                        subagents=subagents(parent) if subagents is not None else None,
                        kernel=kernel, permissions=permissions)
+    state = state or RouterState.start(session.task, config)  # the task read once, for both
     loop = AgentLoop(
         session=session,
         models=models,
@@ -131,7 +132,7 @@ async def run_session(
     )
     async def grounded_run() -> Ending:
         if ground:  # a question naming files: they come read, as verified context
-            grounding = await answer_grounding(session, root, models[0])
+            grounding = await answer_grounding(session, root, models[0], state.intent)
             if grounding is not None:
                 session.messages.append(grounding)
         return await loop.run()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never
 
 from mercury_nb.contract.endings import WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import DoomLoop
 from mercury_nb.contract.escalation.provider_policy import DOOM_LOOP_KIND
-from mercury_nb.contract.redaction import displayable, known_secrets, redact
+from mercury_nb.contract.redaction import Masked, mask_once
 from mercury_nb.contract.spend import BudgetHit
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.router_state import STALL_KIND, ProviderTrouble
@@ -118,28 +117,31 @@ def verdict_of(report: TurnReport) -> TurnVerdict | None:
 
 def ended(
     verdict: TurnVerdict, reply: StepReply, provider: str, reply_cap: int,
-    after_output: bool = False, finish: FinishCall | None = None,
+    after_output: bool = False, finish: FinishCall | None = None, secrets: tuple[str, ...] = (),
 ) -> Ended | Interrupted:
     """The report of a turn whose last step came back (``verdict``: its classification).
     ``after_output``: a tool call of this turn completed, so an interrupted attempt continues
     the turn; otherwise the same request is retried cleanly (the cut text is dropped, never
-    part of an answer). ``finish``: the step's ``finish`` call."""
+    part of an answer). ``finish``: the step's ``finish`` call. ``secrets``: the task's
+    (:func:`~mercury_nb.contract.redaction.known_secrets`), masked in the stream's error once."""
     if verdict is not TurnVerdict.INTERRUPTED:
         return Ended(verdict, reply, reply_cap, finish)
-    message = reply.error or "the stream ended without a finish reason"
+    message = mask_once(reply.error or "the stream ended without a finish reason", secrets)
     trouble = ProviderTrouble(provider=provider, message=message, kind="interrupted",
                               streamed_output=after_output)
     return Interrupted(reply, trouble, reply_cap)
 
 
 def provider_failed(
-    error: ProviderError, request: ModelRequest | None = None,
+    error: ProviderError, secrets: tuple[str, ...], request: ModelRequest | None = None,
     tool_names: tuple[str, ...] | None = None, after_output: bool = False,
 ) -> ProviderFailed:
     """The request failed before any output. ``after_output``: a tool already completed
-    in this turn, so the turn is partial and the next attempt continues it."""
+    in this turn, so the turn is partial and the next attempt continues it. ``secrets``: the
+    task's; the error's message is masked with them here, once, unless the transport did
+    (``error.masked``): no notice, ledger row or banner masks it again."""
     # a provider's error body may echo a key: masked before any notice, ledger or banner
-    message = redact(displayable(error.message), known_secrets(None, os.environ))
+    message = Masked(error.message) if error.masked else mask_once(error.message, secrets)
     return ProviderFailed(ProviderTrouble(
         provider=error.provider, message=message, status=error.status,
         kind=error.kind, retry_after_s=error.retry_after_s, streamed_output=after_output,
@@ -158,12 +160,15 @@ def stalled_turn(
     text = stalled.stall.text
     reply = stalled.assembly.reply(error=text, step=session.steps_total)
     return Stalled(reply, ProviderTrouble(
-        provider=provider, message=text, kind=STALL_KIND, streamed_output=did_work,
+        provider=provider, message=Masked(text),  # the watchdog's own words
+        kind=STALL_KIND, streamed_output=did_work,
         tool_choice=request.tool_choice, tool_names=tool_names,
     ))
 
 
-def looped(loop: DoomLoop, reply: StepReply, provider: str) -> Looped:
-    """The doom-loop detector stopped the attempt; the work done so far is kept."""
-    trouble = ProviderTrouble(provider=provider, message=loop.description, kind=DOOM_LOOP_KIND)
+def looped(loop: DoomLoop, reply: StepReply, provider: str, secrets: tuple[str, ...]) -> Looped:
+    """The doom-loop detector stopped the attempt; the work done so far is kept. Its
+    description quotes the model's calls: masked with the task's ``secrets``, once."""
+    trouble = ProviderTrouble(provider=provider, message=mask_once(loop.description, secrets),
+                              kind=DOOM_LOOP_KIND)
     return Looped(loop, reply, trouble)

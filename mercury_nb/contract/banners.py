@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import assert_never
 
 from mercury_nb.contract.answer_grounding import unread_notice
+from mercury_nb.contract.change_lines import change_line
 from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
@@ -50,7 +51,7 @@ from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verifie
 from mercury_nb.contract.outcome import FileChange
 from mercury_nb.contract.spend import budget_text, raise_hint
 from mercury_nb.contract.text_cut import clip
-from mercury_nb.contract.untrusted import one_line, shown_name, shown_names
+from mercury_nb.contract.untrusted import one_line, shown_names
 
 TASK_COMPLETE = "✓ Task complete"
 RESUME_HINT = 'Send "continue" and I\'ll pick up right where I left off.'
@@ -94,32 +95,6 @@ _READ_BACK_LISTED = 5
 KERNEL_RAN = "ran code in your kernel"
 """The change summary's line for run_in_kernel: what it changed lives in the kernel, not in
 files, and is not rolled back."""
-
-
-
-def change_line(change: FileChange) -> str:
-    """``+A −R path`` with `` (created)`` or `` (deleted)`` when it applies; a binary or
-    too-large file is ``path (created, 50.0 MB, not diffed)`` instead of fake counts. The
-    path is shown by :func:`shown_name`: escaped and quoted, it cannot draw a line of its own."""
-    path = shown_name(change.path)
-    if not change.measured:
-        size = "" if change.size is None else f", {human_size(change.size)}"
-        binary = ", binary" if change.binary else ""
-        return f"{path} ({change.kind}{size}{binary}, not diffed)"
-    suffix = f" ({change.kind})" if change.kind in ("created", "deleted") else ""
-    return f"+{change.added} −{change.removed} {path}{suffix}"
-
-
-def human_size(size: int) -> str:
-    """``80 bytes``, ``12.5 KB``, ``2.1 MB``, ``1.2 GB`` (binary units)."""
-    if size < 1024:
-        return f"{size} bytes"
-    value = size / 1024
-    for unit in ("KB", "MB"):
-        if value < 1024:
-            return f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{value:.1f} GB"
 
 
 def change_summary_lines(changes: Sequence[FileChange]) -> list[str]:
@@ -183,14 +158,20 @@ def blocker_clause(blocker: Blocker | None, blocker_chars: int = 120) -> str:
     return one_line(blocker.tool) + ": " + blocked_clause(blocker.result, blocker_chars)
 
 
-def blocked_line(reason: str, blocker_chars: int = 120) -> str:
-    """``What blocked it: <the model's reason, first N chars, on one line>``."""
-    return BLOCKED_BY.format(reason=blocked_clause(reason, blocker_chars))
-
-
 def blocked_clause(reason: str, blocker_chars: int = 120) -> str:
     """A reason's first N chars, on one line (:func:`blocked_line` without its label)."""
     return one_line(clip(" ".join(reason.split()), blocker_chars, mark=""))
+
+
+def ending_clause(ending: Ending, blocker_chars: int = 120) -> str | None:
+    """The clause naming what blocked ``ending`` (its banner's "What blocked it:" or "What it
+    said:" line without its label), built once for the banner and the outcome's blocker."""
+    match ending:
+        case WorkNotStartedPause(blocker=blocker) | Paused(blocker=Blocker() as blocker):
+            return blocker_clause(blocker, blocker_chars)
+        case BlockedPause(reason=reason) | DeclinedPause(reason=reason):
+            return blocked_clause(reason, blocker_chars)
+    return None
 
 
 def _sentence(reason: str) -> str:
@@ -216,14 +197,17 @@ def banner_text(
     provider_reason_chars: int = 140,
     max_providers: int = 8,
     kernel_runs: int = 0,
+    clause: str | None = None,
 ) -> str:
     """The plain-text banner for ``ending``; ``changes`` is the measured change list;
-    ``kernel_runs`` the run_in_kernel calls that ran code (a line after the changes)."""
-    text = _ending_banner(ending, changes, blocker_chars, provider_reason_chars, max_providers)
+    ``kernel_runs`` the run_in_kernel calls that ran code (a line after the changes);
+    ``clause``: its :func:`ending_clause` when the caller built it already."""
+    clause = ending_clause(ending, blocker_chars) if clause is None else clause
+    text = _ending_banner(ending, changes, clause, provider_reason_chars, max_providers)
     return f"{text}\n{kernel_runs_line(kernel_runs)}" if kernel_runs else text
 
 
-def _ending_banner(ending: Ending, changes: Sequence[FileChange], blocker_chars: int,
+def _ending_banner(ending: Ending, changes: Sequence[FileChange], clause: str | None,
                    provider_reason_chars: int, max_providers: int) -> str:
     match ending:
         case VerifiedCompletion(evidence=evidence):
@@ -238,8 +222,8 @@ def _ending_banner(ending: Ending, changes: Sequence[FileChange], blocker_chars:
             return "\n".join(lines)
         case StepBudgetPause():
             return _with_changes([STEP_BUDGET_PAUSE], changes, CHANGES_SO_FAR)
-        case WorkNotStartedPause(blocker=blocker):
-            lines = [WORK_NOT_STARTED, blocker_line(blocker, blocker_chars)]
+        case WorkNotStartedPause():
+            lines = [WORK_NOT_STARTED, BLOCKED_BY.format(reason=clause)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case VerificationFailedPause(last_check=last_check, stale=stale, requested=run):
             head = VERIFICATION_FAILED if not run else (
@@ -253,20 +237,19 @@ def _ending_banner(ending: Ending, changes: Sequence[FileChange], blocker_chars:
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case TruncationPause():
             return _with_changes([TRUNCATION_PAUSE], changes, CHANGES_SO_FAR)
-        case Paused(reason=reason, blocker=blocker):
+        case Paused(reason=reason):
             lines = [f"I've paused for now — {_sentence(reason)}. {RESUME_HINT}"]
-            if blocker is not None:
-                lines.append(blocker_line(blocker, blocker_chars))
+            if clause is not None:
+                lines.append(BLOCKED_BY.format(reason=clause))
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case BudgetPause(hit=hit):
             lines = [f"I've paused — {budget_text(hit)}.", raise_hint(hit)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
-        case BlockedPause(reason=reason):
-            lines = [BLOCKED, blocked_line(reason, blocker_chars), BLOCKED_HINT]
+        case BlockedPause():
+            lines = [BLOCKED, BLOCKED_BY.format(reason=clause), BLOCKED_HINT]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
-        case DeclinedPause(reason=reason):
-            lines = [DECLINED, DECLINED_BY.format(reason=blocked_clause(reason, blocker_chars)),
-                     DECLINED_HINT]
+        case DeclinedPause():
+            lines = [DECLINED, DECLINED_BY.format(reason=clause), DECLINED_HINT]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case QuestionPause(question=question):
             lines = [QUESTION.format(question=one_line(" ".join(question.split()))),

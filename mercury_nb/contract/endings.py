@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal, assert_never
 
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
+from mercury_nb.contract.redaction import Masked
 from mercury_nb.contract.spend import BudgetHit
 from mercury_nb.contract.task_status import EndingStatus as EndingStatus  # re-exported
 
@@ -147,7 +148,7 @@ class ProviderAttempt:
     """One provider of the chain and the first error it gave."""
 
     name: str
-    reason: str
+    reason: Masked
     permanent: bool = False
     """It refused the credentials or the model (401, 403, 404; ``provider_policy.
     is_permanent``): trying it again with the same settings cannot succeed."""
@@ -155,9 +156,10 @@ class ProviderAttempt:
 
 @dataclass(frozen=True)
 class ProviderFailure:
-    """Every provider of the chain failed."""
+    """Every provider of the chain failed. Its texts came masked (where each error entered
+    the task): the banner and the outcome show them as they are."""
 
-    last_error: str
+    last_error: Masked
     providers: tuple[ProviderAttempt, ...] = ()
 
     @property

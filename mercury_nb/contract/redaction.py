@@ -6,7 +6,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NewType, Protocol
 
 from mercury_nb.contract.untrusted import clean
 
@@ -77,6 +77,17 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
         if any(needle in text for needle in needles) if needles else bearer:
             text = pattern.sub(replacement, text)
     return text
+
+
+Masked = NewType("Masked", str)
+"""A text masked once, where it entered the task, against every secret the task knows (its
+keys and the env's secrets): later stages (the provider policy, the banner, the outcome)
+show it as it is and never mask it again."""
+
+
+def mask_once(text: str, secrets: Iterable[str]) -> Masked:
+    """``text`` made displayable and :func:`redact`-ed with ``secrets``: a :data:`Masked`."""
+    return Masked(redact(displayable(text), secrets))
 
 
 class TextMemo(Protocol):

@@ -131,6 +131,7 @@ class LiteLLMModel:
             retry_after_s=parse_retry_after(response_headers(error)),
             kind=kind,
             details={"exception": type(error).__name__},
+            masked=True,  # before the cut: a key across it is masked whole
         )
 
 

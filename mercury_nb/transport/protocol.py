@@ -78,6 +78,9 @@ class ProviderError(Exception):
     retry_after_s: float | None = None
     kind: str = "error"
     details: dict[str, Any] = field(default_factory=dict)
+    masked: bool = False
+    """``message`` was masked where it came in (the transport: its key and every env secret,
+    :func:`~mercury_nb.transport.provider_errors.redact_keys`): the task shows it as it is."""
 
     def __str__(self) -> str:
         status = f" (HTTP {self.status})" if self.status is not None else ""

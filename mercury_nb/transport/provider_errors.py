@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import email.utils
+import os
 import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from mercury_nb.contract.redaction import env_secrets
 from mercury_nb.contract.redaction import redact as contract_redact
 from mercury_nb.contract.text_cut import clip
 
@@ -129,10 +131,14 @@ def response_headers(error: BaseException) -> dict[str, Any]:
     return found
 
 
-def redact_keys(text: str, secrets: Iterable[str | None]) -> str:
-    """``text`` with every given secret (of at least 4 characters) and every key-looking token
-    masked: the one mask of :func:`mercury_nb.contract.redaction.redact`."""
-    return contract_redact(text, [secret for secret in secrets if secret and len(secret) >= 4])
+def redact_keys(text: str, secrets: Iterable[str | None],
+                environ: Mapping[str, str] | None = None) -> str:
+    """``text`` with every given secret (of at least 4 characters), every secret of the
+    environment (``environ``, default ``os.environ``) and every key-looking token masked:
+    the one mask of :func:`mercury_nb.contract.redaction.redact`, with every secret the
+    task knows (the model's key and the env's), so nothing later masks it again."""
+    given = [secret for secret in secrets if secret and len(secret) >= 4]
+    return contract_redact(text, [*given, *env_secrets(os.environ if environ is None else environ)])
 
 
 def truncate(text: str, limit: int = MESSAGE_CHARS) -> str:

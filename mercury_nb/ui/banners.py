@@ -18,11 +18,11 @@ from mercury_nb.contract.banners import (
     WRITTEN_BEFORE_STOP,
     banner_text,
     blocker_line,
-    change_line,
     change_summary_lines,
     evidence_line,
     last_check_line,
 )
+from mercury_nb.contract.change_lines import change_line
 from mercury_nb.contract.failure_banners import FAILED
 
 __all__ = [

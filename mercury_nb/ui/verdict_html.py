@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from mercury_nb.contract.banners import change_line
+from mercury_nb.contract.change_lines import change_line
 from mercury_nb.contract.notebook_changes import CellChange
 from mercury_nb.contract.outcome import FileChange, TaskOutcome
 from mercury_nb.contract.task_status import EndingStatus

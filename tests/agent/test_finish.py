@@ -3,20 +3,30 @@ per file a read-back completion names, so each ``✓ Verified`` line has its ent
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from mercury_nb.agent.finish import blocker_of, command_evidence
+from mercury_nb.agent import finish
+from mercury_nb.agent.finish import blocker_of, build_outcome, command_evidence
 from mercury_nb.agent.session import ReadBackEntry, TaskSession, ToolLogEntry
+from mercury_nb.contract import banners
 from mercury_nb.contract.banners import banner_text
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
+    BlockedPause,
+    Blocker,
+    DeclinedPause,
     Ending,
     FilesMissingPause,
+    Paused,
     VerificationFailedPause,
     VerifiedCompletion,
+    WorkNotStartedPause,
 )
 from mercury_nb.contract.gate.verification import CheckRecord, ReadBack, Verified
 from mercury_nb.contract.outcome import CommandEvidence
+from mercury_nb.workspace.changes import ChangeReport
 
 
 def session(*entries: ToolLogEntry, read_backs: tuple[ReadBackEntry, ...] = ()) -> TaskSession:
@@ -95,3 +105,38 @@ def test_rows_recorded_before_kinds_load_as_commands() -> None:
 def test_the_blocker_of_a_files_missing_pause_names_each_file() -> None:
     ending = FilesMissingPause(("calc.py", "test_calc.py"))
     assert blocker_of(ending, 120) == "calc.py was not created; test_calc.py was not created"
+
+
+@pytest.mark.parametrize(
+    ("ending", "line"),
+    [
+        pytest.param(WorkNotStartedPause(Blocker("edit_file", "denied: a.py")),
+                     "What blocked it: edit_file: denied: a.py", id="work-not-started"),
+        pytest.param(Paused("the guard stopped it", Blocker("run_command", "exit 2")),
+                     "What blocked it: run_command: exit 2", id="paused-with-blocker"),
+        pytest.param(BlockedPause("the API is down"), "What blocked it: the API is down",
+                     id="blocked"),
+        pytest.param(DeclinedPause("it is already done"),
+                     "What it said: no change is needed — it is already done", id="declined"),
+    ],
+)
+def test_the_blocker_clause_is_built_once_for_banner_and_blocker(
+    monkeypatch: pytest.MonkeyPatch, ending: Ending, line: str,
+) -> None:
+    calls: list[str] = []
+    for name in ("blocker_clause", "blocked_clause"):
+        real = getattr(banners, name)
+
+        def counted(*args: object, _real: Any = real, _name: str = name) -> str:
+            calls.append(_name)
+            return str(_real(*args))
+
+        for module in (banners, finish):  # wherever a builder of the outcome may reach it
+            monkeypatch.setattr(module, name, counted, raising=False)
+    outcome = build_outcome(session(), ending, ChangeReport([], "snapshot"))
+    # the one clause, built once (a blocker's clause cuts its result with blocked_clause)
+    built = ["blocker_clause"] if isinstance(ending, WorkNotStartedPause | Paused) else []
+    assert calls == [*built, "blocked_clause"]
+    assert line in outcome.banner.splitlines()
+    assert outcome.blocker is not None and line.split(": ", 1)[1].endswith(
+        outcome.blocker.split(": ", 1)[-1])

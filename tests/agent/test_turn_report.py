@@ -77,15 +77,22 @@ def test_a_provider_error_is_masked_before_it_is_reported(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef0123")
     error = ProviderError(provider="m", message="bad key sk-test-0123456789abcdef0123",
                           status=401, kind="auth")
-    report = provider_failed(error)
+    report = provider_failed(error, ("sk-test-0123456789abcdef0123",))
 
     assert "sk-test-0123456789abcdef0123" not in report.trouble.message
     assert (report.trouble.status, report.trouble.tool_choice) == (401, "auto")
 
 
+def test_an_error_the_transport_masked_is_not_masked_again() -> None:
+    # masked=True: the transport masked it with every secret; a second pass would change it
+    error = ProviderError(provider="m", message="api_key=*** then sk-0123456789ab",
+                          status=401, masked=True)
+    assert provider_failed(error, ("sk-0123456789ab",)).trouble.message == error.message
+
+
 def test_a_loop_is_named_by_its_description() -> None:
     loop = DoomLoop("identical-calls", "the same call three times")
-    report = looped(loop, REPLY, "m")
+    report = looped(loop, REPLY, "m", ())
 
     assert report.trouble.message == "the same call three times"
     assert report.loop is loop and report.reply is REPLY

@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mercury_nb.agent.task import run_new_session
-from mercury_nb.contract.banners import banner_text, change_line, evidence_line
+from mercury_nb.contract.banners import banner_text, evidence_line
+from mercury_nb.contract.change_lines import change_line
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import (
     Blocker,

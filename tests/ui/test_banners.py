@@ -6,7 +6,8 @@ from typing import get_args
 
 import pytest
 
-from mercury_nb.contract.banners import banner_text, change_line
+from mercury_nb.contract.banners import banner_text
+from mercury_nb.contract.change_lines import change_line
 from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,

@@ -26,13 +26,13 @@ on it, the task pauses naming it (:data:`EMPTY_REPLIES_PAUSE`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Literal
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.redaction import config_secrets, redact
+from mercury_nb.contract.redaction import Masked
 
 FailureClass = Literal["transient", "non-retryable"]
 
@@ -88,7 +88,8 @@ CONTINUE_FROM_PARTIAL = (
 class FailedAttempt:
     """One failed attempt on the current provider."""
 
-    message: str
+    message: Masked
+    """Masked where it entered the task: the policy shows it as it is."""
     status: int | None = None
     kind: str = "error"
     """e.g. ``timeout``, ``connection``, ``interrupted``, ``rate_limit``, ``doom-loop``."""
@@ -106,8 +107,8 @@ class ProviderState:
     retries: int = 0
     failed: frozenset[int] = frozenset()
     dead: frozenset[int] = frozenset()
-    first_errors: tuple[tuple[str, str], ...] = ()
-    last_error: str | None = None
+    first_errors: tuple[tuple[str, Masked], ...] = ()
+    last_error: Masked | None = None
 
     @classmethod
     def initial(cls, chain: Sequence[str], start: int = 0) -> ProviderState:
@@ -120,7 +121,7 @@ class ProviderState:
         return self.chain[self.current]
 
     @property
-    def ledger(self) -> Mapping[str, str]:
+    def ledger(self) -> Mapping[str, Masked]:
         """Provider -> its first error (redacted, ``provider_error_chars`` at most), chain order."""
         errors = dict(self.first_errors)
         return MappingProxyType({name: errors[name] for name in self.chain if name in errors})
@@ -151,7 +152,7 @@ class SwitchProvider:
 class AllProvidersFailed:
     """No provider is left; ``message`` is the ledger message. Any partial turn is kept."""
 
-    message: str
+    message: Masked
     resume_partial: bool = False
 
 
@@ -190,8 +191,9 @@ def backoff_delay(retry: int, base_s: float, max_s: float, jitter: float) -> flo
     return raw * (1.0 - JITTER_SPREAD * jitter)
 
 
-def failure_reason(failure: FailedAttempt, limit: int, secrets: Iterable[str] = ()) -> str:
-    """One redacted line of at most ``limit`` chars: ``HTTP 503: message`` or ``timeout: …``."""
+def failure_reason(failure: FailedAttempt, limit: int) -> Masked:
+    """One line of at most ``limit`` chars: ``HTTP 503: message`` or ``timeout: …`` (the
+    message came masked: only the status and kind, the policy's own words, are added)."""
     message = " ".join(failure.message.split())
     if failure.status is not None:
         text = f"HTTP {failure.status}: {message}" if message else f"HTTP {failure.status}"
@@ -199,8 +201,7 @@ def failure_reason(failure: FailedAttempt, limit: int, secrets: Iterable[str] = 
         text = f"{failure.kind}: {message}" if message else failure.kind
     else:
         text = message or "unknown error"
-    text = redact(text, secrets)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return Masked(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def step_provider(
@@ -209,15 +210,13 @@ def step_provider(
     config: MercuryConfig,
     jitter: float,
     *,
-    secrets: Iterable[str] = (),
     continuation_base_s: float = CONTINUATION_RETRY_BASE_S,
     continuation_max_s: float = CONTINUATION_RETRY_MAX_S,
 ) -> tuple[ProviderState, ProviderDecision]:
     """Decide what follows a failed attempt on ``state.provider``; ``jitter`` is in [0, 1)."""
     _check_jitter(jitter)
-    known = (*config_secrets(config), *secrets)
-    reason = failure_reason(failure, config.provider_error_chars, known)
-    whole = failure_reason(failure, config.provider_message_chars, known)
+    reason = failure_reason(failure, config.provider_error_chars)
+    whole = failure_reason(failure, config.provider_message_chars)
     state = _record(state, reason, whole)
     resume = failure.streamed_output
     continuation = CONTINUE_FROM_PARTIAL if resume else None
@@ -244,10 +243,8 @@ def step_provider(
     following = _next_available(state)
     if following is None:
         return state, AllProvidersFailed(all_failed_message(state, whole), resume)
-    notice = redact(
-        SWITCH_NOTICE.format(provider=state.provider, reason=reason, next=state.chain[following]),
-        known,
-    )
+    notice = SWITCH_NOTICE.format(provider=state.provider, reason=reason,
+                                  next=state.chain[following])
     switched = replace(state, current=following)
     return switched, SwitchProvider(following, state.chain[following], notice, resume, continuation)
 
@@ -267,14 +264,14 @@ def use_provider(state: ProviderState, index: int) -> ProviderState:
     return replace(state, current=target, retries=0)
 
 
-def all_failed_message(state: ProviderState, last_reason: str) -> str:
+def all_failed_message(state: ProviderState, last_reason: Masked) -> Masked:
     """``All LLM providers failed. Last error: …``, ``Per-provider:``, ``- name: reason`` lines."""
     lines = [ALL_FAILED_HEADER.format(reason=last_reason), "Per-provider:"]
     lines.extend(f"- {name}: {error}" for name, error in list(state.ledger.items())[:LEDGER_LINES])
-    return "\n".join(lines)
+    return Masked("\n".join(lines))  # masked reasons, the chain's names and our words
 
 
-def _record(state: ProviderState, reason: str, whole: str) -> ProviderState:
+def _record(state: ProviderState, reason: Masked, whole: Masked) -> ProviderState:
     """``reason`` (short) goes into the ledger once per provider; ``whole`` (up to
     ``provider_message_chars``) becomes the last error the banner shows."""
     if any(name == state.provider for name, _ in state.first_errors):

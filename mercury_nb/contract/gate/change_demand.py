@@ -43,6 +43,7 @@ from mercury_nb.contract.gate.task_intent import (
     sentences,
 )
 from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.task_requirements import TaskRequirements
 from mercury_nb.contract.gate.task_words import VERBS, VerbClass
 
 __all__ = ["ChangeDemand", "change_demand", "demanding_clause"]
@@ -90,12 +91,15 @@ def demanding_clause(clause: str) -> bool:
     return verb not in _READING_ACTIONS and is_instruction(clause)
 
 
-def change_demand(task: str, mode: Literal["execute", "chat"]) -> ChangeDemand:
+def change_demand(task: str, mode: Literal["execute", "chat"],
+                  requirements: TaskRequirements | None = None) -> ChangeDemand:
     """``DEMANDED`` when the task names a file to make or a run, or a clause of a sentence
-    that does not ask back opens with a changing verb; else ``UNCLEAR`` (chat mode always)."""
+    that does not ask back opens with a changing verb; else ``UNCLEAR`` (chat mode always).
+    ``requirements``: the task's ``read_task``, when read already."""
     if mode == "chat":
         return ChangeDemand.UNCLEAR
-    requirements = read_task(task, mode)
+    if requirements is None:
+        requirements = read_task(task, mode)
     if requirements.must_exist or requirements.runs or "run" in requirements.kinds:
         return ChangeDemand.DEMANDED
     for sentence in sentences(task):

@@ -50,6 +50,7 @@ from mercury_nb.contract.gate.question_reading import (
 )
 from mercury_nb.contract.gate.shell_commands import opens_with_shell_command
 from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.task_requirements import TaskRequirements
 
 __all__ = ["CODING_VERBS", "TaskIntent", "classify_intent", "clauses", "is_instruction",
            "lead_stripped", "looks_like_question", "sentence_asks", "sentences", "work_signals"]
@@ -209,14 +210,17 @@ def _is_bare_resume(text: str) -> bool:
     return " ".join(words_of(text)) in {"continue", "resume", "proceed", "go on", "keep going"}
 
 
-def classify_intent(task: str, mode: Literal["execute", "chat"]) -> TaskIntent:
+def classify_intent(task: str, mode: Literal["execute", "chat"],
+                    requirements: TaskRequirements | None = None) -> TaskIntent:
     """Explicit mode wins; then instructions in any clause; then files the task asks to
     create, write or edit (``read_task(...).must_exist``: "Write notes.rst", "Summarize
     README.md into SUMMARY.md"); then the anchored question reading; then work signals
-    (see the module's rules)."""
+    (see the module's rules). ``requirements``: the task's ``read_task``, when read already."""
     if mode == "chat":
         return TaskIntent.QUESTION
-    if _instructs(task) or read_task(task, mode).must_exist:
+    if requirements is None:
+        requirements = read_task(task, mode)
+    if _instructs(task) or requirements.must_exist:
         return TaskIntent.WORK
     if looks_like_question(task):
         return TaskIntent.QUESTION

@@ -48,6 +48,7 @@ from mercury_nb.contract.escalation.narration_guard import (
 )
 from mercury_nb.contract.escalation.tool_support import forcings_left
 from mercury_nb.contract.recovery.continuation import next_max_tokens
+from mercury_nb.contract.redaction import Masked
 from mercury_nb.contract.turns.guard_trigger import (
     AnswerDelivered,
     ChangeDeclined,
@@ -172,7 +173,8 @@ def route_trouble(
 ) -> tuple[RouterState, RouterDecision]:
     """An attempt failed (or was stopped as a loop): retry, fall back, or end honestly."""
     trouble = facts.trouble or ProviderTrouble(
-        provider=state.providers.provider, message="the stream ended without a finish reason",
+        provider=state.providers.provider,
+        message=Masked("the stream ended without a finish reason"),  # our own words
         kind="interrupted", streamed_output=True,
     )
     if facts.doom is None and forced_choice_refused(trouble):
@@ -201,7 +203,7 @@ def route_trouble(
 
 
 def _all_failed(
-    state: RouterState, doom: DoomLoop | None, message: str, trouble: ProviderTrouble
+    state: RouterState, doom: DoomLoop | None, message: Masked, trouble: ProviderTrouble
 ) -> Ending:
     if doom is not None:
         return Paused(LOOP_PAUSE_REASON.format(description=doom.description))

@@ -15,8 +15,11 @@ from mercury_nb.contract.gate.change_demand import ChangeDemand, change_demand
 from mercury_nb.contract.gate.completion_gate import GateState
 from mercury_nb.contract.gate.run_evidence import RunAnswer
 from mercury_nb.contract.gate.task_intent import TaskIntent, classify_intent
+from mercury_nb.contract.gate.task_reading import read_task
+from mercury_nb.contract.gate.task_requirements import NOTHING_ASKED, TaskRequirements
 from mercury_nb.contract.gate.verification import EvidenceVerdict, NoCheck
 from mercury_nb.contract.recovery.continuation import StepBudgetState, TruncationState
+from mercury_nb.contract.redaction import Masked
 from mercury_nb.contract.spend import BudgetHit
 from mercury_nb.contract.turns.final_reply import FinishCall
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
@@ -50,7 +53,8 @@ class ProviderTrouble:
     before any output re-sends the same first step (a forced guard step stays forced)."""
 
     provider: str
-    message: str
+    message: Masked
+    """Masked where it entered the task (:func:`~mercury_nb.contract.redaction.mask_once`)."""
     status: int | None = None
     kind: str = "error"
     retry_after_s: float | None = None
@@ -145,16 +149,20 @@ class RouterState:
     """What each provider showed of its tool support (not checkpointed: learned again)."""
     demand: ChangeDemand = ChangeDemand.DEMANDED
     """How plainly a work task asks for a change (``change_demand``): the guard's first read."""
+    requirements: TaskRequirements = NOTHING_ASKED
+    """What the task's words ask for (``read_task``), read once when the task starts."""
 
     def output_cap(self, index: int, default: int) -> int:
         return dict(self.output_caps).get(index, default)
 
     @classmethod
     def start(cls, task: str, config: MercuryConfig) -> RouterState:
+        requirements = read_task(task, config.mode)  # once per task: every prose stop reuses it
         return cls(
             task=task,
-            intent=classify_intent(task, config.mode),
-            demand=change_demand(task, config.mode),
+            intent=classify_intent(task, config.mode, requirements),
+            demand=change_demand(task, config.mode, requirements),
+            requirements=requirements,
             gate=GateState(),
             budget=StepBudgetState(),
             truncation=TruncationState(),

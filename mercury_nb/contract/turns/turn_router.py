@@ -39,7 +39,6 @@ from mercury_nb.contract.gate.completion_gate import (
 )
 from mercury_nb.contract.gate.run_evidence import RunAnswer, task_evidence
 from mercury_nb.contract.gate.task_intent import TaskIntent
-from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.verification import Verified
 from mercury_nb.contract.recovery.continuation import (
     AutoContinue,
@@ -185,7 +184,7 @@ def _measured_unmet(
     verified = isinstance(task_evidence(facts.evidence, _work_run(state, facts)), Verified)
     if not isinstance(reading, Question):
         return verified
-    return read_task(state.task, config.mode).needs_check and not verified
+    return state.requirements.needs_check and not verified
 
 
 def _work_run(state: RouterState, facts: TurnFacts) -> RunAnswer | None:
@@ -241,7 +240,7 @@ def _on_text_stop(
         reason = "I couldn't confirm what changed in the workspace, so I'm not calling it done"
         return state, FinishWith(Paused(reason))
     observation = GateObservation(
-        measured.changed_paths, facts.evidence, read_task(state.task, config.mode),
+        measured.changed_paths, facts.evidence, state.requirements,
         measured.missing_files, _work_run(state, facts), measured.deleted_paths,
     )
     gate, decision = step_gate(state.gate, observation, config)
