@@ -47,7 +47,7 @@ def main() -> None:
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.ledger.live_edits import LiveEditStore
     from mercury_nb.tools.base import ToolContext
-    from mercury_nb.tools.notebooks import InsertCellArgs, insert_notebook_cell
+    from mercury_nb.tools.notebook_edits import InsertCellArgs, insert_notebook_cell
     from mercury_nb.workspace.confinement import Workspace
 
     with tempfile.TemporaryDirectory() as folder, running_lab(Path(folder)) as lab:
