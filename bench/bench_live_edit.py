@@ -46,9 +46,8 @@ def main() -> None:
 
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.ledger.live_edits import LiveEditStore
-    from mercury_nb.tools import notebook_live
     from mercury_nb.tools.base import ToolContext
-    from mercury_nb.tools.notebooks import InsertCellArgs, insert_notebook_cell
+    from mercury_nb.tools.notebook_edits import InsertCellArgs, insert_notebook_cell
     from mercury_nb.workspace.confinement import Workspace
 
     with tempfile.TemporaryDirectory() as folder, running_lab(Path(folder)) as lab:
@@ -56,9 +55,9 @@ def main() -> None:
         made.cells = [v4.new_markdown_cell("# Bench")]
         nbformat.write(made, lab.root / "bench.ipynb")
         store = LiveEditStore(lab.home)
-        notebook_live.install_live_edits(store)
         ctx = ToolContext(root=Workspace(lab.root),
-                          config=MercuryConfig(workdir=lab.root, home=lab.home))
+                          config=MercuryConfig(workdir=lab.root, home=lab.home),
+                          live_edits=store)
         shown: list[float] = []
         calls: list[float] = []
         with sync_playwright() as driver:

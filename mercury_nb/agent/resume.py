@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.base import LiveEdits
     from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
@@ -65,6 +66,7 @@ async def resume_task(
     settings_changed: bool = False,
     kernel: KernelAccess | None = None,
     permissions: Permissions | None = None,
+    live_edits: LiveEdits | None = None,
 ) -> TaskOutcome:
     """Continue the checkpointed task under ``config`` (which carries the API key; the door
     builds it: :func:`mercury_nb.runs.planning.resume_config`) until its next honest ending.
@@ -101,7 +103,7 @@ async def resume_task(
         return await setup_failed(session, snapshot, Path(config.workdir), error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
                              ask_user=ask_user, state=state, subagents=subagents,
-                             kernel=kernel, permissions=permissions)
+                             kernel=kernel, permissions=permissions, live_edits=live_edits)
 
 
 def resume_facts(session: TaskSession, done: ChangeReport, state: RouterState, *,

@@ -31,7 +31,7 @@ from mercury_nb.contract.outcome import TaskOutcome
 from mercury_nb.contract.permissions import offers_mutating_tools
 from mercury_nb.contract.turns.router_state import RouterState
 from mercury_nb.tools.approval import Permissions
-from mercury_nb.tools.base import AskHandler, SubagentRunner, ToolContext
+from mercury_nb.tools.base import AskHandler, LiveEdits, SubagentRunner, ToolContext
 from mercury_nb.tools.kernel_access import KernelAccess
 from mercury_nb.tools.kernel_code import still_running, stopped_code
 from mercury_nb.tools.kernel_tools import NOT_INTERRUPTED, STOPPED_LINE
@@ -54,6 +54,7 @@ async def run_new_session(
     subagents: SubagentFactory | None = None,
     kernel: KernelAccess | None = None,
     permissions: Permissions | None = None,
+    live_edits: LiveEdits | None = None,
 ) -> TaskOutcome:
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
     keeping every file already written.
@@ -81,7 +82,8 @@ async def run_new_session(
         return await setup_failed(session, snapshot, root.root, error, sink)
     return await run_session(session, snapshot, models, sink=sink, registry=registry,
                              ask_user=ask_user, subagents=subagents, ground=True,
-                             kernel=kernel, found=found, permissions=permissions)
+                             kernel=kernel, found=found, permissions=permissions,
+                             live_edits=live_edits)
 
 
 async def run_session(
@@ -98,6 +100,7 @@ async def run_session(
     kernel: KernelAccess | None = None,
     found: Attachments | None = None,
     permissions: Permissions | None = None,
+    live_edits: LiveEdits | None = None,
 ) -> TaskOutcome:
     """Announce, run and finish ``session``: a new one from :func:`run_new_session`, or one restored
     from a checkpoint with its router ``state`` (:mod:`mercury_nb.agent.resume`). Stop ends
@@ -119,7 +122,7 @@ async def run_session(
     parent = SubagentParent(session.task_id, tuple(models), tools, sink, session)
     ctx = tool_context(root, config, sink, ask_user, task_id=session.task_id,
                        subagents=subagents(parent) if subagents is not None else None,
-                       kernel=kernel, permissions=permissions)
+                       kernel=kernel, permissions=permissions, live_edits=live_edits)
     state = state or RouterState.start(session.task, config)  # the task read once, for both
     loop = AgentLoop(
         session=session,
@@ -165,13 +168,14 @@ def tool_context(root: Workspace, config: MercuryConfig, sink: EventSink,
                  ask_user: AskHandler | None, *, task_id: str,
                  subagents: SubagentRunner | None,
                  kernel: KernelAccess | None = None,
-                 permissions: Permissions | None = None) -> ToolContext:
+                 permissions: Permissions | None = None,
+                 live_edits: LiveEdits | None = None) -> ToolContext:
     """The typed context every tool call of this task gets: a notice callback, the ask_user
     handler, and the injected runner delegate_task starts sub-agents with."""
     return ToolContext(
         root=root, config=config, notice=lambda text: sink(Notice(str(text))),
         ask_handler=ask_user, subagents=subagents, process_scope=task_id, kernel=kernel,
-        permissions=permissions or Permissions(),
+        permissions=permissions or Permissions(), live_edits=live_edits,
     )
 
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.base import LiveEdits
     from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
@@ -54,11 +55,13 @@ def launch(planned: PlannedRun, *, sink: EventSink | None = None,
            registry: ToolRegistry | None = None, model: ChatModel | None = None,
            subagents: SubagentFactory | None = None,
            kernel: KernelAccess | None = None,
-           permissions: Permissions | None = None) -> Run[TaskOutcome]:
+           permissions: Permissions | None = None,
+           live_edits: LiveEdits | None = None) -> Run[TaskOutcome]:
     """Schedule ``planned`` on ``loop`` (default: the running loop) and return at once."""
     target = loop if loop is not None else asyncio.get_running_loop()
     coroutine = planned.run(sink or ignore_events, ask_user=ask, registry=registry, model=model,
-                            subagents=subagents, kernel=kernel, permissions=permissions)
+                            subagents=subagents, kernel=kernel, permissions=permissions,
+                            live_edits=live_edits)
     return started(target.create_task(coroutine, name=f"mercury:{planned.task_id}"), planned)
 
 

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.base import LiveEdits
     from mercury_nb.tools.kernel_access import KernelAccess
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
@@ -111,9 +112,8 @@ class PlannedRun:
         ask_user: AskHandler | None = None,
         registry: ToolRegistry | None = None,
         model: ChatModel | None = None,
-        subagents: SubagentFactory | None = None,
-        kernel: KernelAccess | None = None,
-        permissions: Permissions | None = None,
+        subagents: SubagentFactory | None = None, kernel: KernelAccess | None = None,
+        permissions: Permissions | None = None, live_edits: LiveEdits | None = None,
     ) -> TaskOutcome:
         """Run it, the ledger recording around ``on_event`` (``subagents``: through the door)."""
         recorder = None
@@ -128,17 +128,17 @@ class PlannedRun:
             if self.checkpoint is not None:
                 from mercury_nb.agent.resume import resume_task
 
-                return await resume_task(self.checkpoint, config, on_event=sink,
-                                         ask_user=ask_user, registry=registry, model=model,
-                                         subagents=subagents, words=self.words, kernel=kernel,
-                                         blocker=self.blocker, permissions=permissions,
-                                         settings_changed=self.settings_changed)
+                return await resume_task(
+                    self.checkpoint, config, on_event=sink, ask_user=ask_user, registry=registry,
+                    model=model, subagents=subagents, words=self.words, kernel=kernel,
+                    blocker=self.blocker, permissions=permissions, live_edits=live_edits,
+                    settings_changed=self.settings_changed)
             from mercury_nb.agent.task import run_new_session
 
-            return await run_new_session(self.task, config, on_event=sink, task_id=self.task_id,
-                                         ask_user=ask_user, registry=registry, model=model,
-                                         subagents=subagents, kernel=kernel,
-                                         permissions=permissions)
+            return await run_new_session(
+                self.task, config, on_event=sink, task_id=self.task_id, ask_user=ask_user,
+                registry=registry, model=model, subagents=subagents, kernel=kernel,
+                permissions=permissions, live_edits=live_edits)
         except BaseException as error:
             if recorder is not None:
                 recorder.abandon(error)

@@ -36,6 +36,7 @@ from mercury_nb.transport.openai_model import load_http_client
 if TYPE_CHECKING:
     from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
+    from mercury_nb.tools.base import LiveEdits
     from mercury_nb.tools.registry import ToolRegistry
     from mercury_nb.transport.protocol import ChatModel
 
@@ -46,7 +47,8 @@ class Runner:
     @overload
     def submit(self, request: RunRequest, *, loop: asyncio.AbstractEventLoop | None = None,
                resolved: ResolvedRun | Refusal | None = None,
-               permissions: Permissions | None = None) -> Run[TaskOutcome] | Refusal: ...
+               permissions: Permissions | None = None,
+               live_edits: LiveEdits | None = None) -> Run[TaskOutcome] | Refusal: ...
 
     @overload
     def submit(self, request: SubagentRequest, *,
@@ -56,18 +58,21 @@ class Runner:
                loop: asyncio.AbstractEventLoop | None = None,
                resolved: ResolvedRun | Refusal | None = None,
                permissions: Permissions | None = None,
+               live_edits: LiveEdits | None = None,
                ) -> Run[TaskOutcome] | Run[SubagentRun] | Refusal:
         """Resolve ``request`` (unless ``resolved`` is what :func:`resolve` made of it
         already); when it passes, schedule its run on ``loop`` (default: the running loop)
         and return at once. ``permissions``: what :func:`_prepare` read for ``resolved``
-        (the saved rules; the live-edit route set up), so nothing here reads the ledger."""
+        (the saved rules) and ``live_edits`` (the task's live-edit route), so nothing here
+        reads the ledger. The route travels in the task's tool context, never process-wide:
+        two tasks of one process with different ledgers each keep their own."""
         if isinstance(request, SubagentRequest):
             return self._delegate(request, loop)
         planned = resolve(request) if resolved is None else resolved
         if isinstance(planned, Refusal):
             return planned
         if permissions is None:
-            _route_live_edits(planned.config.home)
+            live_edits = live_route(planned.config.home)
             permissions = permissions_for(planned, request.approver)
         try:
             sink, ask = request.sink, request.ask
@@ -77,7 +82,7 @@ class Runner:
                           registry=request.registry, model=request.model,
                           subagents=delegation(planned.handle, self.submit),
                           kernel=request.kernel,
-                          permissions=permissions)
+                          permissions=permissions, live_edits=live_edits)
         except BaseException:
             if planned.handle is not None and not planned.resumed:
                 planned.handle.ledger.release(planned.task_id)  # it never started
@@ -118,18 +123,17 @@ class Runner:
 runner = Runner()
 
 
-def _route_live_edits(home: Path) -> None:
-    """Notebook tools in this process offer their edits to JupyterLab through the ledger of
-    the Lab that started this process, else the task's at ``home`` (``live_home``; an
-    unusable ledger leaves them editing files on disk)."""
+def live_route(home: Path) -> LiveEdits | None:
+    """Where a task's notebook tools offer their edits to JupyterLab: the ledger of the Lab
+    that started this process, else the one at ``home`` (``live_home``; None: an unusable
+    ledger, they edit files on disk)."""
     from mercury_nb.contract.home import live_home
     from mercury_nb.ledger.live_edits import store_for
-    from mercury_nb.tools import notebook_live
 
     try:
-        notebook_live.install_live_edits(store_for(live_home(os.environ, home)))
+        return store_for(live_home(os.environ, home))
     except (OSError, sqlite3.Error):
-        notebook_live.install_live_edits(None)
+        return None
 
 
 @overload
@@ -192,15 +196,16 @@ async def run_task(task: str, config: MercuryConfig | None = None, *,
 async def submit_off_loop(request: RunRequest) -> Run[TaskOutcome] | Refusal:
     """:func:`submit` for a server: resolving (its SQLite reads and writes) runs in a worker
     thread, never on the server's event loop; the run is scheduled on that loop."""
-    resolved, permissions = await asyncio.to_thread(_prepare, request)
+    resolved, permissions, live_edits = await asyncio.to_thread(_prepare, request)
     return runner.submit(request, resolved=resolved,  # the door: the run on this loop
-                         permissions=permissions)
+                         permissions=permissions, live_edits=live_edits)
 
 
 _client_loaded: list[bool] = []
 
 
-def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | None]:
+def _prepare(request: RunRequest
+             ) -> tuple[ResolvedRun | Refusal, Permissions | None, LiveEdits | None]:
     """Every ledger read and write a submit makes before its run starts, in the calling
     (worker) thread: the resolved run (its new row), the live-edit route, the saved rules;
     and the HTTP client's first import and TLS context, which would hold the loop. The
@@ -209,7 +214,7 @@ def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | 
     all: about 100 ms with the GIL held, in a Jupyter server."""
     resolved = resolve(request)
     if isinstance(resolved, Refusal):
-        return resolved, None
+        return resolved, None, None
     if not _client_loaded:
         collecting = gc.isenabled()
         gc.disable()  # no full pass during the import either (it allocates a great deal)
@@ -220,6 +225,6 @@ def _prepare(request: RunRequest) -> tuple[ResolvedRun | Refusal, Permissions | 
             if collecting:
                 gc.enable()
         _client_loaded.append(True)
-    _route_live_edits(resolved.config.home)
-    return resolved, permissions_for(resolved, request.approver)
+    live_edits = live_route(resolved.config.home)
+    return resolved, permissions_for(resolved, request.approver), live_edits
 

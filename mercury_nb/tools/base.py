@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mercury_nb.contract.config import MercuryConfig
@@ -67,6 +68,18 @@ class ToolResult:
     one changed path); the gate asks that each of them ran after the last change."""
 
 
+class LiveEdits(Protocol):
+    """Where edit requests go and their answers come from (the ledger, shared with the server)."""
+
+    def seen_at(self, path: Path) -> float | None: ...
+
+    def submit(self, path: Path, request: dict[str, Any]) -> int: ...
+
+    def answer(self, request_id: int) -> tuple[str, dict[str, Any]] | None: ...
+
+    def withdraw(self, request_id: int, *, delivered_too: bool) -> bool: ...
+
+
 @dataclass
 class ToolContext:
     """What every tool call gets: the confined workspace root, the config, the callbacks the
@@ -105,6 +118,9 @@ class ToolContext:
     agent-written cell's provenance names (``metadata.mercury``)."""
     permissions: Permissions = field(default_factory=Permissions)
     """Who approves what the permission mode asks about, and the rules allowed so far."""
+    live_edits: LiveEdits | None = None
+    """Where the notebook tools offer a change to a notebook open in JupyterLab (the ledger
+    the runs layer chose for this task); None: they edit files on disk."""
     progress: Callable[[str], None] | None = None
     """Shows how far the running tool call is (``cell 7/12``) in the live status; set by
     the loop around each call, None outside one."""

@@ -10,11 +10,10 @@ file on disk as before.
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, assert_never
+from typing import Any, assert_never
 
 from mercury_nb.contract.live_edit import (
     Disk,
@@ -26,35 +25,8 @@ from mercury_nb.contract.live_edit import (
     route,
     source_sha,
 )
-from mercury_nb.tools.base import ToolContext, ToolResult
+from mercury_nb.tools.base import LiveEdits, ToolContext, ToolResult
 from mercury_nb.tools.notebooks import cell_source
-
-
-class LiveEdits(Protocol):
-    """Where edit requests go and their answers come from (the ledger, shared with the server)."""
-
-    def seen_at(self, path: Path) -> float | None: ...
-
-    def submit(self, path: Path, request: dict[str, Any]) -> int: ...
-
-    def answer(self, request_id: int) -> tuple[str, dict[str, Any]] | None: ...
-
-    def withdraw(self, request_id: int, *, delivered_too: bool) -> bool: ...
-
-
-_installed: LiveEdits | None = None
-_lock = threading.Lock()
-
-
-def install_live_edits(edits: LiveEdits | None) -> None:
-    """Route this process's notebook edits through ``edits`` (None: always to disk)."""
-    global _installed
-    with _lock:
-        _installed = edits
-
-
-def installed() -> LiveEdits | None:
-    return _installed
 
 
 @dataclass(frozen=True)
@@ -85,7 +57,7 @@ Sent = LiveApplied | Refused | NotLive
 
 def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
     """Offer ``request`` to the notebook at ``path`` open in JupyterLab; wait for its answer."""
-    return offer(_installed, ctx.config, path, request)
+    return offer(ctx.live_edits, ctx.config, path, request)
 
 
 def offer(edits: LiveEdits | None, limits: LiveEditLimits, path: Path,

@@ -15,7 +15,6 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.live_edits import LiveEditStore
 from mercury_nb.testing import Turn, call
 from mercury_nb.testing.fake_lab import FakeLab
-from mercury_nb.tools import notebook_live
 
 
 def cfg(tmp_path: Path, **kw: Any) -> MercuryConfig:
@@ -81,15 +80,14 @@ async def test_a_clean_run_of_an_open_notebook_written_back_live_still_verifies_
     analysis(tmp_path / "analysis.ipynb")
     home = tmp_path / "home"
     store = LiveEditStore(home)
-    notebook_live.install_live_edits(store)
     lab = FakeLab(home, [tmp_path / "analysis.ipynb"])
     try:
         model = scripted_model([insert("print(x + 1)"), RUN, Turn(text="Added and ran it.")])
         outcome = await run_task("add a cell to analysis.ipynb that prints x + 1",
-                                 cfg(tmp_path, live_edit_wait_s=5.0), model=model)
+                                 cfg(tmp_path, live_edit_wait_s=5.0), model=model,
+                                 live_edits=store)
     finally:
         lab.close()
-        notebook_live.install_live_edits(None)
         store.close()
     assert [r["op"] for r in lab.requests] == ["insert", "outputs"]  # both went live
     assert outcome.status == "completed", outcome.banner

@@ -19,7 +19,6 @@ from mercury_nb.ledger.access import close_all
 from mercury_nb.ledger.live_edits import close_stores
 from mercury_nb.testing import Turn, call
 from mercury_nb.testing.fake_lab import FakeLab
-from mercury_nb.tools import notebook_live
 
 NB = "analysis.ipynb"
 TASK = [Turn(tool_calls=(call("edit_notebook_cell", path=NB, index=0, source="x = 10"),)),
@@ -35,7 +34,6 @@ def workspace(tmp_path: Path) -> Iterator[Path]:
     notebook.cells[0].id = "one"
     nbformat.write(notebook, folder / NB)
     yield folder
-    notebook_live.install_live_edits(None)
     close_stores()
     close_all()
 

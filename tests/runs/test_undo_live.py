@@ -23,7 +23,6 @@ from mercury_nb.ledger.files import ledger_path
 from mercury_nb.ledger.live_edits import LiveEditStore, close_stores
 from mercury_nb.testing import Turn, call
 from mercury_nb.testing.fake_lab import FakeLab, apply_to_file
-from mercury_nb.tools import notebook_live
 
 NB = "analysis.ipynb"
 OUT = v4.new_output("execute_result", data={"text/plain": "1"}, execution_count=1)
@@ -46,7 +45,6 @@ def workspace(tmp_path: Path) -> Iterator[Path]:
         cell.id = cell_id
     nbformat.write(notebook, folder / NB)
     yield folder
-    notebook_live.install_live_edits(None)
     close_stores()
     close_all()
 

@@ -26,7 +26,7 @@ async def test_start_and_continue_posts_knock_at_the_door(
 
     def spy(self: Runner, request: RunRequest, *,
             loop: asyncio.AbstractEventLoop | None = None, resolved: object = None,
-            permissions: object = None) -> Refusal:
+            permissions: object = None, live_edits: object = None) -> Refusal:
         seen.append(request)
         return Refusal("spied", kind="workspace-busy")
 

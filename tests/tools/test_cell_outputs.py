@@ -13,7 +13,6 @@ import pytest
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.live_edits import LiveEditStore
 from mercury_nb.testing.fake_lab import FakeLab
-from mercury_nb.tools import notebook_live
 from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.cell_outputs import write_back
 from mercury_nb.tools.registry import ToolRegistry
@@ -43,13 +42,12 @@ def ctx(root: Path) -> ToolContext:
 
 
 @pytest.fixture
-def installed(tmp_path: Path) -> Iterator[Path]:
-    """The ledger home live edits go through (installed for this process)."""
+def installed(tmp_path: Path, ctx: ToolContext) -> Iterator[Path]:
+    """The ledger home live edits go through (the task's route, in its tool context)."""
     home = tmp_path / "home"
     store = LiveEditStore(home)
-    notebook_live.install_live_edits(store)
+    ctx.live_edits = store
     yield home
-    notebook_live.install_live_edits(None)
     store.close()
 
 

@@ -7,6 +7,7 @@ claims the request and answers it as the labextension would.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
@@ -29,16 +30,15 @@ from mercury_nb.workspace.confinement import Workspace
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[LiveEditStore]:
     made = LiveEditStore(tmp_path / "home")
-    notebook_live.install_live_edits(made)
     yield made
-    notebook_live.install_live_edits(None)
     made.close()
 
 
 @pytest.fixture
-def live_ctx(root: Path) -> ToolContext:
+def live_ctx(root: Path, store: LiveEditStore) -> ToolContext:
     config = MercuryConfig(workdir=root, live_edit_wait_s=5.0)
-    return ToolContext(root=Workspace(root), config=config, process_scope="t1", step=4)
+    return ToolContext(root=Workspace(root), config=config, process_scope="t1", step=4,
+                       live_edits=store)
 
 
 @pytest.fixture
@@ -128,7 +128,8 @@ async def test_insert_goes_below_its_anchor(registry: ToolRegistry, live_ctx: To
 async def test_no_answer_in_time_edits_the_file(registry: ToolRegistry, root: Path,
                                                 store: LiveEditStore, nb: Path) -> None:
     ctx = ToolContext(root=Workspace(root),
-                      config=MercuryConfig(workdir=root, live_edit_wait_s=0.05))
+                      config=MercuryConfig(workdir=root, live_edit_wait_s=0.05),
+                      live_edits=store)
     store.report_open([nb])  # open, but no JupyterLab takes the request
     result = await call(registry, ctx, "edit_notebook_cell", path="sales.ipynb", index=1,
                         source="x = 3")
@@ -196,7 +197,8 @@ async def test_lab_refuses_to_delete_a_cell_the_user_changed(
 async def test_delete_not_open_or_unanswered_deletes_on_disk(
         registry: ToolRegistry, root: Path, store: LiveEditStore, nb: Path) -> None:
     ctx = ToolContext(root=Workspace(root),
-                      config=MercuryConfig(workdir=root, live_edit_wait_s=0.05))
+                      config=MercuryConfig(workdir=root, live_edit_wait_s=0.05),
+                      live_edits=store)
     result = await call(registry, ctx, "delete_notebook_cell", path="sales.ipynb",
                         cell_id="head")
     assert result.ok and "open in JupyterLab" not in result.content
@@ -234,16 +236,13 @@ async def test_outputs_refused_means_every_cell_skipped(
     assert await running == notebook_live.OutputsApplied(("code1",))
 
 
-def test_outputs_without_lab_or_ids_go_to_disk(live_ctx: ToolContext, nb: Path) -> None:
+def test_outputs_without_lab_or_ids_go_to_disk(live_ctx: ToolContext, store: LiveEditStore,
+                                              nb: Path) -> None:
     ran = [notebook_live.RanCell("code1", "x = 1", [], 1)]
-    assert notebook_live.outputs(live_ctx, nb, ran) is None  # no store installed
-    other = LiveEditStore(live_ctx.root.root / "home2")
-    notebook_live.install_live_edits(other)
-    try:
-        other.report_open([nb])
-        assert notebook_live.outputs(live_ctx, nb, [notebook_live.RanCell("", "x", [], 1)]) is None
-        other.report_closed([nb])
-        assert notebook_live.outputs(live_ctx, nb, ran) is None  # not open
-    finally:
-        notebook_live.install_live_edits(None)
-        other.close()
+    store.report_open([nb])
+    no_route = dataclasses.replace(live_ctx, live_edits=None)
+    assert notebook_live.outputs(no_route, nb, ran) is None  # the task has no live route
+    assert store.claim([nb]) == []
+    assert notebook_live.outputs(live_ctx, nb, [notebook_live.RanCell("", "x", [], 1)]) is None
+    store.report_closed([nb])
+    assert notebook_live.outputs(live_ctx, nb, ran) is None  # not open
