@@ -42,9 +42,18 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
   const list = useTaskPages(pulses.current);
   const refreshList = list.refresh;
 
+  // Detail fetches may answer out of order (the server reads the ledger off its loop): a
+  // reply older than the one shown is dropped, or a "running" snapshot sent before the task
+  // finished would replace its ending, and no later event would come to correct it.
+  const detailAsked = useRef(0);
+  const detailShown = useRef(0);
   const refreshDetail = useCallback(async (id: string) => {
+    const asked = ++detailAsked.current;
     try {
       const found = await taskDetail(id);
+      if (asked < detailShown.current) {
+        return;
+      }
       if (found.task.live && found.task.status === 'running') {
         // the text shown and the status line's step come from one snapshot of the task
         absorbPulse(pulses.current, id, found.task.live, {
@@ -53,6 +62,7 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
         });
       }
       if (selectedRef.current === id) {
+        detailShown.current = asked;
         setDetail(found);
       }
     } catch (reason) {
@@ -99,7 +109,13 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
       scheduleRefresh(event.task_id);
     });
     const ticker = window.setInterval(() => setNow(Date.now() / 1000), 1000);
-    const poll = window.setInterval(refreshList, 15000);
+    const poll = window.setInterval(() => {
+      // a missed event (the socket reconnecting) leaves nothing stale for long
+      refreshList();
+      if (selectedRef.current) {
+        void refreshDetail(selectedRef.current);
+      }
+    }, 15000);
     return () => {
       socket.close();
       window.clearInterval(ticker);

@@ -4,9 +4,11 @@ badge on its list row, and the answer it posts decides whether the command runs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from conftest import running_lab
@@ -113,3 +115,49 @@ def test_the_pending_approval_screenshot(page: Any, lab: Lab) -> None:
     shoot(page, "panel-approval.png")
     asked(page).locator(".jp-mercury-allow-once").click()
     detail(page, "completed")
+
+
+RECORD_STATUSES = """() => {
+  window.__shownStatuses = [];
+  new MutationObserver(() => {
+    const shown = document.querySelector('.jp-mercury-detail');
+    window.__shownStatuses.push(shown ? shown.dataset.status : null);
+  }).observe(document.querySelector('.jp-mercury-panel'),
+             {subtree: true, childList: true, attributes: true});
+}"""
+TWO_FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
+
+
+def test_a_detail_reply_that_comes_late_does_not_bring_back_the_question(
+    page: Any, lab: Lab
+) -> None:
+    """Detail fetches answer out of order under load: a reply sent while the task waited
+    for its approval, arriving after the task completed, must not put the panel back to
+    "running" with the question (no later event would ever correct it)."""
+    open_panel(page)
+    start_from_prompt(page, "Add a test and run it.", "scripted/panel-approve-late")
+    view = asked(page)
+    task_id = view.get_attribute("data-task-id")
+    request = int(view.locator(".jp-mercury-approval").get_attribute("data-request"))
+    stale = lab.api(f"tasks/{task_id}")  # the snapshot a slow reply would carry
+    assert stale["task"]["status"] == "running" and stale["task"]["live"]["approval"]
+
+    def is_detail(url: str) -> bool:
+        return urlsplit(url).path.endswith(f"/mercury/api/tasks/{task_id}")
+
+    held: list[Any] = []
+    page.route(is_detail, lambda route: held.append(route) if not held else route.continue_())
+    page.locator(".jp-mercury-back").click()
+    with page.expect_request(lambda sent: is_detail(sent.url)):
+        page.locator(f'.jp-mercury-row[data-task-id="{task_id}"]').click()
+    lab.api(f"tasks/{task_id}/approval", {"request": request, "answer": "once"})
+    detail(page, "completed")  # from the replies that came after the held one
+    page.evaluate(RECORD_STATUSES)
+    assert len(held) == 1
+    with page.expect_request_finished(lambda done: is_detail(done.url)):
+        held[0].fulfill(status=200, content_type="application/json", body=json.dumps(stale))
+    page.evaluate(TWO_FRAMES)
+    shown = page.evaluate("() => window.__shownStatuses")
+    assert "running" not in shown
+    done = detail(page, "completed", timeout=1_000)
+    assert done.locator(".jp-mercury-approval").count() == 0

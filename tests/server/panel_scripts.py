@@ -147,7 +147,8 @@ def register_all(prefix: str = "panel") -> None:
     """``scripted/<prefix>-complete``, ``-slow``, ``-pause``, ``-xss``, ``-cli``,
     ``-reload-clean``, ``-reload-dirty``, ``-delegate``, ``-filter-a``, ``-filter-b``,
     ``-steps``, ``-page-pause``, ``-notools``, ``-question``, ``-forged``, ``-forged-answer``,
-    ``-stream``, ``-approve-once``, ``-approve-deny``, ``-approve-shot`` and ``-page``
+    ``-stream``, ``-approve-once``, ``-approve-deny``, ``-approve-shot``, ``-approve-late``
+    and ``-page``
     (PAGING_TASKS tasks) (fresh scripts; each plays once, so a lab
     session gives each test its own)."""
     register_scripted_model(f"{prefix}-complete", verified())
@@ -171,6 +172,7 @@ def register_all(prefix: str = "panel") -> None:
     register_scripted_model(f"{prefix}-approve-once", verified("test_approved.py"))
     register_scripted_model(f"{prefix}-approve-deny", verified("test_denied.py"))
     register_scripted_model(f"{prefix}-approve-shot", verified("test_shot.py"))
+    register_scripted_model(f"{prefix}-approve-late", verified("test_late.py"))
 
 
 def cli_main(argv: list[str]) -> int:
