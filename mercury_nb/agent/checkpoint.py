@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from mercury_nb.agent.events import StepEnded
@@ -115,9 +116,29 @@ def restored_usage(stored: Any) -> dict[str, tuple[int, int]]:
     return usage
 
 
-def restore_snapshot(data: dict[str, Any]) -> Snapshot:
+def restore_snapshot(data: Mapping[str, Any]) -> Snapshot:
     """The workspace snapshot taken when the task first started."""
     return Snapshot.from_json(data["snapshot"])
+
+
+@dataclass(frozen=True)
+class Restorable:
+    """A checkpoint this version can restore, its start snapshot parsed: once, where a
+    continue checks it, and the resume uses that one."""
+
+    data: Mapping[str, Any]
+    snapshot: Snapshot
+
+
+def restorable(checkpoint: Mapping[str, Any] | None) -> Restorable | None:
+    """``checkpoint`` if this version can restore it (its start snapshot included), else
+    None: the task then starts again from its text rather than staying stuck."""
+    if checkpoint is None or checkpoint.get("version") != CHECKPOINT_VERSION:
+        return None
+    try:
+        return Restorable(checkpoint, restore_snapshot(checkpoint))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def restore_router_state(data: dict[str, Any], task: str, config: MercuryConfig) -> RouterState:

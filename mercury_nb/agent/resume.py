@@ -21,7 +21,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mercury_nb.agent.checkpoint import restore_router_state, restore_session, restore_snapshot
+from mercury_nb.agent.checkpoint import (
+    Restorable,
+    restore_router_state,
+    restore_session,
+    restore_snapshot,
+)
 from mercury_nb.agent.events import EventSink, ignore_events
 from mercury_nb.agent.evidence import check_records
 from mercury_nb.agent.lifecycle import setup_failed
@@ -53,7 +58,7 @@ def _stored_chain(checkpoint: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 async def resume_task(
-    checkpoint: Mapping[str, Any],
+    checkpoint: Restorable | Mapping[str, Any],
     config: MercuryConfig,
     *,
     model: ChatModel | None = None,
@@ -79,7 +84,9 @@ async def resume_task(
     already names as it (:func:`mercury_nb.runs.resolve.with_model`); ``kernel``: the
     user's kernel (a continue from a cell).
     """
-    data = dict(checkpoint)
+    if not isinstance(checkpoint, Restorable):  # checked by the door: its snapshot parsed
+        checkpoint = Restorable(checkpoint, restore_snapshot(checkpoint))
+    data = dict(checkpoint.data)
     sink = on_event or ignore_events
     session = restore_session(data, config)
     fresh_chain = _stored_chain(data) != config.model_chain
@@ -87,7 +94,7 @@ async def resume_task(
         session.provider_index = 0  # provider numbers and lowered caps were for another chain
     # the stored snapshot kept "before" texts only of files changed by then: put back those
     # of files still as they were, for files this run changes first
-    snapshot = await asyncio.to_thread(restore_snapshot(data).rehydrated)
+    snapshot = await asyncio.to_thread(checkpoint.snapshot.rehydrated)
     done = await asyncio.to_thread(measure_changes, snapshot, Path(config.workdir))
     state = restore_router_state(data, session.task, config)  # the task read once, here
     facts = resume_facts(session, done, state, blocker=blocker, words=words,

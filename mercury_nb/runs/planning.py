@@ -47,6 +47,7 @@ from mercury_nb.runs.lookup import Refusal, find_task
 from mercury_nb.runs.settings import continue_flags, plan
 
 if TYPE_CHECKING:
+    from mercury_nb.agent.checkpoint import Restorable
     from mercury_nb.agent.subagent import SubagentFactory
     from mercury_nb.tools.approval import Permissions
     from mercury_nb.tools.ask_user import AskHandler
@@ -97,7 +98,7 @@ class PlannedRun:
     task: str
     config: MercuryConfig
     handle: LedgerHandle | None
-    checkpoint: dict[str, Any] | None = None
+    checkpoint: Restorable | None = None
     resumed: bool = False
     blocker: str | None = None  # a resumed task: the blocker line of its pausing ending
     words: str | None = None  # a resumed task: what the user said beyond "continue"
@@ -241,14 +242,17 @@ def plan_continue(
     if not Path(record.workspace).is_dir():
         return Refusal(MISSING_WORKSPACE.format(task_id=record.id, workspace=record.workspace),
                        record, kind="missing-workspace")
-    checkpoint = usable_checkpoint(ledger.checkpoint(record.id))
+    from mercury_nb.agent.checkpoint import restorable
+
+    checkpoint = restorable(ledger.checkpoint(record.id))
+    stored = checkpoint.data if checkpoint is not None else None
     try:
-        ran = resume_config(record, checkpoint, config, {})
+        ran = resume_config(record, stored, config, {})
         cures, before = recorded_cause(record.cause, RunSettings.of(ran))
         # a cure without a continue flag (MERCURY_TOOL_SET, MERCURY_CONTEXT_WINDOW) comes
         # from the current settings when they differ from those the task ended under
         fixes = {} if record.resumable else current_fixes(cures, before, RunSettings.of(config))
-        resumed = resume_config(record, checkpoint, config,
+        resumed = resume_config(record, stored, config,
                                 {**fixes, **continue_flags(overrides or {})})
     except ValueError as error:  # pydantic's ValidationError is a ValueError
         return Refusal(f"Task {record.id} cannot resume with these settings: {error}", record,
@@ -271,30 +275,16 @@ def inside(workspace: Path, root: Path) -> bool:
     return target == base or base in target.parents
 
 
-def usable_checkpoint(checkpoint: dict[str, Any] | None) -> dict[str, Any] | None:
-    """``checkpoint`` if this version can restore it (its start snapshot included), else None:
-    the task then starts again from its text rather than staying stuck."""
-    from mercury_nb.agent.checkpoint import CHECKPOINT_VERSION, restore_snapshot
-
-    if checkpoint is None or checkpoint.get("version") != CHECKPOINT_VERSION:
-        return None
-    try:
-        restore_snapshot(checkpoint)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return checkpoint
-
-
 def resume_config(record: TaskRecord, checkpoint: Mapping[str, Any] | None,
                   current: MercuryConfig, overrides: Mapping[str, Any]) -> MercuryConfig:
     """The settings a task resumes under: its checkpoint's (or, without one, the current
     settings in its workspace with its model chain), then the current API key and home,
     then ``overrides`` (all decided by :func:`~mercury_nb.runs.settings.plan`)."""
-    if checkpoint is None:
-        values: dict[str, Any] = {**current.model_dump(exclude={"api_key"}),
-                                  "workdir": Path(record.workspace)}
-        if record.models:
-            values.update(model=record.models[0], fallbacks=list(record.models[1:]))
-        checkpoint = {"config": values}
-    return plan(overrides, checkpoint=checkpoint, current=current)
+    if checkpoint is not None:
+        return plan(overrides, checkpoint=checkpoint, current=current)
+    values: dict[str, Any] = {**current.model_dump(exclude={"api_key"}),
+                              "workdir": Path(record.workspace)}
+    if record.models:
+        values.update(model=record.models[0], fallbacks=list(record.models[1:]))
+    return plan(overrides, checkpoint={"config": values}, current=current)
 

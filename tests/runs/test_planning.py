@@ -280,9 +280,9 @@ def test_an_unusable_ledger_is_reported_once(tmp_path: Path) -> None:
     ],
 )
 def test_unusable_checkpoints_restart_from_the_text(checkpoint: dict[str, object] | None) -> None:
-    from mercury_nb.runs.planning import usable_checkpoint
+    from mercury_nb.agent.checkpoint import restorable
 
-    assert usable_checkpoint(checkpoint) is None
+    assert restorable(checkpoint) is None
 
 
 def finish_too_small(handle: LedgerHandle, workspace: Path, task_id: str) -> None:
