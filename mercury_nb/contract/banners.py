@@ -77,6 +77,8 @@ ALL_PROVIDERS_FAILED = "All LLM providers failed. Last error: {error}"
 PER_PROVIDER = "Per-provider:"
 BLOCKED = "I've paused — I couldn't finish this one."
 BLOCKED_BY = "What blocked it: {reason}"
+DENIED_TOO = "Also: {denied}."
+"""A verification pause's line for what the user denied earlier in the run."""
 BLOCKED_HINT = 'Once that is sorted out, send "continue" and I\'ll try again.'
 DECLINED = "I've paused — this task asks for a change, but the model declined to make any."
 DECLINED_BY = "What it said: no change is needed — {reason}"
@@ -225,11 +227,14 @@ def _ending_banner(ending: Ending, changes: Sequence[FileChange], clause: str | 
         case WorkNotStartedPause():
             lines = [WORK_NOT_STARTED, BLOCKED_BY.format(reason=clause)]
             return _with_changes(lines, changes, CHANGES_SO_FAR)
-        case VerificationFailedPause(last_check=last_check, stale=stale, requested=run):
+        case VerificationFailedPause(last_check=last_check, stale=stale, requested=run,
+                                     denied=denied):
             head = VERIFICATION_FAILED if not run else (
                 REQUESTED_RUN_MISSING if last_check is None
                 else REQUESTED_RUN_STALE if stale else REQUESTED_RUN_PAUSE).format(run=run)
             lines = [head, last_check_line(last_check, stale, run)]
+            if denied:
+                lines.append(DENIED_TOO.format(denied=denied))
             return _with_changes(lines, changes, CHANGES_SO_FAR)
         case FilesMissingPause(missing=missing):
             missed = not_created_line(tuple(shown_names(missing)))

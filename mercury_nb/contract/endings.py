@@ -77,6 +77,9 @@ class VerificationFailedPause:
     requested: str = ""
     """The run the task asks for (```sleep 300```, ``hello.py``) when it is what never
     passed: the banner names it instead of speaking of changes and checks."""
+    denied: str = ""
+    """What the user denied earlier in the run and how to allow it, said beside the failed
+    check (:func:`~mercury_nb.contract.user_denials.after_user_denial`)."""
 
     def __post_init__(self) -> None:
         if self.stale and self.last_check is None:

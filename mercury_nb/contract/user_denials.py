@@ -6,12 +6,14 @@ forgotten when that action is allowed later in the run, see :func:`denial_after`
 task then ends without a completion, on what the denial may have caused (the gate or the
 narration guard pausing, the model saying it is blocked or declining), the ending is the
 honest pause :func:`after_user_denial` makes, naming the action and how to allow it; any
-other ending (a completion, a stop, a budget, a provider, a question) stays as it is.
+other ending (a completion, a stop, a budget, a provider, a question) stays as it is. A check
+that ran after the last change and failed stays the ending's cause: the pause stays the
+verification pause it is, and names the denial beside it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import assert_never
 
 from mercury_nb.contract.endings import (
@@ -39,7 +41,7 @@ from mercury_nb.contract.text_cut import clip
 
 USER_DENIED_PAUSE = "you denied permission to {what} — allow it with {how}"
 SAID_CHARS = 160
-"""How much of the model's own words (or the failed check's command) the pause keeps."""
+"""How much of the model's own words the pause keeps."""
 
 
 @dataclass(frozen=True)
@@ -81,10 +83,7 @@ def after_user_denial(ending: Ending, denial: UserDenial | None) -> Ending:
             return Paused(f"{reason} (the model said: {clip(said, SAID_CHARS)})"
                           if said.strip() else reason)
         case VerificationFailedPause(last_check=check, stale=False) if check is not None:
-            how = "timed out" if check.timed_out or check.exit_code is None else (
-                f"exit {check.exit_code}")
-            return Paused(f"{reason} (the last check failed: "
-                          f"{clip(check.command, SAID_CHARS)}, {how})")
+            return replace(ending, denied=reason)  # a check that ran and failed stays the cause
         case VerificationFailedPause() | FilesMissingPause():
             return Paused(reason)
         case (VerifiedCompletion() | NoChangesCompletion() | Aborted() | StepBudgetPause()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from mercury_nb.agent.finish import blocker_of
+from mercury_nb.contract.banners import VERIFICATION_FAILED, banner_text
 from mercury_nb.contract.endings import (
     Aborted,
     BlockedPause,
@@ -41,6 +43,7 @@ PIP = UserDenial('run "pip install requests"', "pip install requests")
 PIP_PAUSE = Paused('you denied permission to run "pip install requests" — allow it with '
                '--allow "pip install requests" or --permissions auto')
 FAILED_CHECK = CheckRecord("pytest -q", 1, 3)
+TIMED_OUT = CheckRecord("pytest -q", None, 3, timed_out=True)
 WINDOW = WindowTooSmall(window=2048, budget=100, reply_tokens=512, system_tokens=900,
                         tools_tokens=700, compact=False)
 UNCHANGED: list[Ending] = [
@@ -60,13 +63,13 @@ UNCHANGED: list[Ending] = [
     NoToolSupport("m", "reported"),
 ]
 DENIED_BLOCKER = Blocker("run_command", "denied: the user denied it")
-REPLACED: list[tuple[Ending, Paused]] = [
+REPLACED: list[tuple[Ending, Ending]] = [
     (WorkNotStartedPause(DENIED_BLOCKER), Paused(PIP_PAUSE.reason, DENIED_BLOCKER)),
     (WorkNotStartedPause(None), PIP_PAUSE),
     (VerificationFailedPause(FAILED_CHECK, stale=False),
-     Paused(f"{PIP_PAUSE.reason} (the last check failed: pytest -q, exit 1)")),
-    (VerificationFailedPause(CheckRecord("pytest -q", None, 3, timed_out=True), stale=False),
-     Paused(f"{PIP_PAUSE.reason} (the last check failed: pytest -q, timed out)")),
+     VerificationFailedPause(FAILED_CHECK, stale=False, denied=PIP_PAUSE.reason)),
+    (VerificationFailedPause(TIMED_OUT, stale=False),
+     VerificationFailedPause(TIMED_OUT, stale=False, denied=PIP_PAUSE.reason)),
     (VerificationFailedPause(FAILED_CHECK, stale=True), PIP_PAUSE),
     (VerificationFailedPause(None, stale=False, requested="python hello.py"), PIP_PAUSE),
     (FilesMissingPause(("made.txt",)), PIP_PAUSE),
@@ -93,9 +96,19 @@ def test_a_completion_a_stop_or_an_unrelated_cause_stays_as_it_is(ending: Ending
 
 @pytest.mark.parametrize(("ending", "paused"), REPLACED, ids=repr)
 def test_a_pause_the_denial_may_have_caused_names_it_and_how_to_allow_it(
-        ending: Ending, paused: Paused) -> None:
-    """It keeps what else the ending knew: the blocker, the model's words, a failed check."""
+        ending: Ending, paused: Ending) -> None:
+    """It keeps what else the ending knew: the blocker, the model's words; a check that ran
+    after the last change and failed stays the cause, the denial named beside it."""
     assert after_user_denial(ending, PIP) == paused
+
+
+def test_a_failed_check_stays_the_blocker_and_the_banner_names_the_denial_too() -> None:
+    ending = after_user_denial(VerificationFailedPause(FAILED_CHECK, stale=False), PIP)
+    assert blocker_of(ending, 120) == "the last check did not pass: pytest -q ✗ (exit 1)"
+    lines = banner_text(ending, []).splitlines()
+    assert lines[:2] == [VERIFICATION_FAILED, "Last check: pytest -q ✗ (exit 1)"]
+    assert lines[2] == f"Also: {PIP_PAUSE.reason}."
+    assert after_user_denial(ending, PIP) == ending  # noted once, however often it is applied
 
 
 @pytest.mark.parametrize(("denial", "reason"), [
