@@ -91,8 +91,9 @@ class TaskSession:
     """Set when an action was denied because nobody could be asked (or no answer came): the
     task pauses on it before its next request (never checkpointed: a continue asks anew)."""
     user_denied: UserDenial | None = None
-    """The action the user last denied in this run (and did not allow later): if the task
-    then cannot finish, its pause names it (never checkpointed: a continue asks anew)."""
+    """The action the user last denied in this run (and did not allow later), its
+    sub-agents' included: if the task then cannot finish, its pause names it (never
+    checkpointed: a continue asks anew)."""
     grounded_paths: tuple[str, ...] = ()
     """Workspace-relative files the agent itself read into the conversation (answer grounding)."""
 

@@ -149,6 +149,9 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
                 break
             case _ as unreachable:
                 assert_never(unreachable)
+    if parent.session is not None and loop.session.user_denied is not None:
+        # the user denied it in this task's run: the parent's own pause names it too
+        parent.session.user_denied = loop.session.user_denied
     outcome = await measured_outcome(loop.session, ending, loop.snapshot, root.root)
     run = SubagentRun(sub_id, outcome, report)
     sink(TaskFinished(run.outcome))
@@ -164,6 +167,7 @@ def resumed(loop: AgentLoop, nudge: str) -> AgentLoop:
     config = loop.config  # the live config: it still carries the API key
     session = restore_session(data, config)
     session.usage_to = loop.session.usage_to  # its tokens go on counting in the parent's
+    session.user_denied = loop.session.user_denied  # the same run: what the user denied holds
     session.messages.append(user_message(nudge))
     return AgentLoop(
         session=session,

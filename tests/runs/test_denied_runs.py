@@ -29,8 +29,9 @@ def workspace(tmp_path: Path) -> Path:
 
 
 async def run(workspace: Path, home: Path, model: Any, approver: FakeApprover,
-              task_id: str | None = None) -> Any:
-    config = MercuryConfig(workdir=workspace, home=home, mode="execute")
+              task_id: str | None = None, max_steps: int | None = None) -> Any:
+    config = MercuryConfig(workdir=workspace, home=home, mode="execute",
+                           **({} if max_steps is None else {"max_steps": max_steps}))
     request = RunRequest(task="" if task_id else TASK, config=config, model=model,
                          approver=approver, resume=task_id is not None, task_id=task_id)
     started = submit(request)
@@ -84,3 +85,29 @@ async def test_a_deny_then_a_pause_for_its_own_cause_keeps_that_cause(
     assert paused.status == "paused"
     assert paused.blocker == "Should made.txt say ok or okay?"
     assert "denied" not in paused.banner
+
+
+@pytest.mark.parametrize("max_steps", [None, 1], ids=["one-budget", "resumed-sub-agent"])
+async def test_a_deny_inside_a_sub_agent_is_named_by_the_parents_pause(
+        workspace: Path, home: Path, scripted_model: Any, max_steps: int | None) -> None:
+    """The user denied the sub-agent's command; the parent, which could not finish without
+    it either, pauses naming that command and how to allow it (before, only the sub-agent's
+    own ending named it, and the parent's pause spoke of its model's words alone). With one
+    step per budget the supervisor resumes the sub-agent after the deny: the resumed
+    session still holds it."""
+    model = scripted_model([
+        Turn(tool_calls=(call("delegate_task", task="Run the script that writes made.txt."),)),
+        Turn(tool_calls=(call("run_command", command=WRITE),)),  # the sub-agent: denied
+        BLOCKED,  # the sub-agent gives up
+        Turn(tool_calls=(call("finish", status="blocked",
+                              blocker="The helper could not run the script."),)),
+    ])
+    denier = FakeApprover("deny")
+    paused = await run(workspace, home, model, denier, max_steps=max_steps)
+    model.assert_complete()
+    assert [r.command for r in denier.asked] == [WRITE]
+    assert paused.status == "paused", paused.banner
+    assert paused.blocker == (
+        f'you denied permission to run "{WRITE}" — allow it with --allow "{WRITE}" or '
+        "--permissions auto (the model said: The helper could not run the script.)")
+    assert not (workspace / "made.txt").exists()
