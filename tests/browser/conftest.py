@@ -190,22 +190,6 @@ def first_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         yield started
 
 
-SHELL_SETTLED = """() => {
-  const widget = window.jupyterapp.shell.currentWidget;
-  return widget !== null && widget.node.contains(document.activeElement);
-}"""
-
-
-def settle_focus(tab: Any) -> None:
-    """Wait until JupyterLab has restored its layout and its main area's widget (the
-    Launcher on a fresh workspace) has taken the focus. It takes it once, shortly after the
-    restore; a test that focused a button before then lost that focus to it, and its key
-    press went to the Launcher."""
-    tab.wait_for_function("() => window.jupyterapp !== undefined")
-    tab.evaluate("() => window.jupyterapp.restored.then(() => true)")
-    tab.wait_for_function(SHELL_SETTLED)
-
-
 @contextlib.contextmanager
 def lab_page(browser: Any, lab: Lab) -> Iterator[Any]:
     """A fresh page on ``lab``'s JupyterLab, logged in with the token, the shell ready."""
@@ -214,7 +198,6 @@ def lab_page(browser: Any, lab: Lab) -> Iterator[Any]:
     tab.set_default_timeout(30_000)
     tab.goto(f"{lab.base_url}lab?token={lab.token}")
     tab.wait_for_selector("#jp-main-dock-panel", state="attached")
-    settle_focus(tab)
     try:
         yield tab
     finally:

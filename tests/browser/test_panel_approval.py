@@ -43,6 +43,20 @@ def asked(page: Any) -> Any:
     return view
 
 
+LAUNCHER_FOCUSED = """() => {
+  const launcher = document.querySelector('#jp-main-dock-panel .jp-Launcher');
+  return launcher !== null && launcher.contains(document.activeElement);
+}"""
+
+
+def focus_settled(page: Any) -> None:
+    """Wait until JupyterLab's Launcher (this lab's main area holds only it) has taken the
+    focus, as it does once after each page load, when the file browser has restored. A
+    button focused before then loses the focus to it, and a key press goes to the Launcher
+    (a CI run failed so: the Enter of "Allow once" never reached the panel)."""
+    page.wait_for_function(LAUNCHER_FOCUSED)
+
+
 def badge_on_the_row(page: Any, task_id: str) -> str:
     """Back to the list: the task's row badge text; then into its detail again."""
     page.locator(".jp-mercury-back").click()
@@ -57,6 +71,7 @@ def badge_on_the_row(page: Any, task_id: str) -> str:
 def test_allow_once_from_the_panel_runs_the_command_and_the_task_completes(
     page: Any, lab: Lab
 ) -> None:
+    focus_settled(page)
     open_panel(page)
     start_from_prompt(page, "Add a test and run it.", "scripted/panel-approve-once")
     view = asked(page)
@@ -102,6 +117,7 @@ def test_deny_from_the_panel_keeps_the_command_from_running(page: Any, lab: Lab)
 
 
 def test_the_pending_approval_screenshot(page: Any, lab: Lab) -> None:
+    focus_settled(page)
     open_panel(page)
     start_from_prompt(page, "Add a test and run it.", "scripted/panel-approve-shot")
     view = asked(page)
