@@ -9,7 +9,9 @@ fresh process)::
 
 An in-process model streams ``--chunks`` text chunks and one ``read_file`` call per step (a
 60-byte file, a different one each step so no doom loop fires), then answers. The time per
-step is the task's wall time divided by its steps: everything but the model itself.
+step is the task's wall time divided by its steps: everything but the model itself. Beside
+it, the bytes the process wrote per step (``/proc/self/io``), nearly all of them the
+ledger's.
 Not part of the test suite.
 """
 
@@ -57,8 +59,20 @@ class BenchModel:
         yield FinishChunk("tool_calls")
 
 
-async def one_run(steps: int, chunks: int) -> float:
-    """Seconds per step of one recorded task."""
+def bytes_written() -> int:
+    """Bytes this process has passed to write() so far (Linux ``/proc/self/io`` wchar; 0
+    elsewhere): the ledger's writes, WAL and database, are nearly all of a task's."""
+    try:
+        for line in Path("/proc/self/io").read_text().splitlines():
+            if line.startswith("wchar:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+async def one_run(steps: int, chunks: int) -> tuple[float, float]:
+    """Seconds per step of one recorded task, and bytes written per step."""
     from mercury_nb.contract.config import MercuryConfig
 
     try:  # the runs layer plans and launches (and registers the task for remote stops)
@@ -81,7 +95,7 @@ async def one_run(steps: int, chunks: int) -> float:
                                max_steps=steps + 10, context_window=10_000_000)
         handle = open_ledger(home)
         planned = plan_task(handle, f"read the files ({time.time()})", config)
-        started = time.perf_counter()
+        started, wrote = time.perf_counter(), bytes_written()
         if launch is not None:
             outcome = await launch(planned, sink=lambda event: None, model=model).outcome()
         else:
@@ -89,11 +103,12 @@ async def one_run(steps: int, chunks: int) -> float:
         elapsed = time.perf_counter() - started
         handle.flush()
         close_all()
+        wrote = bytes_written() - wrote
         assert outcome.steps == steps, (outcome.status, outcome.steps, outcome.banner)
-    return elapsed / steps
+    return elapsed / steps, wrote / steps
 
 
-def measure(steps: int, chunks: int, repeats: int) -> list[float]:
+def measure(steps: int, chunks: int, repeats: int) -> list[tuple[float, float]]:
     """``repeats`` timed tasks after one untimed warm-up task (imports, litellm's model info)."""
     asyncio.run(one_run(10, chunks))
     return [asyncio.run(one_run(steps, chunks)) for _ in range(repeats)]
@@ -102,7 +117,7 @@ def measure(steps: int, chunks: int, repeats: int) -> list[float]:
 def compare(checkouts: list[str], args: argparse.Namespace) -> None:
     """Alternate fresh processes over ``checkouts`` (each first on PYTHONPATH)."""
     checkouts = [os.path.abspath(path) for path in checkouts]
-    results: dict[str, list[float]] = {path: [] for path in checkouts}
+    results: dict[str, list[tuple[float, float]]] = {path: [] for path in checkouts}
     for _ in range(args.rounds):
         for path in checkouts:
             env = {**os.environ, "PYTHONPATH": path}
@@ -111,11 +126,14 @@ def compare(checkouts: list[str], args: argparse.Namespace) -> None:
                  str(args.chunks), "--repeats", str(args.repeats), "--raw"],
                 env=env, capture_output=True, text=True, check=True, cwd=path,
             ).stdout
-            results[path].extend(float(x) for x in out.split())
+            results[path].extend((float(t), float(b)) for t, b in
+                                 (pair.split(":") for pair in out.split()))
     for path, values in results.items():
-        ms = [v * 1000 for v in values]
+        ms = [t * 1000 for t, _ in values]
+        kb = statistics.median(b / 1024 for _, b in values)
         print(f"{path}: median {statistics.median(ms):.3f} ms/step, min {min(ms):.3f}, "
-              f"max {max(ms):.3f} over {len(ms)} tasks of {args.steps} steps")
+              f"max {max(ms):.3f} over {len(ms)} tasks of {args.steps} steps; "
+              f"{kb:.1f} KiB written per step (median)")
 
 
 def main() -> None:
@@ -134,10 +152,12 @@ def main() -> None:
         return
     values = measure(args.steps, args.chunks, args.repeats)
     if args.raw:
-        print(" ".join(f"{v:.6f}" for v in values))
+        print(" ".join(f"{t:.6f}:{b:.0f}" for t, b in values))
         return
-    ms = [v * 1000 for v in values]
-    print(f"median {statistics.median(ms):.3f} ms/step over {len(ms)} tasks of {args.steps} steps")
+    ms = [t * 1000 for t, _ in values]
+    kb = statistics.median(b / 1024 for _, b in values)
+    print(f"median {statistics.median(ms):.3f} ms/step over {len(ms)} tasks of {args.steps} "
+          f"steps; {kb:.1f} KiB written per step")
 
 
 if __name__ == "__main__":

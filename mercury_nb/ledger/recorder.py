@@ -10,8 +10,9 @@ token. Progress events are batched: one transaction takes every progress event q
 the last one and the checkpoint of the newest step that finished meanwhile, within
 ``PROGRESS_COALESCE_S`` of it (a kill -9 loses the step in
 flight, and a step that finished less than that before the kill). The sink itself only takes
-the checkpoint (it must see the loop's state as it is now); serializing and redacting it
-(:mod:`~mercury_nb.ledger.checkpoint_json`) and the SQLite writes happen on the ledger's
+the checkpoint (it must see the loop's state as it is now); turning it into the rows of
+what changed since the last one, redacted (:mod:`~mercury_nb.ledger.checkpoint_json`), and
+the SQLite writes happen on the ledger's
 writer thread (:mod:`mercury_nb.ledger.writer`), so a slow disk or a busy ledger never holds
 up the kernel's loop. A ledger failure is reported once and the task goes on without it.
 """
@@ -212,9 +213,11 @@ class TaskRecorder:
             clean_snapshot = None
             if snapshot is not None:
                 clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
-            step = StepCheckpoint(self._checkpoints.dumps(data), clean_snapshot,
-                                  int(data.get("steps_total", 0)))
+            rows = self._checkpoints.rows(data)
+            step = StepCheckpoint(rows, clean_snapshot, int(data.get("steps_total", 0)))
         ledger.add_events(self.header, self._streamed.rows(events), step)
+        if step is not None:
+            self._checkpoints.wrote(rows)  # committed: the next step's rows start here
 
     def _save_turn(self, ledger: Ledger, verdict: str | None, decision: str,
                    data: dict[str, Any], snapshot: str | None) -> None:
@@ -225,9 +228,10 @@ class TaskRecorder:
         if snapshot is not None:
             clean_snapshot = json.dumps(redact_data(json.loads(snapshot), self.secrets))
         # ASCII JSON: text that is not valid UTF-8 (a file name) never breaks the write
-        ledger.save_turn(self.header, verdict=verdict, decision=decision,
-                         checkpoint=self._checkpoints.dumps(data), snapshot=clean_snapshot,
-                         steps=int(data.get("steps_total", 0)))
+        rows = self._checkpoints.rows(data)
+        ledger.save_turn(self.header, verdict=verdict, decision=decision, checkpoint=rows,
+                         snapshot=clean_snapshot, steps=int(data.get("steps_total", 0)))
+        self._checkpoints.wrote(rows)
 
     def _finish(self, ledger: Ledger, outcome: TaskOutcome) -> None:
         def listed(items: list[Any]) -> str:

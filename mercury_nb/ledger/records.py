@@ -123,11 +123,38 @@ class AmbiguousTaskId(LookupError):
         self.matches = tuple(matches)
 
 
+PARTS = ("messages", "tool_log")
+"""The checkpoint's growing lists, stored a row per item."""
+STORED_VERSION = "stored_version"
+"""The head keeps the checkpoint's ``version`` under this name: a reader that does not put
+the rows back finds no version it knows, and starts the task again from its text."""
+
+
+@dataclass(frozen=True)
+class PartRows:
+    """One list's rows to write: those from ``keep`` on are replaced by ``bodies``."""
+
+    part: str
+    keep: int
+    bodies: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CheckpointRows:
+    """One checkpoint as the ledger writes it: its head (JSON) and each list's new rows."""
+
+    head: str
+    parts: tuple[PartRows, ...]
+    items: dict[str, list[Any]] = field(repr=False, compare=False)
+    """Each list's items as these rows leave them (the state once written)."""
+
+
 @dataclass(frozen=True)
 class StepCheckpoint:
     """A task's latest checkpoint (JSON without the start snapshot), its start snapshot
     (JSON; None keeps the stored one) and its step count."""
 
-    data: str
+    data: str | CheckpointRows
+    """Its rows (what changed since the last one written), or one JSON text (whole)."""
     snapshot: str | None
     steps: int

@@ -176,6 +176,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         )
         """,
     ),
+    (
+        # a checkpoint's conversation and tool log, a row per item: a step writes its new
+        # ones, not the whole conversation again (older checkpoints stay whole in ``data``)
+        """
+        CREATE TABLE IF NOT EXISTS checkpoint_parts (
+            task_id TEXT NOT NULL,
+            part TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (task_id, part, seq)
+        ) WITHOUT ROWID
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mercury_nb.ledger.allow_rules import LedgerRules
+from mercury_nb.ledger.checkpoint_rows import keep_checkpoint
 from mercury_nb.ledger.files import connect, is_corruption, move_aside
 from mercury_nb.ledger.occupancy import LedgerOccupancy
 from mercury_nb.ledger.owner import Owner, current_owner, is_alive
@@ -24,6 +25,7 @@ from mercury_nb.ledger.records import (
     RECOVERED,
     RESUMED,
     STOP_REQUESTED,
+    CheckpointRows,
     RecordedKind,
     StepCheckpoint,
     TaskHeader,
@@ -152,7 +154,7 @@ class Ledger(LedgerReads, LedgerOccupancy, LedgerRules):
             for kind, text, data in events:
                 self._event(conn, header.id, now, kind, text=text, data=data)
             if step is not None:
-                _keep_checkpoint(conn, header.id, now, step)
+                keep_checkpoint(conn, header.id, now, step)
             conn.execute("UPDATE tasks SET updated_at = ? WHERE id = ?", (now, header.id))
 
         self._write(write)
@@ -175,7 +177,7 @@ class Ledger(LedgerReads, LedgerOccupancy, LedgerRules):
         return self._write(write)
 
     def save_turn(self, header: TaskHeader, *, verdict: str | None, decision: str,
-                  checkpoint: str, snapshot: str | None, steps: int) -> None:
+                  checkpoint: str | CheckpointRows, snapshot: str | None, steps: int) -> None:
         """A turn ended: its event, the task's latest checkpoint (JSON without the start
         snapshot; ``snapshot`` is stored when given and kept otherwise) and step count.
         ``verdict`` None (paused before a request): the task keeps its last turn's verdict."""
@@ -187,7 +189,7 @@ class Ledger(LedgerReads, LedgerOccupancy, LedgerRules):
             self._ensure(conn, header, current_owner(), now)
             self._event(conn, header.id, now, TurnEnded.kind, verdict, decision,
                         data={"verdict": verdict, "decision": decision})
-            _keep_checkpoint(conn, header.id, now, StepCheckpoint(checkpoint, snapshot, steps))
+            keep_checkpoint(conn, header.id, now, StepCheckpoint(checkpoint, snapshot, steps))
             conn.execute("UPDATE tasks SET verdict = COALESCE(?, verdict) WHERE id = ?",
                          (verdict, header.id))
 
@@ -275,19 +277,8 @@ class Ledger(LedgerReads, LedgerOccupancy, LedgerRules):
             for id_ in ids:
                 conn.execute("DELETE FROM events WHERE task_id = ?", (id_,))
                 conn.execute("DELETE FROM checkpoints WHERE task_id = ?", (id_,))
+                conn.execute("DELETE FROM checkpoint_parts WHERE task_id = ?", (id_,))
                 conn.execute("DELETE FROM tasks WHERE id = ?", (id_,))
             return len(ids)
 
         return self._write(write)
-
-
-def _keep_checkpoint(conn: sqlite3.Connection, task_id: str, now: float,
-                     step: StepCheckpoint) -> None:
-    conn.execute(
-        "INSERT INTO checkpoints (task_id, at, data, snapshot) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (task_id) DO UPDATE SET at = excluded.at, data = excluded.data, "
-        "snapshot = COALESCE(excluded.snapshot, checkpoints.snapshot)",
-        (task_id, now, step.data, step.snapshot),
-    )
-    conn.execute("UPDATE tasks SET steps = ?, updated_at = ? WHERE id = ?",
-                 (step.steps, now, task_id))

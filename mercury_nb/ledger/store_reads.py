@@ -3,11 +3,11 @@ mixed into :class:`~mercury_nb.ledger.store.Ledger`, which owns the connection."
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from mercury_nb.ledger.checkpoint_rows import read_checkpoint
 from mercury_nb.ledger.records import AmbiguousTaskId, EventRecord, TaskRecord
 
 _T = TypeVar("_T")
@@ -98,17 +98,7 @@ class LedgerReads:
 
     def checkpoint(self, task_id: str) -> dict[str, Any] | None:
         """The task's latest checkpoint, with its start snapshot put back, or None."""
-        row = self._guarded(
-            lambda conn: conn.execute(
-                "SELECT data, snapshot FROM checkpoints WHERE task_id = ?", (task_id,)
-            ).fetchone()
-        )
-        if row is None:
-            return None
-        data: dict[str, Any] = json.loads(row[0])
-        if row[1] is not None:
-            data["snapshot"] = row[1]
-        return data
+        return self._guarded(lambda conn: read_checkpoint(conn, task_id))
 
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check`` answer (``"ok"`` when sound)."""

@@ -83,8 +83,9 @@ def migrated(tmp_path: Path) -> list[RunEvent]:
 def test_the_migration_is_the_latest() -> None:
     # 7 renames the event kinds (the rows read above), 8 adds the tasks' cause column, 9
     # names the memory governor's pause memory-pressure-pause, 10 adds the live-edit tables,
-    # 11 keeps the workspaces' allow rules ("Always allow")
-    assert SCHEMA_VERSION == len(MIGRATIONS) == 11
+    # 11 keeps the workspaces' allow rules ("Always allow"), 12 the checkpoints' rows (a step
+    # writes its new messages and tool-log entries only; older checkpoints stay whole)
+    assert SCHEMA_VERSION == len(MIGRATIONS) == 12
 
 
 @pytest.mark.parametrize(("index", "expected"), list(enumerate(MIGRATED)),
