@@ -1,15 +1,17 @@
-"""Benchmark: from a notebook tool's edit to the notebook open in JupyterLab showing it, through
-the live path (target: under 300 ms).
+"""Benchmark: from a notebook tool's edit (insert, edit, delete) to the notebook open in
+JupyterLab showing it, through the live path (target: under 300 ms).
 
 Run with ``python bench/bench_live_edit.py [--runs N]`` (needs Debian's chromium and Python
 Playwright, as the browser tests). Not part of the test suite (tests/browser checks that the
 edit lands; this measures how fast). It starts a ``jupyter lab`` the way tests/browser does,
-opens a notebook in headless Chromium, and waits until the page has reported it open. Each
-run then calls ``insert_notebook_cell`` in this process, as a task's tool call would (the
-request goes through the ledger, the server hands it to the page's held poll, the page
-applies it to the open document, saves it, answers). A MutationObserver in the page stamps
-the wall-clock time the new cell appears in the notebook's DOM; the latency is that stamp
-minus the time the tool was called. The tool's whole call (until the page's answer, after
+opens a notebook in headless Chromium, and waits until the page has reported it open. It
+then inserts N cells, edits each, and deletes each, calling ``insert_notebook_cell``,
+``edit_notebook_cell`` and ``delete_notebook_cell`` in this process, as a task's tool calls
+would (the request goes through the ledger, the server hands it to the page's held poll,
+the page applies it to the open document, saves it, answers). A MutationObserver in the page
+stamps the wall-clock time the notebook's DOM shows the change (one more cell, the new
+source in the cell's editor, one cell fewer); the latency is that stamp minus the time the
+tool was called. The tool's whole call (until the page's answer, after
 its save) is printed beside it.
 """
 
@@ -20,18 +22,30 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 TARGET_MS = 300.0
 ROOT = Path(__file__).resolve().parents[1]
 CELLS = ".jp-Notebook .jp-Cell"
-WATCH = """n => { window.__watch?.disconnect(); window.__shown = null;
+PREDICATES = """() => {
+  const cells = () => document.querySelectorAll('.jp-Notebook .jp-Cell');
+  window.__shows = {
+    count: n => cells().length === n,
+    text: ([index, text]) => {
+      const cell = cells()[index];
+      return cell !== undefined && cell.querySelector('.cm-content') !== null &&
+        cell.querySelector('.cm-content').textContent.includes(text);
+    }
+  };
+}"""
+WATCH = """([kind, arg]) => { window.__watch?.disconnect(); window.__shown = null;
+  const shows = () => window.__shows[kind](arg);
   window.__watch = new MutationObserver(() => {
-    if (window.__shown === null && document.querySelectorAll('.jp-Notebook .jp-Cell').length >= n) {
-      window.__shown = Date.now(); } });
-  window.__watch.observe(document.body, {childList: true, subtree: true});
-  return document.querySelectorAll('.jp-Notebook .jp-Cell').length; }"""
+    if (window.__shown === null && shows()) { window.__shown = Date.now(); } });
+  window.__watch.observe(document.body, {childList: true, subtree: true, characterData: true});
+  return shows(); }"""
 
 
 def main() -> None:
@@ -47,7 +61,14 @@ def main() -> None:
     from mercury_nb.contract.config import MercuryConfig
     from mercury_nb.ledger.live_edits import LiveEditStore
     from mercury_nb.tools.base import ToolContext
-    from mercury_nb.tools.notebook_edits import InsertCellArgs, insert_notebook_cell
+    from mercury_nb.tools.notebook_edits import (
+        DeleteCellArgs,
+        EditCellArgs,
+        InsertCellArgs,
+        delete_notebook_cell,
+        edit_notebook_cell,
+        insert_notebook_cell,
+    )
     from mercury_nb.workspace.confinement import Workspace
 
     with tempfile.TemporaryDirectory() as folder, running_lab(Path(folder)) as lab:
@@ -58,35 +79,52 @@ def main() -> None:
         ctx = ToolContext(root=Workspace(lab.root),
                           config=MercuryConfig(workdir=lab.root, home=lab.home),
                           live_edits=store)
-        shown: list[float] = []
-        calls: list[float] = []
+        shown: dict[str, list[float]] = {"insert": [], "edit": [], "delete": []}
+        calls: dict[str, list[float]] = {"insert": [], "edit": [], "delete": []}
+
+        def timed(op: str, page: Any, watch: tuple[str, Any], edit: Any) -> None:
+            """Call ``edit`` (a tool call); stamp when the page shows ``watch``."""
+            if page.evaluate(WATCH, list(watch)):
+                raise SystemExit(f"{op}: the page shows {watch} before the edit")
+            start = time.time()
+            result = edit()
+            calls[op].append((time.time() - start) * 1000)
+            if "open in JupyterLab" not in result.content:
+                raise SystemExit(f"{op} did not go live: {result.content}")
+            page.wait_for_function("() => window.__shown !== null")
+            shown[op].append(float(page.evaluate("() => window.__shown")) - start * 1000)
+
         with sync_playwright() as driver:
             browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page: Any = browser.new_page(viewport={"width": 1400, "height": 900})
             page.goto(f"{lab.base_url}lab/tree/bench.ipynb?reset&token={lab.token}")
             page.wait_for_function(f"() => document.querySelectorAll('{CELLS}').length === 1",
                                    timeout=60_000)
+            page.evaluate(PREDICATES)
             while store.seen_at((lab.root / "bench.ipynb").resolve()) is None:
                 page.wait_for_timeout(50)
             for run in range(runs):
-                count = run + 2
-                if page.evaluate(WATCH, count) != count - 1:
-                    raise SystemExit(f"run {run}: the notebook does not show {count - 1} cells")
-                args = InsertCellArgs(path="bench.ipynb", index=count - 1, cell_type="code",
-                                      source=f"x = {run}")
-                start = time.time()
-                result = insert_notebook_cell(args, ctx)
-                calls.append((time.time() - start) * 1000)
-                if "open in JupyterLab" not in result.content:
-                    raise SystemExit(f"run {run} did not go live: {result.content}")
-                page.wait_for_function("() => window.__shown !== null")
-                shown.append(float(page.evaluate("() => window.__shown")) - start * 1000)
+                insert = InsertCellArgs(path="bench.ipynb", index=run + 1, cell_type="code",
+                                        source=f"x = {run}")
+                timed("insert", page, ("count", run + 2),
+                      partial(insert_notebook_cell, insert, ctx))
+            for run in range(runs):
+                edit = EditCellArgs(path="bench.ipynb", index=run + 1, source=f"y = {run}")
+                timed("edit", page, ("text", (run + 1, f"y = {run}")),
+                      partial(edit_notebook_cell, edit, ctx))
+            ids = [cell.id for cell in nbformat.read(lab.root / "bench.ipynb", 4).cells[1:]]
+            for run, cell_id in enumerate(ids):
+                delete = DeleteCellArgs(path="bench.ipynb", cell_id=cell_id)
+                timed("delete", page, ("count", runs - run),
+                      partial(delete_notebook_cell, delete, ctx))
             browser.close()
         store.close()
-    print(f"edit to visible: median {statistics.median(shown):.0f} ms, min {min(shown):.0f}, "
-          f"max {max(shown):.0f} over {runs} runs (target < {TARGET_MS:.0f} ms)")
-    print(f"tool call until the page's answer (after its save): median "
-          f"{statistics.median(calls):.0f} ms, max {max(calls):.0f}")
+    for op in ("insert", "edit", "delete"):
+        seen, took = shown[op], calls[op]
+        print(f"{op} to visible: median {statistics.median(seen):.0f} ms, min {min(seen):.0f}, "
+              f"max {max(seen):.0f} over {len(seen)} runs (target < {TARGET_MS:.0f} ms); "
+              f"tool call until the page's answer (after its save): median "
+              f"{statistics.median(took):.0f} ms, max {max(took):.0f}")
 
 
 if __name__ == "__main__":
