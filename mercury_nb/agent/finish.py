@@ -158,7 +158,7 @@ def build_outcome(session: TaskSession, ending: Ending, report: ChangeReport,
         verdict=session.last_verdict,
         answer=clean(session.answer)
         if status == "completed" and session.answer is not None else None,
-        task=clean(session.task),
+        task=session.shown_task if session.shown_task is not None else clean(session.task),
         banner=banner if masked else clean(banner),
         blocker=(blocker if masked else clean(blocker)) if blocker else None,
         changes=changes,

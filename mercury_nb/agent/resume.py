@@ -72,6 +72,7 @@ async def resume_task(
     kernel: KernelAccess | None = None,
     permissions: Permissions | None = None,
     live_edits: LiveEdits | None = None,
+    shown_task: str | None = None,
 ) -> TaskOutcome:
     """Continue the checkpointed task under ``config`` (which carries the API key; the door
     builds it: :func:`mercury_nb.runs.planning.resume_config`) until its next honest ending.
@@ -89,6 +90,7 @@ async def resume_task(
     data = dict(checkpoint.data)
     sink = on_event or ignore_events
     session = restore_session(data, config)
+    session.shown_task = shown_task
     fresh_chain = _stored_chain(data) != config.model_chain
     if fresh_chain:
         session.provider_index = 0  # provider numbers and lowered caps were for another chain

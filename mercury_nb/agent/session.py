@@ -94,6 +94,9 @@ class TaskSession:
     """The action the user last denied in this run (and did not allow later), its
     sub-agents' included: if the task then cannot finish, its pause names it (never
     checkpointed: a continue asks anew)."""
+    shown_task: str | None = None
+    """The task's text as shown and stored (displayable, masked), made once by the door;
+    None: the outcome masks :attr:`task` itself."""
     grounded_paths: tuple[str, ...] = ()
     """Workspace-relative files the agent itself read into the conversation (answer grounding)."""
 

@@ -109,7 +109,8 @@ def _finished_line(run: SubagentRun) -> str:
 
 
 async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: ToolContext,
-                       sink: EventSink, snapshot: Snapshot) -> SubagentRun:
+                       sink: EventSink, snapshot: Snapshot,
+                       shown_task: str | None = None) -> SubagentRun:
     """Run ``task`` as sub-agent ``sub_id`` of ``parent`` until the supervisor reports to the
     parent. ``sink`` gets the sub-agent's own events (its start and finish included) and
     forwards the parent's share of them (:func:`subagent_sink`); ``snapshot`` is its start.
@@ -121,6 +122,7 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
     root = workspace_of(ctx)
     session = TaskSession.start(task, config, sub_id)
     session.usage_to = parent.session
+    session.shown_task = shown_task  # its row's masked text (None: its outcome masks it)
     session.messages = [system_message(str(root.root), config.mode), user_message(task)]
     loop = AgentLoop(
         session=session,
@@ -168,6 +170,7 @@ def resumed(loop: AgentLoop, nudge: str) -> AgentLoop:
     session = restore_session(data, config)
     session.usage_to = loop.session.usage_to  # its tokens go on counting in the parent's
     session.user_denied = loop.session.user_denied  # the same run: what the user denied holds
+    session.shown_task = loop.session.shown_task
     session.messages.append(user_message(nudge))
     return AgentLoop(
         session=session,

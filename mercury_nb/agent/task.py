@@ -55,6 +55,7 @@ async def run_new_session(
     kernel: KernelAccess | None = None,
     permissions: Permissions | None = None,
     live_edits: LiveEdits | None = None,
+    shown_task: str | None = None,
 ) -> TaskOutcome:
     """Run one task to an honest ending. Cancellation (Stop) ends as ``aborted``,
     keeping every file already written.
@@ -70,6 +71,7 @@ async def run_new_session(
     """
     sink: EventSink = on_event or (lambda event: None)
     session = TaskSession.start(task, config, task_id)
+    session.shown_task = shown_task  # the door's masked text: the outcome shows it as it is
     root = Workspace(config.workdir)
     found = attachments(session.task, kernel, config)
     session.messages = [system_message(str(root.root), config.mode),

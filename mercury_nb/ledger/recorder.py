@@ -64,15 +64,15 @@ def stored_task(task: str, config: MercuryConfig) -> str:
 
 
 def task_header(task_id: str, task: str, config: MercuryConfig, *, parent: str | None = None,
-                secrets: tuple[str, ...] | None = None) -> TaskHeader:
+                secrets: tuple[str, ...] | None = None, shown: str | None = None) -> TaskHeader:
     """The row's identity as every write of the task carries it (texts redacted with
-    ``secrets``, default the ledger's: :func:`~mercury_nb.ledger.secrets.ledger_secrets`)."""
+    ``secrets``, default the ledger's; ``shown``: the task's text already so, taken as is)."""
     found = ledger_secrets(config) if secrets is None else secrets
 
     def clean(text: str) -> str:
         return stored_text(text, found)
 
-    return TaskHeader(id=task_id, task=clean(task),
+    return TaskHeader(id=task_id, task=clean(task) if shown is None else shown,
                       workspace=clean(str(Path(config.workdir).resolve())),
                       models=tuple(clean(name) for name in config.model_chain), parent=parent)
 

@@ -25,7 +25,8 @@ async def run_delegated(request: SubagentRequest) -> SubagentRun:
     try:
         snapshot = await asyncio.to_thread(take_snapshot, request.ctx.root.root, config)
         return await run_subagent(request.task, request.sub_id, request.parent, request.ctx,
-                                  sink, snapshot)
+                                  sink, snapshot,
+                                  recorder.header.task if recorder is not None else None)
     except BaseException as error:
         if recorder is not None:
             recorder.abandon(error)  # recorded aborted, unless it recorded its own end

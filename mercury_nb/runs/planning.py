@@ -105,6 +105,9 @@ class PlannedRun:
     settings_changed: bool = False  # a resumed task paused by settings this continue changed
     header: TaskHeader | None = None
     """A new task's row identity as :func:`occupy` wrote it (redacted once, for both)."""
+    shown_task: str | None = None
+    """The task's text as shown and stored (masked once: the paused lookup, the row and the
+    outcome take it; a continue's is its row's). None without a ledger."""
 
     async def run(
         self,
@@ -133,13 +136,13 @@ class PlannedRun:
                     self.checkpoint, config, on_event=sink, ask_user=ask_user, registry=registry,
                     model=model, subagents=subagents, words=self.words, kernel=kernel,
                     blocker=self.blocker, permissions=permissions, live_edits=live_edits,
-                    settings_changed=self.settings_changed)
+                    settings_changed=self.settings_changed, shown_task=self.shown_task)
             from mercury_nb.agent.task import run_new_session
 
             return await run_new_session(
                 self.task, config, on_event=sink, task_id=self.task_id, ask_user=ask_user,
                 registry=registry, model=model, subagents=subagents, kernel=kernel,
-                permissions=permissions, live_edits=live_edits)
+                permissions=permissions, live_edits=live_edits, shown_task=self.shown_task)
         except BaseException as error:
             if recorder is not None:
                 recorder.abandon(error)
@@ -152,17 +155,18 @@ class PlannedRun:
 def plan_task(handle: LedgerHandle | None, task: str, config: MercuryConfig,
               task_id: str | None = None) -> PlannedRun | Refusal:
     """A new task, unless its text (stripped by the request) is paused in its workspace."""
+    shown = None
     if handle is not None:
+        shown = stored_task(task, config)
         try:
             handle.flush()
-            paused = handle.ledger.paused_with_text(stored_task(task, config),
-                                                    ledger_workspace(config))
+            paused = handle.ledger.paused_with_text(shown, ledger_workspace(config))
         except sqlite3.Error:
             paused = None  # an unreadable ledger never stops a task
         if paused is not None:
             return Refusal(f"{PAUSED_DUPLICATE}\n(task {paused.id})", paused, paused=True,
                            kind="paused-duplicate")
-    return PlannedRun(task_id or uuid.uuid4().hex[:12], task, config, handle)
+    return PlannedRun(task_id or uuid.uuid4().hex[:12], task, config, handle, shown_task=shown)
 
 
 def occupy(planned: PlannedRun) -> PlannedRun | Refusal:
@@ -173,7 +177,8 @@ def occupy(planned: PlannedRun) -> PlannedRun | Refusal:
     a new task: a refusal after it would leave the row behind."""
     if planned.handle is None or planned.resumed:
         return planned
-    header = task_header(planned.task_id, planned.task, planned.config)
+    header = task_header(planned.task_id, planned.task, planned.config,
+                         shown=planned.shown_task)
     return (_occupied(planned.handle, header, planned.config, None)
             or replace(planned, header=header))
 
@@ -266,7 +271,8 @@ def plan_continue(
     if refused is not None:
         return refused
     return PlannedRun(record.id, record.task, resumed, handle, checkpoint, resumed=True,
-                      blocker=record.blocker, words=words, settings_changed=not record.resumable)
+                      blocker=record.blocker, words=words, settings_changed=not record.resumable,
+                      shown_task=record.task)
 
 
 def inside(workspace: Path, root: Path) -> bool:
