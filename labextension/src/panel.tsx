@@ -39,6 +39,8 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
   const selectedRef = useRef<string | null>(null);
   const refreshTimer = useRef<number | null>(null);
   selectedRef.current = selected;
+  const shownStatus = useRef<string | null>(null);
+  shownStatus.current = detail ? detail.task.status : null;
   const list = useTaskPages(pulses.current);
   const refreshList = list.refresh;
 
@@ -110,9 +112,9 @@ function PanelView(props: { host: IPanelHost; files?: IFileOpener }): JSX.Elemen
     });
     const ticker = window.setInterval(() => setNow(Date.now() / 1000), 1000);
     const poll = window.setInterval(() => {
-      // a missed event (the socket reconnecting) leaves nothing stale for long
+      // a missed event (the socket reconnecting) leaves a running task stale not for long
       refreshList();
-      if (selectedRef.current) {
+      if (selectedRef.current && shownStatus.current === 'running') {
         void refreshDetail(selectedRef.current);
       }
     }, 15000);
