@@ -3,27 +3,31 @@
 :func:`mercury_nb.contract.recovery.memory_governor.estimate_tokens` walks every message's
 text; before each request of a long task that is the whole conversation again. The tally keeps
 each message's :func:`~mercury_nb.contract.recovery.memory_governor.message_tokens` by the
-message object's identity, together with the identity of its ``content`` and ``tool_calls``:
-a message measured once is not measured again unless one of them was replaced (compaction and
-summaries build new messages or assign new content, so they are measured anew). The sum is
+message object's identity: a message measured once is not measured again. Messages never
+change once in the conversation (compaction and summaries replace them with new ones, which
+are measured anew); the request body's encoder and the ledger's checkpoints rely on the same,
+and ``tests/agent/test_messages_stay_as_sent.py`` checks it over whole tasks. The sum is
 always equal to ``estimate_tokens`` of the same list. It also keeps running sums for the last
 lists it was asked about: the conversation of the next step extends the one before, and a
 start of it (the protected prefix) is one of its sums, so a step walks only its new messages
-in Python; the shared start is compared by identity (message, content, tool calls) in C.
+in Python; the shared start is compared by message identity in C (a pointer comparison per
+message: reading each message's content and tool calls as well cost a 1,000-step task about
+half a second, growing with the conversation).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import is_, methodcaller
+from itertools import islice
+from operator import is_
 from typing import Any
 
 from mercury_nb.contract.recovery import memory_governor
 
 _Entry = list[Any]
-"""[the message (kept so its id is not reused), its content, its tool calls, its tokens, the
-number of the last call that saw it]."""
+"""[the message (kept so its id is not reused), its tokens, the number of the last call that
+saw it]."""
 
 SLACK = 64
 """Entries beyond twice the list's length before messages no recent call saw are dropped."""
@@ -38,14 +42,11 @@ class _Memo:
     of it, or extends it, is summed from it (its shared start checked by identity in C)."""
 
     messages: list[Any]
-    contents: list[Any]
-    calls: list[Any]
     sums: list[int]
     """``sums[i]``: the tokens of ``messages[:i]``."""
     used: int
 
 
-_CONTENT, _CALLS = methodcaller("get", "content"), methodcaller("get", "tool_calls")
 MEMOS = 2
 """Lists remembered at once: the conversation, and one other (the system messages alone)."""
 
@@ -88,21 +89,16 @@ class TokenTally:
         if len(self._known) > 2 * longest + SLACK:  # not the short list just asked about:
             self.prunes += 1  # that pruned (and walked every entry) at every step
             self._known = {key: entry for key, entry in self._known.items()
-                           if entry[4] > oldest}
+                           if entry[2] > oldest}
         return memory_governor.REPLY_PRIMING_TOKENS + total
 
     def _from_memo(self, memo: _Memo, listed: list[Any]) -> int | None:
         shared = min(len(listed), len(memo.messages))
-        head = listed[:shared]
-        if not (all(map(is_, head, memo.messages)) and all(map(is_, map(_CONTENT, head),
-                                                                 memo.contents))
-                and all(map(is_, map(_CALLS, head), memo.calls))):
+        if not all(map(is_, islice(listed, shared), memo.messages)):
             return None
-        for message in listed[shared:]:
+        for message in islice(listed, shared, None):
             memo.sums.append(memo.sums[-1] + self._of(message))
             memo.messages.append(message)
-            memo.contents.append(message.get("content"))
-            memo.calls.append(message.get("tool_calls"))
         return memo.sums[len(listed)]
 
     def _remember(self, listed: list[Any]) -> int:
@@ -111,8 +107,7 @@ class TokenTally:
         sums = [0]
         for message in listed:
             sums.append(sums[-1] + self._of(message))
-        memo = _Memo(listed, [m.get("content") for m in listed],
-                     [m.get("tool_calls") for m in listed], sums, self._calls)
+        memo = _Memo(listed, sums, self._calls)
         if len(self._memos) >= MEMOS:
             self._memos.remove(min(self._memos, key=lambda kept: kept.used))
         self._memos.append(memo)
@@ -120,13 +115,11 @@ class TokenTally:
 
     def _of(self, message: Mapping[str, Any]) -> int:
         self.visited += 1
-        content, calls = message.get("content"), message.get("tool_calls")
         entry = self._known.get(id(message))
-        if entry is not None and entry[0] is message and entry[1] is content \
-                and entry[2] is calls:
-            entry[4] = self._calls
-            return int(entry[3])
+        if entry is not None and entry[0] is message:
+            entry[2] = self._calls
+            return int(entry[1])
         tokens = memory_governor.message_tokens(message)
         self.measured += 1
-        self._known[id(message)] = [message, content, calls, tokens, self._calls]
+        self._known[id(message)] = [message, tokens, self._calls]
         return tokens

@@ -45,8 +45,10 @@ class LoopbackServer:
     ``on_exhausted="repeat_last"`` answers requests beyond a model's script with its last
     turn (kept in :attr:`repeated`) instead of refusing them. ``keep_bodies=False`` keeps
     only each body's ``model`` (a benchmark's long task would otherwise keep every growing
-    conversation, quadratic memory in this process); :attr:`reply_ends` has when each reply
-    was written out in full.
+    conversation, quadratic memory in this process), and holds the latest body until the next
+    request has arrived, so that freeing a long conversation's parsed body does not delay the
+    next request's arrival time; :attr:`reply_ends` has when each reply was written out in
+    full.
     Use as a context manager, or :meth:`start` / :meth:`stop`.
     """
 
@@ -69,6 +71,8 @@ class LoopbackServer:
         self.request_times: list[float] = []
         self.reply_ends: list[float] = []
         self.keep_bodies = keep_bodies
+        self._latest: dict[str, Any] | None = None
+        """With ``keep_bodies=False``: the latest body, freed when the next one arrives."""
         self.posts: list[tuple[str, dict[str, str]]] = []
         self.overruns: list[dict[str, Any]] = []
         self.on_exhausted: OnExhausted = on_exhausted
@@ -157,6 +161,8 @@ class LoopbackServer:
         with self._lock:
             self.requests.append(body if self.keep_bodies else {"model": body.get("model")})
             self.request_times.append(arrived)
+            if not self.keep_bodies:
+                self._latest = body  # the one before is freed now, after this arrival
             steps = self._scripts.get(key)
             used = self._used.get(key, 0)
             if steps and used >= len(steps) and self.on_exhausted == "repeat_last":

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from itertools import islice
 from operator import is_
 from typing import Any
 
@@ -31,8 +32,9 @@ class BodyEncoder:
         """The messages of the latest body, in order (kept alive so their ids stay theirs)."""
         self._parts: list[bytes] = []
         """Their JSON, in the same order."""
-        self._joined = b""
-        """``b",".join(self._parts)``, grown by the new parts only."""
+        self._joined = bytearray()
+        """``b",".join(self._parts)``, grown in place by the new parts only (joining the
+        bytes already joined again copied the whole conversation once more each step)."""
         self.serialized = 0
         """Messages serialized so far (the per-step work the tests count)."""
         self.visited = 0
@@ -44,15 +46,16 @@ class BodyEncoder:
         same bytes :func:`encode_json` gives for the whole body)."""
         messages = list(body.get("messages") or ())
         kept = len(self._sent)
-        if kept and len(messages) >= kept and all(map(is_, messages[:kept], self._sent)):
-            new = [self._part(message) for message in messages[kept:]]
-            self._parts += new
-            self._joined = b",".join([self._joined, *new]) if new else self._joined
+        if kept and len(messages) >= kept and all(map(is_, islice(messages, kept), self._sent)):
+            for message in islice(messages, kept, None):
+                part = self._part(message)
+                self._parts.append(part)
+                self._joined += b"," + part if self._joined else part
         else:  # a new conversation, or compaction replaced messages: reuse what is still sent
             pieces = {id(message): (message, part)
                       for message, part in zip(self._sent, self._parts, strict=True)}
             self._parts = [self._known(pieces, message) for message in messages]
-            self._joined = b",".join(self._parts)
+            self._joined = bytearray(b",".join(self._parts))
         self._sent = messages
         head = encode_json({key: value for key, value in body.items() if key != "messages"})
         tail = b"]," + head[1:] if len(head) > 2 else b"]}"

@@ -72,10 +72,6 @@ def _messages() -> list[dict[str, Any]]:
     ]
 
 
-def _replace_content(messages: list[dict[str, Any]]) -> None:
-    messages[3]["content"] = "y" * 10
-
-
 def _swap_message(messages: list[dict[str, Any]]) -> None:
     messages[3] = {**messages[3], "content": "z" * 5000}
 
@@ -90,7 +86,7 @@ def _append(messages: list[dict[str, Any]]) -> None:
 
 @pytest.mark.parametrize(
     ("change", "remeasured"),
-    [(_replace_content, 1), (_swap_message, 1), (_drop_middle, 0), (_append, 1)],
+    [(_swap_message, 1), (_drop_middle, 0), (_append, 1)],
 )
 def test_the_tally_equals_the_estimate_after_each_kind_of_change(
     change: Any, remeasured: int
@@ -149,3 +145,33 @@ def test_a_list_neither_a_start_nor_an_extension_is_summed_anew_and_right() -> N
         assert tally.tokens(other) == estimate_tokens(other)
     assert tally.tokens(messages) == estimate_tokens(messages)
     assert tally.measured == len(messages)  # never measured twice
+
+
+class _Counted(dict[str, Any]):
+    """A message that counts how often its fields are read."""
+
+    reads = 0
+
+    def get(self, key: str, default: Any = None) -> Any:
+        _Counted.reads += 1
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        _Counted.reads += 1
+        return super().__getitem__(key)
+
+
+def test_a_step_reads_only_its_new_messages_fields() -> None:
+    """The shared start of the lists a step asks about is compared by message identity: no
+    earlier message's content or tool calls is read again, however long the conversation."""
+    messages: list[dict[str, Any]] = [_Counted(m) for m in _messages()]
+    tally = TokenTally()
+    read = []
+    for index in range(120):
+        messages.append(_Counted(role="tool", tool_call_id=f"c{index}", content="r" * index))
+        lists = (messages[:2], messages, [messages[0]])
+        before = _Counted.reads
+        sums = [tally.tokens(listed) for listed in lists]
+        read.append(_Counted.reads - before)
+        assert sums == [estimate_tokens(listed) for listed in lists]
+    assert len(set(read[1:])) == 1, read[:3] + read[-3:]
