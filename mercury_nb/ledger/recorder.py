@@ -108,7 +108,7 @@ class TaskRecorder:
         self._broken = False
         self._progress: _Batch | None = None
         """The open batch of progress events (its write is queued), or None."""
-        self._progress_lock = threading.Lock()
+        self._progress_lock, self._text_gather_s = threading.Lock(), config.stream_record_ms / 1e3
         self._closed = threading.Event()
         """Set when the open batch is closed: its write (waiting on the writer thread for
         the burst to gather) goes at once, so a turn's or the end's write never waits."""
@@ -136,6 +136,10 @@ class TaskRecorder:
             self.writer.fail(error)
 
     def _record(self, event: AgentEvent) -> None:
+        if isinstance(event, TextDelta):  # most events of a step (streamed pieces): first
+            with self._progress_lock:  # pieces join: one row per interval, not per token
+                merge_text(self._open_batch(self._text_gather_s).events, event.text)
+            return
         header = self.header
         if isinstance(event, TaskStarted | TurnEnded | TaskFinished):
             self._close_batch()  # keeps the order of events in the ledger
@@ -165,10 +169,6 @@ class TaskRecorder:
                     return
                 self.finished = True
                 self.writer.submit(lambda ledger: self._finish(ledger, outcome))
-            case TextDelta(text=piece):
-                with self._progress_lock:  # pieces join: one row per interval, not per token
-                    merge_text(self._open_batch(self.config.stream_record_ms / 1000).events,
-                               piece)
             case _:
                 data = recorded_fields(event)
                 text = data.get("text")
