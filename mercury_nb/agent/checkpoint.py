@@ -57,7 +57,7 @@ def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[
         "version": CHECKPOINT_VERSION,
         "task_id": session.task_id,
         "task": session.task,
-        "config": session.config.model_dump(mode="json", exclude={"api_key"}),
+        "config": config_data(session),
         "messages": list(session.messages),
         "tool_log": logged_entries(session),
         "steps_total": session.steps_total,
@@ -71,6 +71,16 @@ def session_checkpoint(session: TaskSession, state: RouterState | None) -> dict[
         "continuations": state.budget.continuations if state else 0,
         "truncation_rounds": state.truncation.rounds if state else 0,
     }
+
+
+def config_data(session: TaskSession) -> dict[str, Any]:
+    """The session's config as checkpoint data (no key), dumped once per config object: a
+    checkpoint is taken at every step, and the config is frozen."""
+    made = session.config_data
+    if made is None or made[0] is not session.config:
+        made = session.config_data = (
+            session.config, session.config.model_dump(mode="json", exclude={"api_key"}))
+    return made[1]
 
 
 def logged_entries(session: TaskSession) -> list[dict[str, Any]]:

@@ -85,6 +85,9 @@ class TaskSession:
     run of the task (a checkpoint keeps them) and, for a parent, its sub-agents' too."""
     logged: list[dict[str, Any]] = field(default_factory=list, repr=False, compare=False)
     """The tool log's entries as checkpoint data, each made once (the log only grows)."""
+    config_data: tuple[MercuryConfig, dict[str, Any]] | None = field(
+        default=None, repr=False, compare=False)
+    """:attr:`config` as checkpoint data, made once per config object (it is frozen)."""
     usage_to: TaskSession | None = field(default=None, repr=False)
     """A sub-agent's parent session: every token it uses counts there as well."""
     permission_needed: str | None = None

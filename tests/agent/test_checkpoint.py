@@ -97,3 +97,25 @@ def test_each_tool_log_entry_is_copied_once_over_the_task() -> None:
     assert all(a is b for a, b in zip(first, second, strict=False))  # made once, not per step
     session.tool_log = [entry(n) for n in range(7, 11)]  # a restore replaced the log
     assert [e["seq"] for e in session_checkpoint(session, None)["tool_log"]] == [7, 8, 9, 10]
+
+
+def test_the_config_is_dumped_once_per_config_object(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    dumps = []
+    real = MercuryConfig.model_dump
+
+    def counting(self: MercuryConfig, **kw: object) -> dict[str, object]:
+        dumps.append(self)
+        return real(self, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MercuryConfig, "model_dump", counting)
+    session = TaskSession.start("a task", MercuryConfig(workdir=tmp_path, api_key="sk-x-1234"),
+                                "t1")
+    taken = [session_checkpoint(session, None) for _ in range(5)]
+    assert len(dumps) == 1
+    assert all(data["config"]["max_steps"] == session.config.max_steps for data in taken)
+    assert "api_key" not in taken[0]["config"]
+    session.config = session.config.model_copy(update={"max_steps": 7})
+    assert session_checkpoint(session, None)["config"]["max_steps"] == 7
+    assert len(dumps) == 2
