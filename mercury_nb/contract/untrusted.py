@@ -49,6 +49,8 @@ def clean(text: str) -> str:
     """``text`` as valid UTF-8. A surrogate escape of an undecodable byte (a file name that
     is not UTF-8, ``bad\\udcffname``) becomes a ``\\xff``-style escape; any other lone
     surrogate becomes U+FFFD. A text that is valid already is returned as it is."""
+    if text.isascii():  # most streamed pieces: no surrogate, and no copy made to find out
+        return text
     try:
         text.encode("utf-8")
         return text
