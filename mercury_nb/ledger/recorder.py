@@ -108,7 +108,7 @@ class TaskRecorder:
         self._broken = False
         self._progress: _Batch | None = None
         """The open batch of progress events (its write is queued), or None."""
-        self._progress_lock, self._text_gather_s = threading.Lock(), config.stream_record_ms / 1e3
+        self._progress_lock = threading.Lock()
         self._closed = threading.Event()
         """Set when the open batch is closed: its write (waiting on the writer thread for
         the burst to gather) goes at once, so a turn's or the end's write never waits."""
@@ -138,7 +138,7 @@ class TaskRecorder:
     def _record(self, event: AgentEvent) -> None:
         if isinstance(event, TextDelta):  # most events of a step (streamed pieces): first
             with self._progress_lock:  # pieces join: one row per interval, not per token
-                merge_text(self._open_batch(self._text_gather_s).events, event.text)
+                merge_text(self._open_batch(self.config.stream_record_ms / 1e3).events, event.text)
             return
         header = self.header
         if isinstance(event, TaskStarted | TurnEnded | TaskFinished):

@@ -50,12 +50,14 @@ class BodyEncoder:
             for message in islice(messages, kept, None):
                 part = self._part(message)
                 self._parts.append(part)
-                self._joined += b"," + part if self._joined else part
+                if self._joined:
+                    self._joined += b","
+                self._joined += part
         else:  # a new conversation, or compaction replaced messages: reuse what is still sent
             pieces = {id(message): (message, part)
                       for message, part in zip(self._sent, self._parts, strict=True)}
             self._parts = [self._known(pieces, message) for message in messages]
-            self._joined = bytearray(b",".join(self._parts))
+            self._joined = bytearray(b",").join(self._parts)
         self._sent = messages
         head = encode_json({key: value for key, value in body.items() if key != "messages"})
         tail = b"]," + head[1:] if len(head) > 2 else b"]}"

@@ -36,8 +36,8 @@ class Watch:
     def look(self, messages: Any) -> None:
         for message in messages:
             now = json.dumps(message, sort_keys=True)
-            kept = self.seen.setdefault(id(message), (message, now))
-            if kept[0] is message and kept[1] != now:
+            kept = self.seen.setdefault(id(message), (message, now))  # held: ids stay theirs
+            if kept[1] != now:
                 self.changed.append(f"{kept[1][:80]} -> {now[:80]}")
 
     def again(self) -> None:
