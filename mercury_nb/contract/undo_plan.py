@@ -19,7 +19,7 @@ reason the store gave."""
 TOO_LARGE = "too large to keep"
 NOT_UNDOABLE_COMMAND = "the command it ran: {command}"
 NOT_UNDOABLE_FILE = "{path}: {why}"
-NOT_UNDOABLE_KERNEL = "state changed in the kernel ({count} run_in_kernel call{s})"
+NOT_UNDOABLE_KERNEL = "state changed in the kernel ({count} run{s} of code there)"
 STILL_RUNNING = "task {task_id} is still running: stop it before undoing it"
 NOT_KEPT = ("task {task_id} kept no record for undo (it ran before undo was recorded, or its "
             "record under {home} is gone)")

@@ -56,6 +56,9 @@ does; ``run_cells`` writes the outputs of the cells it ran into the notebook (th
 summary shows them), and its run is also the notebook's check: the gate takes a notebook run as
 evidence even when it is itself the last change, since all it wrote is its own outputs."""
 
+KERNEL_RUN_TOOLS: tuple[str, ...] = ("run_in_kernel", "run_cells_in_kernel")
+"""The tools that run code in the user's kernel: what they change there no undo takes back."""
+
 NON_INVESTIGATING_TOOLS: tuple[str, ...] = ("finish", "ask_user", "notebook_check")
 """Non-mutating calls that do not look at the workspace for the model: ending a turn, asking
 the user, the agent's own notebook run. Every other non-mutating call that ran (``read_file``,

@@ -29,6 +29,7 @@ from mercury_nb.contract.undo_plan import (
     plan_undo,
     refuse_undo,
 )
+from mercury_nb.contract.vocabulary import KERNEL_RUN_TOOLS
 from mercury_nb.ledger.records import TaskHeader, TaskRecord
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.runs.launch import ledger_for
@@ -188,18 +189,24 @@ def _merged(home: Path, family: list[TaskRecord]) -> TaskStates | None:
 
 
 def _ran(ledger: Ledger, family: list[TaskRecord]) -> Ran:
-    """The commands the task and its sub-agents ran, and how often they ran kernel code."""
+    """The commands the task and its sub-agents ran, and how often they ran kernel code; a
+    call the permission mode denied (its ``permission-answered`` deny follows its start) did
+    not run and is not counted."""
     commands: list[str] = []
     kernel = 0
     for member in family:
+        ran: list[tuple[str, str | None]] = []  # (tool, command) of each call started
         for event in ledger.events(member.id, progress=True):
-            if event.kind != "tool-started" or not event.data:
+            if event.kind not in ("tool-started", "permission-answered") or not event.data:
                 continue
             data = json.loads(event.data)
-            if data.get("name") == "run_command" and data.get("command"):
-                commands.append(str(data["command"]))
-            elif data.get("name") == "run_in_kernel":
-                kernel += 1
+            if event.kind == "tool-started":
+                command = data.get("command")
+                ran.append((str(data.get("name")), str(command) if command else None))
+            elif data.get("answer") == "deny" and ran and ran[-1][0] == data.get("tool"):
+                ran.pop()
+        commands.extend(c for name, c in ran if name == "run_command" and c)
+        kernel += sum(1 for name, _ in ran if name in KERNEL_RUN_TOOLS)
     return Ran(tuple(commands), kernel)
 
 

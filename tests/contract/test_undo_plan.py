@@ -58,7 +58,7 @@ def test_plan_lists_what_cannot_be_undone() -> None:
     assert plan.not_undoable == ("big.bin: too large to keep",
                                  "the command it ran: pip install rich",
                                  "the command it ran: git commit -m x",
-                                 "state changed in the kernel (2 run_in_kernel calls)")
+                                 "state changed in the kernel (2 runs of code there)")
 
 
 def test_nothing_ran_nothing_listed() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mercury_nb import runs
+from mercury_nb.agent.approval_events import PermissionAnswered
 from mercury_nb.agent.events import ToolStarted
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.ledger.access import close_all, open_ledger
@@ -57,8 +58,35 @@ def test_a_subagents_changes_commands_and_kernel_runs_are_in_its_parents_undo(
     assert isinstance(report, runs.UndoReport)
     assert sorted(report.restored) == ["mine.txt", "theirs.txt"]
     assert report.not_undoable == ["the command it ran: pip install rich",
-                                   "state changed in the kernel (1 run_in_kernel call)"]
+                                   "state changed in the kernel (1 run of code there)"]
     assert (Path(config.workdir) / "theirs.txt").read_text() == "before\n"
+
+
+def test_cells_run_in_the_kernel_count_and_a_denied_call_is_not_listed_as_run(
+        config: MercuryConfig) -> None:
+    header = _finished(config, "task00000009")
+    ledger = open_ledger(config.home).ledger
+    started = {"step": 1, "summary": "s"}
+    ledger.add_event(header, ToolStarted.kind,
+                     data={**started, "name": "run_command", "command": "curl evil"})
+    ledger.add_event(header, PermissionAnswered.kind,
+                     data={"step": 1, "tool": "run_command", "what": 'run "curl evil"',
+                           "answer": "deny", "why": "the user said no"})
+    ledger.add_event(header, ToolStarted.kind,
+                     data={**started, "name": "run_command", "command": "pip install rich"})
+    ledger.add_event(header, PermissionAnswered.kind,
+                     data={"step": 1, "tool": "run_command", "what": 'run "pip install rich"',
+                           "answer": "allow-once"})
+    ledger.add_event(header, ToolStarted.kind, data={**started, "name": "run_cells_in_kernel"})
+    ledger.add_event(header, ToolStarted.kind, data={**started, "name": "run_in_kernel"})
+    ledger.add_event(header, PermissionAnswered.kind,
+                     data={"step": 1, "tool": "run_in_kernel", "what": "run_in_kernel",
+                           "answer": "deny", "why": "no way to ask"})
+    _changed(config, "task00000009", "a.txt")
+    report = runs.undo("task00000009", config)
+    assert isinstance(report, runs.UndoReport)
+    assert report.not_undoable == ["the command it ran: pip install rich",
+                                   "state changed in the kernel (1 run of code there)"]
 
 
 def test_a_running_task_is_refused(config: MercuryConfig) -> None:
