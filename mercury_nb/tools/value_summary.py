@@ -77,6 +77,12 @@ def type_name(cls: type) -> str:
     return f"{module}.{qualname}"
 
 
+def _one_of(cls: type, known: tuple[Any, ...]) -> bool:
+    """Whether ``cls`` is one of ``known``, by identity: ``cls in known`` would call the
+    ``__eq__`` of ``cls``'s metaclass, which is user code."""
+    return any(cls is one for one in known)
+
+
 def is_module(value: Any) -> bool:
     """Whether ``value`` is a module (told by its real type)."""
     return issubclass(type(value), types.ModuleType)
@@ -108,15 +114,15 @@ def safe_repr(value: Any, limit: int, depth: int = 2,
     """A repr of ``value`` built only from known-safe types, at most ``limit`` characters
     (None: its type is not one of them, and nothing of it may be shown)."""
     cls = type(value)
-    if cls in (str, bytes, bytearray):
+    if _one_of(cls, (str, bytes, bytearray)):
         return cut(repr(value[: limit + CUT_REACH]), limit, secrets)
     if cls is int:
         if value.bit_length() > LARGE_INT_BITS:
             return f"<int of {value.bit_length()} bits>"
         return cut(repr(value), limit, secrets)
-    if cls in _PLAIN:
+    if _one_of(cls, _PLAIN):
         return cut(repr(value), limit, secrets)
-    if cls in (list, tuple, set, frozenset, dict):
+    if _one_of(cls, (list, tuple, set, frozenset, dict)):
         return _container_repr(value, limit, depth, secrets)
     np = _numpy()
     if (np is not None and issubclass(cls, np.generic)
@@ -124,7 +130,7 @@ def safe_repr(value: Any, limit: int, depth: int = 2,
         kind = np.dtype(cls).kind
         return cut(repr(value), limit, secrets) if kind in _SAFE_ARRAY_KINDS else None
     pd = _pandas()
-    if pd is not None and cls in _pandas_scalars(pd):
+    if pd is not None and _one_of(cls, _pandas_scalars(pd)):
         return cut(repr(value), limit, secrets)
     if cls is types.FunctionType:
         return f"<function {_FUNCTION_QUALNAME.__get__(value)}>"
@@ -177,7 +183,7 @@ def cell_text(value: Any, limit: int, secrets: tuple[str, ...] = ()) -> str:
     if type(value) is str:
         return cut(value[: limit + CUT_REACH].replace("\n", "\\n"), limit, secrets)
     pd = _pandas()
-    if pd is not None and type(value) in _pandas_scalars(pd):
+    if pd is not None and _one_of(type(value), _pandas_scalars(pd)):
         return cut(str(value), limit, secrets)
     return safe_repr(value, limit, 1, secrets) or f"<{type_name(type(value))}>"
 
@@ -191,7 +197,7 @@ def summarize_value(value: Any, limits: SummaryLimits) -> ValueSummary:
     def cells(cell: Any, limit: int) -> str:
         return cell_text(cell, limit, secrets)
 
-    if cls in (str, bytes, bytearray, list, tuple, set, frozenset, dict):
+    if _one_of(cls, (str, bytes, bytearray, list, tuple, set, frozenset, dict)):
         return ValueSummary(name, size=f"len {len(value)}",
                             repr=safe_repr(value, limits.repr_chars, 2, secrets) or "")
     np, pd = _numpy(), _pandas()
@@ -204,8 +210,8 @@ def summarize_value(value: Any, limits: SummaryLimits) -> ValueSummary:
         return _from(name, series_summary(value, limits.head_rows, limits.repr_chars,
                                           cells, _dtype_text))
     polars = sys.modules.get("polars")
-    if polars is not None and cls in (getattr(polars, "DataFrame", None),
-                                      getattr(polars, "Series", None)):
+    if polars is not None and _one_of(cls, (getattr(polars, "DataFrame", None),
+                                           getattr(polars, "Series", None))):
         return _from(name, polars_summary(value, cls is polars.DataFrame, limits.head_rows,
                                           limits.max_columns, cells, _dtype_text))
     shown = safe_repr(value, limits.repr_chars, 2, secrets)

@@ -133,6 +133,32 @@ def test_type_names_never_run_a_metaclass() -> None:
     assert safe_repr(Spooky, 80) == f"<class {HERE}.Spooky>"
 
 
+class Comparing(type):
+    """A metaclass whose ``__eq__`` and ``__hash__`` are user code: they must never run."""
+
+    calls = 0
+
+    def __eq__(cls, other: object) -> bool:
+        Comparing.calls += 1
+        return False
+
+    def __hash__(cls) -> int:
+        Comparing.calls += 1
+        return 0
+
+
+class Compared(metaclass=Comparing):
+    pass
+
+
+def test_a_value_of_a_metaclass_with_its_own_eq_is_summarised_without_calling_it() -> None:
+    Comparing.calls = 0
+    summary = summarize_value(Compared(), LIMITS)
+    assert summary.type_name == f"{HERE}.Compared" and summary.repr == ""
+    assert safe_repr([Compared()], 80) == f"[<{HERE}.Compared>]"
+    assert Comparing.calls == 0
+
+
 @pytest.mark.parametrize(
     ("text", "found"),
     [
