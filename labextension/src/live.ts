@@ -56,6 +56,8 @@ interface IEditRequest {
   metadata?: Record<string, unknown>;
   clear_outputs?: boolean;
   after_cell_id?: string | null;
+  /** The anchor is a cell the file lacks (not saved yet): without it here, refuse. */
+  after_required?: boolean;
   index?: number;
   cell?: Record<string, unknown>;
 }
@@ -145,6 +147,9 @@ export async function applyRequest(
   const after = request.after_cell_id
     ? cells.findIndex(c => c.id === request.after_cell_id)
     : -1;
+  if (after < 0 && request.after_required) {
+    return { state: 'refused' };
+  }
   const index =
     after >= 0
       ? after + 1

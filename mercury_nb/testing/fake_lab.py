@@ -5,6 +5,7 @@ document, then saves it), with the same compare-and-swap, then answers."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +18,16 @@ def _source(cell: Any) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def apply_to_file(path: Path, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """Apply one request to the notebook at ``path`` as the open document would: its answer."""
+def apply_to_file(path: Path, request: dict[str, Any],
+                  unsaved: Iterable[Callable[[Any], None]] = ()) -> tuple[str, dict[str, Any]]:
+    """Apply one request to the notebook at ``path`` as the open document would: its answer.
+    ``unsaved``: the user's changes not saved yet, made to the document first (applying a
+    request saves the document, and with it them)."""
     import nbformat
 
     notebook = nbformat.read(str(path), as_version=4)
+    for change in unsaved:
+        change(notebook)
     cells = notebook.cells
     at = {str(cell.get("id")): i for i, cell in enumerate(cells)}
     op = request["op"]
@@ -44,6 +50,8 @@ def apply_to_file(path: Path, request: dict[str, Any]) -> tuple[str, dict[str, A
         if request.get("cell_id") in at:  # there again already: never twice
             return "refused", {"source": _source(cells[at[request["cell_id"]]])}
         after = request.get("after_cell_id")
+        if after not in at and request.get("after_required"):
+            return "refused", {"cell": after}
         index = at[after] + 1 if after in at else request.get("index", len(cells))
         cells.insert(index, nbformat.from_dict(request["cell"]))
         nbformat.write(notebook, str(path))
@@ -69,7 +77,8 @@ def apply_to_file(path: Path, request: dict[str, Any]) -> tuple[str, dict[str, A
 
 class FakeLab:
     """Reports ``paths`` open and answers their edit requests from a thread until closed;
-    ``requests`` keeps every request it took."""
+    ``requests`` keeps every request it took; :meth:`type_unsaved` plays the user's changes
+    to the open document that are not saved yet."""
 
     def __init__(self, home: Path, paths: list[Path], *, tick_s: float = 0.005) -> None:
         self.store = LiveEditStore(home)
@@ -77,6 +86,7 @@ class FakeLab:
         self.requests: list[dict[str, Any]] = []
         self._tick_s = tick_s
         self._stop = threading.Event()
+        self._unsaved: dict[Path, list[Callable[[Any], None]]] = {}
         self.store.report_open(self.paths)
         self._thread = threading.Thread(target=self._serve, daemon=True)
         self._thread.start()
@@ -86,8 +96,15 @@ class FakeLab:
             self.store.report_open(self.paths)
             for request_id, path, request in self.store.claim(self.paths):
                 self.requests.append(request)
-                state, reply = apply_to_file(path, request)
+                state, reply = apply_to_file(path, request, self._unsaved.get(path, ()))
+                if state == "applied":
+                    self._unsaved.pop(path, None)  # the document was saved, with them
                 self.store.acknowledge(request_id, state, reply)
+
+    def type_unsaved(self, path: Path, change: Callable[[Any], None]) -> None:
+        """The user changes the open notebook at ``path`` (``change`` of its cells) and does
+        not save: the file keeps what it had until the document is saved."""
+        self._unsaved.setdefault(path.resolve(), []).append(change)
 
     def close(self) -> None:
         self._stop.set()

@@ -2,9 +2,10 @@
 
 Every write goes through :func:`~mercury_nb.tools.notebooks.save_notebook` (valid, atomic).
 An edit (by index) or a delete (by id) is compared with the hash of the cell's source as the
-agent last read it (read_notebook shows and records it per cell id) or last wrote it. When the
-cell changed since (the user typed in it), nothing is written: the result gives the cell's
-current source and hash, which the agent now knows. A cell the agent
+agent last read it (read_notebook shows and records it per cell id) or last wrote it: in the
+notebook open in JupyterLab when it is open there (the document holds the user's unsaved
+typing), else in the file. When the cell changed since (the user typed in it), nothing is
+written: the result gives the cell's current source, which the agent now knows. A cell the agent
 writes carries ``metadata.mercury = {"task": id, "step": n}``.
 """
 
@@ -121,13 +122,13 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
         valid = f"cells 0..{count - 1}" if count else "no cells (use insert_notebook_cell)"
         raise ToolError(f"cell index {index} is out of range: {rel} has {valid}")
     cell = notebook.cells[index]
+    mark_provenance(cell, ctx)
+    done = live.edit(ctx, path, rel, cell, args.source)  # open in JupyterLab: compared there
+    if done is not None:
+        return _live_result(ctx, rel, done, cell.get("id"), args.source)
     refused = _changed_since(ctx, rel, cell)
     if refused is not None:
         return refused
-    mark_provenance(cell, ctx)
-    done = live.edit(ctx, path, rel, cell, args.source)  # open in JupyterLab: there
-    if done is not None:
-        return _live_result(ctx, rel, done, cell.get("id"), args.source)
     cell.source = args.source
     note = ""
     if cell.cell_type == "code":
@@ -152,8 +153,14 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
         older = None
     else:
         notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
-    index = args.index if args.after_cell_id is None else _position(
-        notebook, args.after_cell_id, rel) + 1
+    anchor = args.after_cell_id
+    if anchor is not None and not created and anchor not in {c.get("id") for c in notebook.cells}:
+        cell = new_cell(args.cell_type, args.source)  # below a cell not saved yet?
+        mark_provenance(cell, ctx)
+        done = live.insert(ctx, path, rel, notebook.cells, cell, len(notebook.cells), anchor)
+        if done is not None:
+            return _live_result(ctx, rel, done, cell.get("id"), cell_source(cell))
+    index = args.index if anchor is None else _position(notebook, anchor, rel) + 1
     count = len(notebook.cells)
     if not 0 <= index <= count:
         raise ToolError(
@@ -186,12 +193,12 @@ def delete_notebook_cell(args: DeleteCellArgs, ctx: ToolContext) -> ToolResult:
     notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
     index = _position(notebook, args.cell_id, rel)
     cell = notebook.cells[index]
+    done = live.delete(ctx, path, rel, cell)  # open in JupyterLab: compared and deleted there
+    if done is not None:  # (Ctrl+Z restores it)
+        return done
     refused = _changed_since(ctx, rel, cell)
     if refused is not None:
         return refused
-    done = live.delete(ctx, path, rel, cell)  # open in JupyterLab: there (Ctrl+Z restores it)
-    if done is not None:
-        return done
     del notebook.cells[index]
     save_notebook(ws, path, notebook, rel)
     ctx.cell_hashes.pop((rel, args.cell_id), None)

@@ -25,7 +25,7 @@ from mercury_nb.contract.live_edit import (
     route,
     source_sha,
 )
-from mercury_nb.tools.base import LiveEdits, ToolContext, ToolResult
+from mercury_nb.tools.base import LiveEdits, ToolContext, ToolError, ToolResult
 from mercury_nb.tools.notebooks import cell_source
 
 
@@ -39,10 +39,12 @@ class LiveApplied:
 
 @dataclass(frozen=True)
 class Refused:
-    """The open notebook refused it: the tool result says why (``gone``: no such cell)."""
+    """The open notebook refused it: the tool result says why (``gone``: no such cell);
+    ``source``: the cell's source there, which the result shows the agent."""
 
     text: str
     gone: bool = False
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,9 @@ def offer(edits: LiveEdits | None, limits: LiveEditLimits, path: Path,
     if state == "refused":
         source = reply.get("source")
         text = live_refusal_text(cell, Refuse(source) if isinstance(source, str) else Gone())
-        return Refused(text or f"refused: cell {cell}", gone=not isinstance(source, str))
+        if isinstance(source, str):
+            return Refused(text or f"refused: cell {cell}", source=source)
+        return Refused(text or f"refused: cell {cell}", gone=True)
     return NotLive(state)
 
 
@@ -124,19 +128,29 @@ def edit(ctx: ToolContext, path: Path, rel: str, cell: Any, source: str
     return _result(ctx, path, rel, request, cell_id, source, f"edited cell {cell_id}")
 
 
-def insert(ctx: ToolContext, path: Path, rel: str, cells: Any, cell: Any, index: int
-           ) -> ToolResult | None:
+def insert(ctx: ToolContext, path: Path, rel: str, cells: Any, cell: Any, index: int,
+           anchor: str | None = None) -> ToolResult | None:
     """Insert ``cell`` at ``index`` (of the cells on disk, ``cells``) in the open notebook,
-    right after the cell before it there: the tool's result, or None to edit on disk."""
+    right after the cell before it there: the tool's result, or None to edit on disk.
+    ``anchor``: a cell id the file lacks (a cell not saved yet, such as the ``%%mercury``
+    cell that asked), which the open document must hold: the cell goes right after it there,
+    or nowhere (the document's refusal: :data:`NO_ANCHOR`, raised)."""
     cell_id = str(cell.get("id") or "")
     if not cell_id:
         return None
-    after = str(cells[index - 1].get("id") or "") if index > 0 else ""
+    after = anchor or (str(cells[index - 1].get("id") or "") if index > 0 else "")
     request = {"op": "insert", "cell_id": cell_id, "after_cell_id": after or None,
                "index": index, "cell": _plain(cell)}
+    if anchor:
+        request["after_required"] = True
+    done = f"inserted a {cell.get('cell_type')} cell ({cell_id})"
     return _result(ctx, path, rel, request, cell_id, cell_source(cell),
-                   f"inserted a {cell.get('cell_type')} cell ({cell_id})"
-                   f"{f' after cell {after}' if after else ' at the top'}")
+                   f"{done}{f' after cell {after}' if after else ' at the top'}",
+                   gone=NO_ANCHOR.format(cell_id=anchor, rel=rel) if anchor else None)
+
+
+NO_ANCHOR = ("no cell with id {cell_id!r} in {rel}, on disk or in the notebook open in "
+             "JupyterLab (read_notebook shows the cells)")
 
 
 def delete(ctx: ToolContext, path: Path, rel: str, cell: Any) -> ToolResult | None:
@@ -190,7 +204,11 @@ def outputs(ctx: ToolContext, path: Path, cells: list[RanCell]) -> OutputsApplie
 
 
 def _result(ctx: ToolContext, path: Path, rel: str, request: dict[str, Any], cell_id: str,
-            source: str | None, done: str) -> ToolResult | None:
+            source: str | None, done: str, gone: str | None = None) -> ToolResult | None:
+    """The open notebook's answer as the tool's result (None: edit on disk). A refusal that
+    shows the cell's source there records its hash: the agent has now read it, so a retry
+    is compared with what it saw, not with the file, which the user's unsaved typing has
+    not reached. ``gone``: the error when the document lacks a cell the request needs."""
     sent = send(ctx, path, request)
     match sent:
         case LiveApplied():
@@ -200,7 +218,11 @@ def _result(ctx: ToolContext, path: Path, rel: str, request: dict[str, Any], cel
                 ctx.cell_hashes[(rel, cell_id)] = source_sha(source)
             return ToolResult(ok=True, content=f"{done} in {rel}, open in JupyterLab "
                               "(applied there and saved)", changed_paths=(rel,))
-        case Refused(text):
+        case Refused(gone=True) if gone is not None:
+            raise ToolError(gone)
+        case Refused(text, source=current):
+            if current is not None:
+                ctx.cell_hashes[(rel, cell_id)] = source_sha(current)
             return ToolResult(ok=False, content=text)
         case NotLive():
             return None

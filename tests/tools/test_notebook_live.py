@@ -246,3 +246,53 @@ def test_outputs_without_lab_or_ids_go_to_disk(live_ctx: ToolContext, store: Liv
     assert notebook_live.outputs(live_ctx, nb, [notebook_live.RanCell("", "x", [], 1)]) is None
     store.report_closed([nb])
     assert notebook_live.outputs(live_ctx, nb, ran) is None  # not open
+
+
+@pytest.mark.parametrize("tool", ["edit_notebook_cell", "delete_notebook_cell"])
+async def test_a_refused_change_is_retried_on_the_source_the_refusal_showed(
+        registry: ToolRegistry, live_ctx: ToolContext, store: LiveEditStore, nb: Path,
+        tool: str) -> None:
+    """The user typed in cell code1 and has not saved: the open document refuses the first
+    try and shows its source, which the agent has now read; the second try names that source
+    (not the file's, which the user's typing has not reached), so the document takes it."""
+    args = ({"index": 1, "source": "x = 2"} if tool == "edit_notebook_cell"
+            else {"cell_id": "code1"})
+    await call(registry, live_ctx, "read_notebook", path="sales.ipynb")
+    store.report_open([nb])
+    first = asyncio.create_task(call(registry, live_ctx, tool, path="sales.ipynb", **args))
+    await lab_answers(store, nb, "refused", {"source": "x = 1  # typing", "cell": "code1"})
+    assert not (await first).ok
+    second = asyncio.create_task(call(registry, live_ctx, tool, path="sales.ipynb", **args))
+    request = await lab_answers(store, nb, "applied", {})
+    assert (await second).ok
+    assert request["read_sha"] == source_sha("x = 1  # typing")
+
+
+async def test_insert_below_a_cell_not_saved_yet_goes_to_the_open_notebook(
+        registry: ToolRegistry, live_ctx: ToolContext, store: LiveEditStore, nb: Path) -> None:
+    """The ``%%mercury`` cell that asked is usually not saved yet: its id is in the open
+    document only, which places the new cell below it (and refuses when it lacks it too)."""
+    store.report_open([nb])
+    running = asyncio.create_task(call(registry, live_ctx, "insert_notebook_cell",
+                                       path="sales.ipynb", index=0, cell_type="code",
+                                       source="plot()", after_cell_id="asking-cell"))
+    request = await lab_answers(store, nb, "applied", {})
+    result = await running
+    assert result.ok and "after cell asking-cell in sales.ipynb" in result.content
+    assert request["after_cell_id"] == "asking-cell" and request["after_required"] is True
+    missing = asyncio.create_task(call(registry, live_ctx, "insert_notebook_cell",
+                                       path="sales.ipynb", index=0, cell_type="code",
+                                       source="plot()", after_cell_id="nowhere"))
+    await lab_answers(store, nb, "refused", {"cell": "nowhere"})
+    result = await missing
+    assert not result.ok
+    assert result.content == ("Error: no cell with id 'nowhere' in sales.ipynb, on disk or in "
+                              "the notebook open in JupyterLab (read_notebook shows the cells)")
+    assert len(nbformat.read(nb, as_version=4).cells) == 2
+
+
+async def test_insert_below_an_unknown_cell_of_a_closed_notebook_is_an_error(
+        registry: ToolRegistry, live_ctx: ToolContext, nb: Path) -> None:
+    result = await call(registry, live_ctx, "insert_notebook_cell", path="sales.ipynb",
+                        index=0, cell_type="code", source="plot()", after_cell_id="nowhere")
+    assert not result.ok and "no cell with id 'nowhere' in sales.ipynb" in result.content
