@@ -55,8 +55,10 @@ class ToolResult:
     """For run_cells: the cells that were chosen (``2–4, 7``) when not every cell; a run of
     some cells counts for the gate only when it fails."""
     cell_error: str = ""
-    """For run_cells: the failing cell and its error's last line (``cell 6: ZeroDivisionError:
-    division by zero``), what the gate's blocker names; empty when every cell ran."""
+    """For run_cells and run_cells_in_kernel: the failing cell, counted from 1 as the user
+    sees cells (the banner, the change summary), and its error's last line (``cell 6:
+    ZeroDivisionError: division by zero``), what the gate's blocker names; empty when every
+    cell ran. The result's content names cells by index, as read_notebook does."""
     kernel_run: str | None = None
     """For run_cells_in_kernel: the notebook whose cells ran in the user's kernel."""
     kernel_cells: tuple[str, ...] = ()

@@ -179,17 +179,18 @@ def _result(ctx: ToolContext, plan: _Plan, run: _Run, total_hit: bool, written: 
     config, rel, whole, code = ctx.config, plan.rel, plan.whole, plan.code
     chosen = None if whole else spans(plan.indices)
     failed = next((d for d in run.finished if d.get("failure")), None)
-    error = ""
+    error = blocker = ""  # for the model (cells by index) and for the user (counted from 1)
     if failed is not None:
         error = failure_words(int(failed["index"]), failed["failure"])
+        blocker = failure_words(int(failed["index"]) + 1, failed["failure"])
     elif total_hit:
         at = run.current if run.current is not None else (code[len(run.finished)]
                                                            if len(run.finished) < len(code)
                                                            else code[-1])
-        error = (f"cell {at}: ran over the run's total time limit "
-                 f"({config.notebook_total_timeout_s:g} s)")
+        over = f"ran over the run's total time limit ({config.notebook_total_timeout_s:g} s)"
+        error, blocker = f"cell {at}: {over}", f"cell {at + 1}: {over}"
     elif run.problem:
-        error = f"the run could not finish: {run.problem}"
+        error = blocker = f"the run could not finish: {run.problem}"
     which = "every cell" if whole else f"cells {chosen}"
     seconds = sum(float(d.get("seconds") or 0) for d in run.finished)
     lines = [f"Ran {which} of {rel} in a fresh kernel: {len(run.finished)} of {len(code)} code "
@@ -211,12 +212,13 @@ def _result(ctx: ToolContext, plan: _Plan, run: _Run, total_hit: bool, written: 
                      "written.")
     content = head_tail(redact("\n".join(lines), known_secrets(config, os.environ)),
                         result_budget(ctx))
-    command = f"run notebook {rel}" if whole else f"run cells {chosen} of {rel}"
+    command = (f"run notebook {rel}" if whole  # the gate's words: cells counted from 1
+               else f"run cells {spans([i + 1 for i in plan.indices])} of {rel}")
     exit_code = None if total_hit or (run.problem and not failed) else (1 if error else 0)
     return ToolResult(ok=not error, content=content, command=command, exit_code=exit_code,
                       timed_out=total_hit, changed_paths=(rel,) if written else (),
                       notebook_run=rel, cells_run="" if whole else (chosen or ""),
-                      cell_error=error)
+                      cell_error=blocker)
 
 
 def _cell_lines(done: dict[str, Any], chars: int, secrets: tuple[str, ...]) -> list[str]:

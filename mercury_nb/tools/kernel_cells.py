@@ -83,9 +83,9 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
         raise ToolError(f"none of the cells chosen in {rel} is a code cell")
     config = ctx.config
     ran_ids: list[str] = []
-    numbers: list[int] = []
+    numbers: list[int] = []  # counted from 1, as the banner and the pulse show them
     lines: list[str] = []
-    failure = ""
+    failure = ""  # the failing cell's error, named by the model's index in the result
     for total, (number, cell) in enumerate(chosen, 1):
         if ctx.progress is not None:
             ctx.progress(f"cell {number} ({total}/{len(chosen)}) in your kernel")
@@ -95,23 +95,24 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
         ran_ids.append(str(cell.get("id")))
         numbers.append(number)
         out = run.stdout.text().rstrip("\n")
-        lines.append(f"--- cell {number} (id {cell.get('id')}) ---" + (f"\n{out}" if out else ""))
+        lines.append(f"--- cell {number - 1} (id {cell.get('id')}) ---"
+                     + (f"\n{out}" if out else ""))
         if not finished:
-            failure = (f"cell {number}: stopped at the time limit "
+            failure = (f"stopped at the time limit "
                        f"({config.kernel_code_timeout_s:g} s, kernel_code_timeout_s)")
         elif run.error is not None:
-            failure = f"cell {number}: {_last_line(run)}"
+            failure = _last_line(run)
             lines.append(cut(run.traceback.rstrip("\n"), config.kernel_output_max_chars))
         if failure:
             break
-    head = (f"Ran {cells_text(numbers)} of {rel} in your kernel."
-            if not failure else f"Ran {cells_text(numbers)} of {rel} in your kernel; "
-            f"{failure}. Cells after it did not run.")
+    ran = f"Ran {cells_text([n - 1 for n in numbers])} of {rel} in your kernel"
+    head = (f"{ran}." if not failure else
+            f"{ran}; cell {numbers[-1] - 1}: {failure}. Cells after it did not run.")
     content = redact("\n".join([head, *lines]), known_secrets(config, os.environ))
     return ToolResult(ok=not failure, content=content, ran_in_kernel=True, kernel_run=rel,
                       kernel_cells=tuple(ran_ids), kernel_numbers=tuple(numbers),
                       cells_run=spans(numbers),
-                      cell_error=failure)
+                      cell_error=f"cell {numbers[-1]}: {failure}" if failure else "")
 
 
 RUN_CELLS_IN_KERNEL_TOOL: FunctionTool[RunCellsInKernelArgs] = FunctionTool(

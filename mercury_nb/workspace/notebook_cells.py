@@ -47,8 +47,10 @@ def verification_kernel_env(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def failure_words(index: int, failure: Mapping[str, Any]) -> str:
-    """The failing cell and its error's last line, as the gate's blocker names it
-    (``cell 6: ZeroDivisionError: division by zero``)."""
+    """The failing cell and its error's last line (``cell 6: ZeroDivisionError: division by
+    zero``); ``index``: the cell's place counted from 1 for the user (the gate's blocker, the
+    banner, as the change summary counts cells), or from 0 in a result for the model (as
+    read_notebook numbers cells)."""
     match failure.get("kind"):
         case "input":
             return f"cell {index}: waits for input (input()), which a fresh-kernel run cannot give"

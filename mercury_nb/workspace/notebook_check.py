@@ -65,7 +65,7 @@ def execute_notebook(path: Path, timeout_s: float, display: str, *, root: Path |
     def failed(event: dict[str, Any]) -> None:
         done = event.get("cell")
         if done is not None and done.get("failure"):
-            failures.append(failure_words(int(done["index"]), done["failure"]))
+            failures.append(failure_words(int(done["index"]) + 1, done["failure"]))
 
     try:
         execute_cells(nb, range(len(nb.cells)), path.parent, timeout_s, math.inf, failed)

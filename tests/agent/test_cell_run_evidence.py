@@ -59,8 +59,8 @@ async def test_a_failing_cell_is_the_blocker(tmp_path: Path, scripted_model) -> 
     outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
     assert outcome.status == "paused"
     assert "Task complete" not in outcome.banner
-    assert ("Last check: run notebook analysis.ipynb ✗ (cell 1: ZeroDivisionError: division "
-            "by zero)") in outcome.banner, outcome.banner
+    assert ("Last check: run notebook analysis.ipynb ✗ (cell 2: ZeroDivisionError: division "
+            "by zero)") in outcome.banner, outcome.banner  # the inserted cell, counted from 1
 
 
 async def test_a_run_of_some_cells_leaves_the_evidence_to_the_notebook_check(
@@ -71,7 +71,7 @@ async def test_a_run_of_some_cells_leaves_the_evidence_to_the_notebook_check(
     outcome = await run_task("add a cell to analysis.ipynb", cfg(tmp_path), model=model)
     assert outcome.status == "completed", outcome.banner
     assert [e.command for e in outcome.evidence if e.kind == "notebook"] == [
-        "run cells 0 of analysis.ipynb", "run notebook analysis.ipynb"]
+        "run cells 1 of analysis.ipynb", "run notebook analysis.ipynb"]
     assert "✓ Verified: analysis.ipynb ran top to bottom in a fresh kernel" in outcome.banner
 
 

@@ -121,7 +121,7 @@ async def test_notebook_edited_to_raise_does_not_complete(tmp_path: Path, backen
         e.command == "run notebook analysis.ipynb" and e.exit_code == 1 for e in outcome.evidence
     )
     # the blocker names the failing cell and the error's last line
-    assert ("Last check: run notebook analysis.ipynb ✗ (cell 1: ValueError: boom)"
+    assert ("Last check: run notebook analysis.ipynb ✗ (cell 2: ValueError: boom)"
             in outcome.banner), outcome.banner
 
 

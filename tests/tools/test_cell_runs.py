@@ -68,7 +68,7 @@ async def test_the_failing_cell_is_named_with_its_error_and_later_cells_do_not_r
     ctx, _ = context(root)
     result = await run(registry, ctx, path="nb.ipynb")
     assert not result.ok
-    assert result.cell_error == "cell 1: ZeroDivisionError: division by zero"
+    assert result.cell_error == "cell 2: ZeroDivisionError: division by zero"  # the user's
     assert (result.exit_code, result.timed_out) == (1, False)
     assert "Failed at cell 1: ZeroDivisionError: division by zero." in result.content
     assert "stdout: before" in result.content and "traceback:" in result.content
@@ -82,11 +82,11 @@ async def test_the_failing_cell_is_named_with_its_error_and_later_cells_do_not_r
 @pytest.mark.parametrize(
     ("source", "error"),
     [
-        pytest.param("name = input('name? ')", "cell 0: waits for input (input()), which a "
+        pytest.param("name = input('name? ')", "cell 1: waits for input (input()), which a "
                      "fresh-kernel run cannot give", id="input"),
-        pytest.param("import os\nos._exit(3)", "cell 0: the kernel died while it ran",
+        pytest.param("import os\nos._exit(3)", "cell 1: the kernel died while it ran",
                      id="kernel-exits"),
-        pytest.param("import time\ntime.sleep(120)", "cell 0: ran over its time limit (3 s)",
+        pytest.param("import time\ntime.sleep(120)", "cell 1: ran over its time limit (3 s)",
                      id="cell-timeout"),
     ],
 )
@@ -96,7 +96,8 @@ async def test_a_cell_that_cannot_finish_is_reported_as_such(
     ctx, _ = context(root, notebook_timeout_s=3)
     result = await run(registry, ctx, path="nb.ipynb")
     assert not result.ok
-    assert result.cell_error == error, result.content
+    assert result.cell_error == error, result.content  # cells counted from 1, as users do
+    assert f"Failed at {error.replace('cell 1', 'cell 0')}." in result.content  # by index
     assert "Not run: cells 1." in result.content
     assert processes.live_commands("cells-test") == []
 
@@ -107,7 +108,7 @@ async def test_the_total_time_limit_ends_the_run(root: Path, registry: ToolRegis
     result = await run(registry, ctx, path="nb.ipynb")
     assert not result.ok
     assert "ran over the run's total time limit (5 s)" in result.cell_error, result.content
-    assert result.cell_error.startswith(("cell 1:", "cell 2:")), result.cell_error
+    assert result.cell_error.startswith(("cell 2:", "cell 3:")), result.cell_error
 
 
 async def test_some_cells_by_range(root: Path, registry: ToolRegistry) -> None:
@@ -117,7 +118,7 @@ async def test_some_cells_by_range(root: Path, registry: ToolRegistry) -> None:
     assert result.ok, result.content
     assert "stdout: 6" in result.content
     assert shown == ["cell 1/2", "cell 2/2"]
-    assert (result.command, result.cells_run) == ("run cells 1–2 of nb.ipynb", "1–2")
+    assert (result.command, result.cells_run) == ("run cells 2–3 of nb.ipynb", "1–2")
 
 
 @pytest.mark.parametrize(

@@ -55,10 +55,10 @@ async def test_cells_run_in_notebook_order_and_the_first_error_ends_the_run(
     assert not result.ok and result.ran_in_kernel
     assert result.kernel_run == "analysis.ipynb"
     assert (result.kernel_cells, result.kernel_numbers) == (("sum", "share"), (1, 3))
-    assert result.cell_error == "cell 3: ZeroDivisionError: division by zero"
-    assert result.content.startswith(
-        "Ran cells 1, 3 of analysis.ipynb in your kernel; cell 3: ZeroDivisionError: division "
-        "by zero. Cells after it did not run.")
+    assert result.cell_error == "cell 3: ZeroDivisionError: division by zero"  # the user's
+    assert result.content.startswith(  # by index, as read_notebook numbers the cells
+        "Ran cells 0, 2 of analysis.ipynb in your kernel; cell 2: ZeroDivisionError: division "
+        "by zero. Cells after it did not run.\n--- cell 0 (id sum) ---")
     assert values["total"] == 7 and "after" not in values
 
 
@@ -69,7 +69,7 @@ async def test_a_clean_run(kernel_registry: ToolRegistry, ctx: ToolContext,
         "run_cells_in_kernel", {"path": "analysis.ipynb", "cell_ids": ["sum", "after"]},
         with_kernel(ctx, values))
     assert result.ok and result.cell_error == ""
-    assert result.content.splitlines()[0] == "Ran cells 1, 4 of analysis.ipynb in your kernel."
+    assert result.content.splitlines()[0] == "Ran cells 0, 3 of analysis.ipynb in your kernel."
     assert values["after"] == 1
 
 

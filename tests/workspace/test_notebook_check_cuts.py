@@ -12,7 +12,7 @@ from mercury_nb.workspace.notebook_check import DETAIL_CHARS, execute_notebook
 from mercury_nb.workspace.notebook_diff import LINE_CHARS, notebook_change
 
 KEY = "sk-Zq9XwYvUtS8rQpOnMlK7jIhGfEdCbA6zyxwvut"
-PREFIX = "cell 0: ValueError: "
+PREFIX = "cell 1: ValueError: "  # the first cell, counted from 1
 
 
 @pytest.mark.parametrize("at", [7, 12])
