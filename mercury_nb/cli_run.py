@@ -54,7 +54,7 @@ def submit_command(args: argparse.Namespace, flags: dict[str, Any], *, usage_err
                          task_id=args.id if resume else None,
                          words=args.message if resume else None, flags=flags,
                          view_for=view_for, refuse_missing_key=True, prune_ledger=True,
-                         approver=terminal_approver(),
+                         approver=terminal_approver(), approver_in="terminal",
                          report=lambda line: print(line, file=sys.stderr))
     with asyncio.Runner() as loop_runner:
         run = submit(request, loop=loop_runner.get_loop())

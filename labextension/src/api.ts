@@ -18,6 +18,8 @@ export interface IApproval {
   command: string | null;
   detail: string;
   suggested_rule: string | null;
+  /** Where it can be answered: the panel (buttons here), the task's cell or terminal. */
+  asked_in?: 'panel' | 'cell' | 'terminal' | null;
 }
 
 export interface ILive {

@@ -45,7 +45,14 @@ export function ApprovalBadge(props: { task: ITaskSummary }): JSX.Element | null
   );
 }
 
-/** The pending question on the task's detail, with its three answers. */
+/** Where a question asked elsewhere can be answered (the panel's buttons could not). */
+const ANSWER_ELSEWHERE: Record<string, string> = {
+  cell: 'Answer it in the notebook cell that runs this task.',
+  terminal: 'Answer it in the terminal that runs this task.'
+};
+
+/** The pending question on the task's detail, with its three answers (only when the panel
+ * is where it was asked: a task of a cell or a terminal is answered there). */
 export function ApprovalBox(props: { task: ITaskSummary }): JSX.Element | null {
   const asked = pendingApproval(props.task);
   const [busy, setBusy] = React.useState(false);
@@ -80,34 +87,41 @@ export function ApprovalBox(props: { task: ITaskSummary }): JSX.Element | null {
       {asked.detail && asked.detail !== shown && (
         <pre className="jp-mercury-approval-detail">{asked.detail}</pre>
       )}
-      <div className="jp-mercury-approval-buttons">
-        <button
-          className="jp-mercury-allow-once jp-Button jp-mod-styled jp-mod-accept"
-          disabled={busy}
-          aria-label={`Allow once: ${oneLine(shown)}`}
-          onClick={() => answer('once')}
-        >
-          Allow once
-        </button>
-        {rule !== null && (
+      {asked.asked_in !== 'panel' ? (
+        <div className="jp-mercury-approval-elsewhere" role="note">
+          {ANSWER_ELSEWHERE[asked.asked_in ?? ''] ??
+            'Nobody can answer it where this task runs, so it is denied.'}
+        </div>
+      ) : (
+        <div className="jp-mercury-approval-buttons">
           <button
-            className="jp-mercury-allow-always jp-Button jp-mod-styled"
+            className="jp-mercury-allow-once jp-Button jp-mod-styled jp-mod-accept"
             disabled={busy}
-            aria-label={`Always allow ${oneLine(rule)} in this workspace`}
-            onClick={() => answer('always')}
+            aria-label={`Allow once: ${oneLine(shown)}`}
+            onClick={() => answer('once')}
           >
-            Always allow <code>{oneLine(rule)}</code>
+            Allow once
           </button>
-        )}
-        <button
-          className="jp-mercury-deny jp-Button jp-mod-styled jp-mod-warn"
-          disabled={busy}
-          aria-label={`Deny: ${oneLine(shown)}`}
-          onClick={() => answer('deny')}
-        >
-          Deny
-        </button>
-      </div>
+          {rule !== null && (
+            <button
+              className="jp-mercury-allow-always jp-Button jp-mod-styled"
+              disabled={busy}
+              aria-label={`Always allow ${oneLine(rule)} in this workspace`}
+              onClick={() => answer('always')}
+            >
+              Always allow <code>{oneLine(rule)}</code>
+            </button>
+          )}
+          <button
+            className="jp-mercury-deny jp-Button jp-mod-styled jp-mod-warn"
+            disabled={busy}
+            aria-label={`Deny: ${oneLine(shown)}`}
+            onClick={() => answer('deny')}
+          >
+            Deny
+          </button>
+        </div>
+      )}
       {error && (
         <div className="jp-mercury-error" role="alert">
           {error}

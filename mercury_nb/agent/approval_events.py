@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from mercury_nb.agent.event_lines import Data, Words, text_of
+from mercury_nb.contract.permissions import AskedIn
 
 ApprovalKind = Literal["permission-asked", "permission-answered"]
 
@@ -13,7 +14,8 @@ ApprovalKind = Literal["permission-asked", "permission-answered"]
 @dataclass(frozen=True)
 class PermissionAsked(Words):
     """The permission mode asks the user about a call before it runs: question number
-    ``request_id`` of the run (the approver is asked the same number)."""
+    ``request_id`` of the run (the approver is asked the same number), asked ``asked_in``
+    (the panel, the cell, the terminal; None: nobody, so it is denied at once)."""
 
     kind: ClassVar[ApprovalKind] = "permission-asked"
     step: int
@@ -23,6 +25,7 @@ class PermissionAsked(Words):
     suggested_rule: str | None = None
     detail: str = ""
     request_id: int = 1
+    asked_in: AskedIn | None = None
 
     @staticmethod
     def words(data: Data) -> str | None:

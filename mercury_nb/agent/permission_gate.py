@@ -47,15 +47,18 @@ DETAIL_CHARS = 4000
 """Characters of a diff or of code an ask shows (the rest is cut)."""
 
 
-def call_detail(tool: str, raw_arguments: str) -> str:
-    """What an ask shows of a call beyond its name: the diff of an edit, the code it runs,
-    the path it touches (empty: nothing more)."""
+def call_arguments(raw_arguments: str) -> dict[str, Any]:
+    """A call's arguments as a dict (empty when they are not a JSON object)."""
     try:
         args: Any = json.loads(raw_arguments or "{}")
     except (ValueError, TypeError, RecursionError):
-        return ""
-    if not isinstance(args, dict):
-        return ""
+        return {}
+    return args if isinstance(args, dict) else {}
+
+
+def call_detail(args: dict[str, Any]) -> str:
+    """What an ask shows of a call beyond its name: the diff of an edit, the code it runs,
+    the path it touches (empty: nothing more)."""
     path = str(args.get("path", ""))
     if isinstance(args.get("old_text"), str) and isinstance(args.get("new_text"), str):
         diff = difflib.unified_diff(args["old_text"].splitlines(), args["new_text"].splitlines(),
@@ -72,9 +75,10 @@ def call_detail(tool: str, raw_arguments: str) -> str:
 async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx: ToolContext,
                          session: TaskSession, step: int, on_event: EventSink) -> str | None:
     """None: the call may run; else why it is denied (the model gets ``denied: <why>``)."""
-    detail = call_detail(tool, raw_arguments)
-    path = detail if detail and "\n" not in detail else ""
-    action = action_for_tool(tool, command, path)
+    args = call_arguments(raw_arguments)
+    detail = call_detail(args)
+    path = args.get("path")
+    action = action_for_tool(tool, command, path if isinstance(path, str) else "")
     rules = (*ctx.config.allow, *ctx.permissions.rules)
     decision = decide(ctx.config.permissions, rules, action)
     match decision:
@@ -86,7 +90,8 @@ async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx
         case Ask(what=what, suggested_rule=rule):
             ctx.permissions.asked += 1  # the one numbering: the approver and the live fold
             number = ctx.permissions.asked
-            on_event(PermissionAsked(step, tool, what, command, rule, detail, number))
+            on_event(PermissionAsked(step, tool, what, command, rule, detail, number,
+                                     ctx.permissions.asked_in))
             request = ApprovalRequest(tool, what, command, detail, rule, number)
             answer, why = await _asked(ctx, request)
             saved = rule if answer == "always-allow" else None

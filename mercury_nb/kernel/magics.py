@@ -190,6 +190,7 @@ class MercuryMagics(Magics):
 
         approver = ViewApprover()  # a --wait cell (nbclient, headless) asks nobody: denied
         run = submit(RunRequest(kernel=CellKernel(self.shell), approver=None if wait else approver,
+            approver_in="cell",
             task=task, resume=resume, task_id=task_id, words=words, flags=vars(args),
             traitlets=self.settings.base_values(), view_for=view_for, report=print,
             refuse_missing_key=True,

@@ -46,7 +46,7 @@ def _asked(data: dict[str, Any]) -> dict[str, Any]:
     request = number if isinstance(number, int) and not isinstance(number, bool) else 0
     return {"request": request, "tool": text("tool") or "", "what": text("what") or "",
             "command": text("command"), "detail": text("detail") or "",
-            "suggested_rule": text("suggested_rule")}
+            "suggested_rule": text("suggested_rule"), "asked_in": text("asked_in")}
 
 
 def _number(value: Any) -> float:

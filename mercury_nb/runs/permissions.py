@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.permissions import AskedIn
 from mercury_nb.runs.planning import PlannedRun, ledger_workspace
 from mercury_nb.tools.approval import Approver, Permissions
 
@@ -17,16 +18,18 @@ if TYPE_CHECKING:
     from mercury_nb.ledger.access import LedgerHandle
 
 
-def permissions_for(planned: PlannedRun, approver: Approver | None) -> Permissions:
-    """The permission state a run starts with: ``approver`` (None: nobody can be asked) and
-    the workspace's saved rules; "Always allow" saves to the ledger (unrecorded: the task
-    only)."""
+def permissions_for(planned: PlannedRun, approver: Approver | None,
+                    asked_in: AskedIn | None = None) -> Permissions:
+    """The permission state a run starts with: ``approver`` (None: nobody can be asked),
+    which asks ``asked_in``, and the workspace's saved rules; "Always allow" saves to the
+    ledger (unrecorded: the task only)."""
+    asked_in = asked_in if approver is not None else None
     handle = planned.handle
     if handle is None:
-        return Permissions(approver=approver)
+        return Permissions(approver=approver, asked_in=asked_in)
     workspace = ledger_workspace(planned.config)
     ledger = handle.ledger
-    return Permissions(approver=approver, rules=ledger.rules_for(workspace),
+    return Permissions(approver=approver, asked_in=asked_in, rules=ledger.rules_for(workspace),
                        save_rule=lambda rule: ledger.save_rule(workspace, rule))
 
 

@@ -20,6 +20,7 @@ from mercury_nb.runs.lookup import Refusal, RefusalKind
 
 if TYPE_CHECKING:
     from mercury_nb.agent.subagent import SubagentParent
+    from mercury_nb.contract.permissions import AskedIn
     from mercury_nb.ledger.access import LedgerHandle
     from mercury_nb.tools.approval import Approver
     from mercury_nb.tools.ask_user import AskHandler
@@ -79,6 +80,9 @@ class RunRequest:
     """Asks the user about what the permission mode does not allow unasked (the CLI on a
     terminal, the cell's buttons); None: nobody can be asked, so such an action is denied
     and the task pauses on it."""
+    approver_in: AskedIn | None = None
+    """Where ``approver`` asks (the panel, the cell, the terminal): a question's event says
+    so, and a view elsewhere shows where to answer it instead of buttons that cannot."""
     kernel: KernelAccess | None = None
     """The user's kernel, from a front end that runs in one (a ``%%mercury`` cell): the task
     gets inspect_variables and run_in_kernel, and its ``@name`` variables attached."""

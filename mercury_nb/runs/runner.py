@@ -73,7 +73,7 @@ class Runner:
             return planned
         if permissions is None:
             live_edits = live_route(planned.config.home)
-            permissions = permissions_for(planned, request.approver)
+            permissions = permissions_for(planned, request.approver, request.approver_in)
         try:
             sink, ask = request.sink, request.ask
             if request.view_for is not None:
@@ -226,5 +226,6 @@ def _prepare(request: RunRequest
                 gc.enable()
         _client_loaded.append(True)
     live_edits = live_route(resolved.config.home)
-    return resolved, permissions_for(resolved, request.approver), live_edits
+    return (resolved, permissions_for(resolved, request.approver, request.approver_in),
+            live_edits)
 

@@ -3,7 +3,8 @@
 The body is ``{"request": N, "answer": "once" | "always" | "deny"}``, ``N`` the pending
 approval's number (the task's ``live.approval.request``). 400 a bad body, 404 an unknown
 task, 409 nothing pending or a stale ``request`` (already answered, timed out, or a later
-question is pending).
+question is pending). A sub-agent's question is held by its parent's approver (they share it,
+and its numbering): answered on the sub-agent's row, it goes to the parent's.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class ApprovalHandler(MercuryHandler):
         except BadRequest as error:
             return self.fail(error.status, error.message)
         board = board_of(self.settings)
+        asker = task_id  # whose approver holds the question
         if board.pending(task_id) is None:
             try:
                 found = await asyncio.to_thread(detail, task_id)
@@ -49,7 +51,10 @@ class ApprovalHandler(MercuryHandler):
                 return self.fail(400, str(error))
             if found is None:
                 return self.fail(404, f"no task {task_id}")
-        settled = board.answer(task_id, body.request, PANEL_ANSWERS[body.answer])
+            parent = found.record.parent  # a sub-agent asks through its parent's approver
+            if parent is not None and board.pending(parent) is not None:
+                asker = parent
+        settled = board.answer(asker, body.request, PANEL_ANSWERS[body.answer])
         if settled != "answered":
             return self.fail(409, f"no approval {body.request} is waiting on task {task_id}",
                              kind=settled)

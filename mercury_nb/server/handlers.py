@@ -142,10 +142,10 @@ class TasksHandler(MercuryHandler):
         if body.max_steps is not None:
             flags["max_steps"] = body.max_steps
         approver = PanelApprover(board_of(self.settings))  # asks on the task's detail
-        run = await runs.submit_off_loop(runs.RunRequest(task=body.task, flags=flags,
-                                          env=self.connections.env_for(body.model),
-                                          report=self.log.warning, within=self.root,
-                                          refuse_missing_key=True, approver=approver))
+        run = await runs.submit_off_loop(runs.RunRequest(
+            task=body.task, flags=flags, env=self.connections.env_for(body.model),
+            report=self.log.warning, within=self.root, refuse_missing_key=True,
+            approver=approver, approver_in="panel"))
         if isinstance(run, runs.Refusal):
             if run.kind in SETTINGS_REFUSALS:
                 return self.fail(400, settings_error(run, body.workdir))
@@ -208,7 +208,7 @@ class ContinueHandler(MercuryHandler):
         approver = PanelApprover(board_of(self.settings))
         run = await runs.submit_off_loop(runs.RunRequest(resume=True, task_id=task_id, flags=flags,
                                           flags_over_config=False, report=self.log.warning,
-                                          within=self.root, approver=approver,
+                                          within=self.root, approver=approver, approver_in="panel",
                                           env=await self.continue_env(task_id, body.model)))
         if isinstance(run, runs.Refusal):
             if run.kind == "bad-max-steps":

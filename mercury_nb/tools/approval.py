@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from mercury_nb.contract.permissions import ApprovalAnswer, ApprovalRequest
+from mercury_nb.contract.permissions import ApprovalAnswer, ApprovalRequest, AskedIn
 
 
 class Approver(Protocol):
@@ -24,9 +24,12 @@ class Permissions:
     "Always allow" added during the task), where "Always allow" saves a rule for the
     workspace (None: for this task only; a blocking write, called off the loop), and how
     many questions this run has asked (the permission edge numbers each from it; a run, a
-    start or a continue, starts at 0, and its sub-agents share it)."""
+    start or a continue, starts at 0, and its sub-agents share it); ``asked_in``: where the
+    approver asks (each question's event says so, so a view that cannot answer it says
+    where it can be answered)."""
 
     approver: Approver | None = None
+    asked_in: AskedIn | None = None
     rules: list[str] = field(default_factory=list)
     save_rule: Callable[[str], None] | None = None
     asked: int = 0

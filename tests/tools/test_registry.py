@@ -10,6 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from mercury_nb.agent.prompts import system_message
+from mercury_nb.contract.permissions import Allow, action_for_tool, decide
 from mercury_nb.contract.recovery.memory_governor import (
     estimate_tokens,
     tools_tokens,
@@ -87,6 +88,18 @@ def test_schemas_for_named_tools_keep_the_order() -> None:
 def test_mutating_tools_match_the_registry() -> None:
     registry = default_registry(kernel=True)
     assert {name for name in registry.names() if registry.is_mutating(name)} == set(MUTATING_TOOLS)
+
+
+def test_every_built_in_tool_has_its_own_permission_kind() -> None:
+    """A built-in tool missing from the permission table would be asked about as a tool from
+    outside the package (a notebook cell delete asking in ``edits`` mode); a read tool would
+    be allowed in ``read-only``, so a mutating one must never be classed as a read."""
+    registry = default_registry(kernel=True)
+    kinds = {name: action_for_tool(name).kind for name in registry.names()}
+    assert [name for name, kind in kinds.items() if kind == "outside-tool"] == []
+    assert sorted(name for name, kind in kinds.items() if kind == "read") == sorted(
+        name for name in registry.names() if not registry.is_mutating(name))
+    assert decide("edits", (), action_for_tool("delete_notebook_cell", None, "a.ipynb")) == Allow()
 
 
 def test_the_kernel_tools_are_offered_only_with_a_kernel() -> None:

@@ -2,8 +2,10 @@
 
 from mercury_nb.contract.permissions.approval import (
     APPROVAL_ANSWERS,
+    ASKED_IN,
     ApprovalAnswer,
     ApprovalRequest,
+    AskedIn,
     denied_text,
     pause_reason,
 )
@@ -33,6 +35,7 @@ from mercury_nb.contract.permissions.rules import (
 __all__ = [
     "ACTION_KINDS",
     "APPROVAL_ANSWERS",
+    "ASKED_IN",
     "BUILT_IN_RULES",
     "DEFAULT_MODE",
     "PERMISSION_MODES",
@@ -42,6 +45,7 @@ __all__ = [
     "ApprovalAnswer",
     "ApprovalRequest",
     "Ask",
+    "AskedIn",
     "Decision",
     "Deny",
     "PermissionMode",

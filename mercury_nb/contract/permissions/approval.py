@@ -15,6 +15,11 @@ from typing import Literal, get_args
 ApprovalAnswer = Literal["allow-once", "always-allow", "deny"]
 APPROVAL_ANSWERS: tuple[ApprovalAnswer, ...] = get_args(ApprovalAnswer)
 
+AskedIn = Literal["panel", "cell", "terminal"]
+"""Where a run's approver asks, so where a question can be answered: the JupyterLab panel
+(over REST), the ``%%mercury`` cell's buttons, or the CLI's terminal."""
+ASKED_IN: tuple[AskedIn, ...] = get_args(AskedIn)
+
 NO_APPROVER = "nobody can be asked here (no terminal, widget or panel)"
 TIMED_OUT = "no answer came within {seconds:g} s"
 ASK_FAILED = "asking failed: {error}"

@@ -5,7 +5,8 @@ Modes (``--permissions``, ``MERCURY_PERMISSIONS``, ``c.Mercury.permissions``):
 * ``read-only``: reads only; anything that writes or runs is denied;
 * ``ask``: every write and every command asks (a command every part of which matches an
   allow rule, the built-in read-only ones included, runs without asking);
-* ``edits`` (the default): file and notebook edits inside the workspace run; commands ask
+* ``edits`` (the default): file and notebook edits inside the workspace run, except in a
+  ``.git`` folder (git runs what its config there names), which ask; commands ask
   unless the allow rules match them; ``run_in_kernel``, notebook runs and tools from outside
   the package always ask;
 * ``auto``: everything runs unasked.
@@ -26,7 +27,8 @@ DEFAULT_MODE: PermissionMode = "edits"
 ActionKind = Literal["read", "workspace-edit", "notebook-edit", "command", "run-in-kernel",
                      "outside-tool"]
 """What a tool call does: reads, edits a workspace file or a notebook, runs a command, runs
-code in a kernel (``run_in_kernel``, ``run_cells``), or is a tool from outside the package."""
+code in a kernel (``run_in_kernel``, ``run_cells``, ``run_cells_in_kernel``), or is a tool
+from outside the package."""
 ACTION_KINDS: tuple[ActionKind, ...] = get_args(ActionKind)
 
 _READ_TOOLS = frozenset({"list_dir", "read_file", "read_notebook", "inspect_variables",
@@ -36,8 +38,12 @@ _TOOL_KINDS: dict[str, ActionKind] = {
     "create_file": "workspace-edit", "write_file": "workspace-edit",
     "edit_file": "workspace-edit", "delete_file": "workspace-edit",
     "edit_notebook_cell": "notebook-edit", "insert_notebook_cell": "notebook-edit",
+    "delete_notebook_cell": "notebook-edit",
     "run_command": "command", "run_in_kernel": "run-in-kernel", "run_cells": "run-in-kernel",
+    "run_cells_in_kernel": "run-in-kernel",
 }
+"""The kind of each built-in tool that changes or runs something (a test checks that every
+built-in tool is here or in ``_READ_TOOLS``)."""
 
 
 @dataclass(frozen=True)
@@ -115,11 +121,18 @@ def decide(mode: PermissionMode, rules: Iterable[str], action: Action) -> Decisi
                 if matches_rules(command, rules):
                     return Allow()
                 return Ask(what, exact_rule(command))
-            if mode == "edits" and action.kind in ("workspace-edit", "notebook-edit"):
+            if (mode == "edits" and action.kind in ("workspace-edit", "notebook-edit")
+                    and not in_git_dir(action.detail)):
                 return Allow()
             return Ask(what, None)
         case _ as unreachable:
             assert_never(unreachable)
+
+
+def in_git_dir(path: str) -> bool:
+    """Whether ``path`` is in a ``.git`` folder (or is one): git runs the programs its config
+    there names (``core.fsmonitor`` on ``git status``), so an ``edits`` task asks first."""
+    return any(part.lower() == ".git" for part in path.replace("\\", "/").split("/"))
 
 
 def offers_mutating_tools(mode: PermissionMode) -> bool:

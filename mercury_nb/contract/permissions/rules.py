@@ -5,7 +5,10 @@ chained with ``;``, ``&&``, ``||``, ``|``, ``&`` or a newline is split (quotes r
 and every part must match some rule, so ``pytest; curl evil`` is not matched by
 ``pytest*``. A command with a substitution (backticks or ``$(``) runs what no rule names and
 is never matched. The built-in rules (:data:`BUILT_IN_RULES`) allow a short list of
-read-only commands, and never a part that redirects output (``>``).
+read-only commands, and never a part that redirects output (``>``) or a git command given
+``--output``. What makes git itself run a program (``core.fsmonitor`` for ``git status``,
+``diff.external``) is in ``.git``, which an ``edits`` task may not write unasked
+(:func:`~mercury_nb.contract.permissions.decide.decide`).
 """
 
 from __future__ import annotations
@@ -64,7 +67,17 @@ def command_parts(command: str) -> tuple[str, ...] | None:
 def _part_matches(part: str, rules: Iterable[str]) -> bool:
     if any(fnmatchcase(part, " ".join(rule.split())) for rule in rules):
         return True
-    return ">" not in part and any(fnmatchcase(part, rule) for rule in BUILT_IN_RULES)
+    return _read_only(part) and any(fnmatchcase(part, rule) for rule in BUILT_IN_RULES)
+
+
+def _read_only(part: str) -> bool:
+    """Whether a part the built-in rules match writes nothing: no redirection (``>``), and for
+    git no ``--output`` (``git diff --output=FILE`` and ``git log --output FILE`` write a
+    file; a word starting ``--ou`` is refused whole, should a git accept it abbreviated)."""
+    if ">" in part:
+        return False
+    words = part.split()
+    return words[0] != "git" or not any(word.startswith("--ou") for word in words[1:])
 
 
 def matches_rules(command: str, rules: Iterable[str]) -> bool:
