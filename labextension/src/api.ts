@@ -28,6 +28,8 @@ export interface ILive {
   activity?: string | null;
   started?: number;
   at?: number;
+  /** The running tool's own progress (run_cells: `cell 7/12`); empty: none. */
+  progress?: string;
   pulse?: string | null;
   /** What the model has streamed in this step so far (redacted by the server). */
   text?: string;

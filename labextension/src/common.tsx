@@ -18,6 +18,8 @@ export const STATUS_COLOURS: { [status in Status]: string } = {
 export interface ILivePulse {
   step: number | null;
   tool: string | null;
+  /** The running tool's progress (`cell 7/12`), shown in its place. */
+  progress: string | null;
   started: number;
   lastAt: number;
 }
@@ -59,7 +61,8 @@ const SILENT_S = 3;
 /**
  * The live status line, the twin of mercury_nb/ui/status.py's: `step 2 · read_file · 12s`;
  * while nothing has been heard for a while, what it waits for instead:
- * `step 2 · waiting for the model · 8 s` (or `step 2 · run_command · 8 s` while a tool runs).
+ * `step 2 · waiting for the model · 8 s` (or `step 2 · run_command · 8 s` while a tool runs,
+ * `step 2 · cell 7/12 · 34 s` while run_cells says how far it is).
  */
 export function pulseLine(pulse: ILivePulse | undefined, now: number): string {
   if (!pulse) {
@@ -70,10 +73,11 @@ export function pulseLine(pulse: ILivePulse | undefined, now: number): string {
     parts.push(`step ${pulse.step}`);
   }
   const silent = Math.round(now - pulse.lastAt);
+  const doing = pulse.progress ?? pulse.tool;
   if (silent >= SILENT_S) {
-    parts.push(pulse.tool ?? 'waiting for the model', `${silent} s`);
+    parts.push(doing ?? 'waiting for the model', `${silent} s`);
   } else {
-    parts.push(pulse.tool ?? 'thinking', age(now - pulse.started));
+    parts.push(doing ?? 'thinking', age(now - pulse.started));
   }
   return parts.join(' · ');
 }
@@ -97,6 +101,7 @@ export function absorbPulse(
   pulses.set(taskId, {
     step: live.step ?? known?.step ?? null,
     tool: live.tool ?? null,
+    progress: live.progress || null,
     started: live.started ?? known?.started ?? fallback.started,
     lastAt: Math.max(live.at ?? fallback.at, known?.lastAt ?? 0)
   });

@@ -21,7 +21,8 @@ class LiveState:
     ``approval`` is the question waiting for the user (a permission-asked not yet answered:
     ``request``, its number in this run as the permission edge numbered it for the event and
     the approver alike, with the asked event's tool, what, command, detail and suggested
-    rule)."""
+    rule). ``progress``: the running tool's own word of how far it is (run_cells'
+    ``cell 7/12``), until the tool ends."""
 
     step: int | None = None
     tool: str | None = None
@@ -29,10 +30,12 @@ class LiveState:
     at: float | None = None
     text: str = ""
     approval: dict[str, Any] | None = None
+    progress: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"step": self.step, "tool": self.tool, "started": self.started, "at": self.at,
-                "text": self.text, "approval": self.approval}
+        return {"step": self.step, "tool": self.tool, "progress": self.progress,
+                "started": self.started, "at": self.at, "text": self.text,
+                "approval": self.approval}
 
 
 def _asked(data: dict[str, Any]) -> dict[str, Any]:
@@ -60,7 +63,8 @@ def _step(value: Any, known: int | None) -> int | None:
 
 def fold_live(live: LiveState, event: RunEvent) -> LiveState:
     """``live`` after ``event``: a start sets ``started``, a step clears the tool and the
-    text, a tool's start sets it and its end clears it, streamed text adds to ``text``, a
+    text, a tool's start sets it and its end clears it (its progress with it), streamed text
+    adds to ``text``, a
     permission-asked sets ``approval`` and its answer clears it; every event is a sign of
     life."""
     data = event.data
@@ -72,16 +76,21 @@ def fold_live(live: LiveState, event: RunEvent) -> LiveState:
         case "permission-answered":
             live = replace(live, approval=None)
         case "step-started":
-            live = replace(live, step=_step(data.get("step"), live.step), tool=None, text="")
+            live = replace(live, step=_step(data.get("step"), live.step), tool=None,
+                           progress="", text="")
         case "text-delta":
             text = data.get("text")
             live = replace(live, text=live.text + (text if isinstance(text, str) else ""))
         case "tool-started":
             name = data.get("name")
             live = replace(live, step=_step(data.get("step"), live.step),
-                           tool=name if isinstance(name, str) else None)
+                           tool=name if isinstance(name, str) else None, progress="")
+        case "tool-progress":
+            text = data.get("text")
+            if data.get("name") == live.tool and isinstance(text, str):
+                live = replace(live, progress=text)
         case "tool-finished":
-            live = replace(live, tool=None)
+            live = replace(live, tool=None, progress="")
         case _:
             pass
     silent = _number(data.get("silent_s")) if event.kind == "pulse" else 0.0

@@ -14,6 +14,7 @@ from mercury_nb.agent.events import (
     TaskFinished,
     TaskStarted,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
 )
 from mercury_nb.contract.outcome import TaskOutcome
@@ -61,6 +62,8 @@ def event_line(view: StatusView, event: AgentEvent) -> str | None:
             return f"{budget}{SEPARATOR}{tool_label(name, summary)}"
         case ToolFinished(ok=False, name=name, summary=summary):
             return f"  ✗ {tool_label(name, summary)} failed"
+        case ToolProgress(text=text):  # run_cells' cell 7/12: no time, so output repeats
+            return f"  {text}"
         case Notice(text=text) | Pulse(text=text):
             return text
         case TaskFinished(outcome=outcome):

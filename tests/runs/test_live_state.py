@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,17 @@ def event(kind: EventKind, at: float, **data: Any) -> RunEvent:
         pytest.param(LiveState(2, None, 100.0, 105.0, "old words"),
                      event("step-started", 110.0, step=3, max_steps=9, model="m"),
                      LiveState(3, None, 100.0, 110.0), id="a-step-clears-the-text"),
+        pytest.param(BUSY, event("tool-progress", 112.0, step=2, name="run_command",
+                                 text="cell 3/7"),
+                     LiveState(2, "run_command", 100.0, 112.0, progress="cell 3/7"),
+                     id="the-running-tools-progress"),
+        pytest.param(BUSY, event("tool-progress", 112.0, step=2, name="run_cells",
+                                 text="cell 3/7"),
+                     LiveState(2, "run_command", 100.0, 112.0), id="another-tools-is-stale"),
+        pytest.param(replace(BUSY, progress="cell 3/7"),
+                     event("tool-finished", 113.0, step=2, name="run_command", ok=True,
+                           summary=""),
+                     LiveState(2, None, 100.0, 113.0), id="its-end-clears-its-progress"),
         pytest.param(BUSY, event("compaction", 130.0, text="⚠ [compacted]"),
                      LiveState(2, "run_command", 100.0, 130.0), id="any-event-is-a-sign-of-life"),
     ],
@@ -56,8 +68,9 @@ def test_live_of_folds_in_order_and_says_it_as_json() -> None:
     events = [event("task-started", 100.0), event("step-started", 101.0, step=3),
               event("tool-started", 102.0, step=3, name="run_command"),
               event("pulse", 110.0, silent_s=6)]
-    assert live_of(events).to_json() == {"step": 3, "tool": "run_command", "started": 100.0,
-                                         "at": 104.0, "text": "", "approval": None}
+    assert live_of(events).to_json() == {"step": 3, "tool": "run_command", "progress": "",
+                                         "started": 100.0, "at": 104.0, "text": "",
+                                         "approval": None}
     assert live_of(events[2:], live_of(events[:2])) == live_of(events)
     assert live_of([]) == LiveState()
 

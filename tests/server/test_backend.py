@@ -65,8 +65,9 @@ def test_live_state_follows_step_tool_and_pulse_events() -> None:
         runs.RunEvent(3, "t", "tool-started", 102.0, {"step": 3, "name": "run_command"}),
         runs.RunEvent(4, "t", "pulse", 110.0, {"silent_s": 6}),
     ]
-    assert live_state(events) == {"step": 3, "tool": "run_command", "started": 100.0,
-                                  "at": 104.0, "text": "", "approval": None}
+    assert live_state(events) == {"step": 3, "tool": "run_command", "progress": "",
+                                  "started": 100.0, "at": 104.0, "text": "",
+                                  "approval": None}
 
 
 def test_the_panel_reads_the_same_fields_as_before(home: Path, tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from mercury_nb.agent.events import (
     TaskStarted,
     TextDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
 )
 from mercury_nb.contract.outcome import TaskOutcome, Usage
@@ -49,6 +50,8 @@ IN_STEP = fold(StatusView(), StepStarted(3, 75, "m"), 0.0)
                      id="tool-ok-quiet"),
         pytest.param(ToolFinished(3, "edit_file", False, "edit_file: a.py"),
                      "  ✗ edit_file a.py failed", id="tool-failure"),
+        pytest.param(ToolProgress(3, "run_cells", "cell 2/5"), "  cell 2/5",
+                     id="tool-progress"),
         pytest.param(Notice("Checking my work…"), "Checking my work…", id="notice"),
         pytest.param(TaskFinished(outcome()), "\n│ Created app.py.\n\n✓ Task complete",
                      id="finish"),
