@@ -23,3 +23,11 @@ def in_verification_run(environ: Mapping[str, str]) -> bool:
     but unreadable counts as marked, the side on which nothing starts."""
     raw = environ.get(VERIFICATION_RUN_ENV, "").strip().lower()
     return bool(raw) and raw not in FALSE_WORDS
+
+
+def is_agent_cell(source: str) -> bool:
+    """Whether a cell's source runs mercury's magic (``%%mercury``, a ``%mercury`` line): its
+    outputs are the agent's own (a task's widget and verdict, an undo's report), which a
+    verification kernel's run of it (:data:`SKIPPED_IN_VERIFICATION`) must not replace."""
+    return any(line.lstrip().startswith(("%%mercury", "%mercury"))
+               for line in source.splitlines())

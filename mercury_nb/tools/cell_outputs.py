@@ -2,9 +2,10 @@
 
 A cell takes the outputs and execution count of its run only while its source is still the
 source that ran (matched by cell id, by index for a notebook without ids): a cell the user
-changed meanwhile keeps its own. When JupyterLab has the notebook open, the labextension sets
-them in the open document (and saves it, so the file is what the user sees); otherwise the
-file is rewritten as it is on disk now (validated, atomically).
+changed meanwhile keeps its own, and a ``%%mercury`` cell always does (its outputs are its
+task's widget and verdict; a fresh kernel only skipped it). When JupyterLab has the notebook
+open, the labextension sets them in the open document (and saves it, so the file is what the
+user sees); otherwise the file is rewritten as it is on disk now (validated, atomically).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from mercury_nb.contract.verification_run import is_agent_cell
 from mercury_nb.tools import notebook_live as live
 from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.function_tool import workspace_of
@@ -22,9 +24,10 @@ def write_back(ctx: ToolContext, path: Path, rel: str, finished: list[dict[str, 
                ids: list[str]) -> tuple[bool, list[int]]:
     """Put each finished cell's outputs into the notebook; ``ids``: every cell's id when the
     run started. Whether anything was written, and the indices of the cells left alone."""
-    if not finished:
+    index_of = {int(done["index"]): done for done in finished
+                if not is_agent_cell(str(done["source"]))}  # its widget, its verdict stay
+    if not index_of:
         return False, []
-    index_of = {int(done["index"]): done for done in finished}
     named = {i: ids[i] for i in index_of if i < len(ids) and ids[i]}
     if len(named) == len(index_of):
         applied = live.outputs(ctx, path, [

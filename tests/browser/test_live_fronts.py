@@ -182,3 +182,78 @@ def test_a_cell_of_another_notebook_edits_the_open_notebook_live(page: Any, lab:
     }}""", "kernel-b.ipynb")
     assert sources_on_disk(path_b) == ["# Sales", LIVE_SOURCE, "x = 1", "y = 2  # mine"]
     no_dialog(page)
+
+
+def test_a_cell_not_saved_yet_gets_its_new_cell_right_below_it(page: Any, lab: Lab) -> None:
+    """The usual case: the user adds a ``%%mercury`` cell and runs it without saving. Its id
+    is in the open document only; the task's "below this cell" insert lands right after it."""
+    path = notebook(lab, "below.ipynb",
+                    ("b0", f"import sys\nsys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
+                           "import live_scripts\nlive_scripts.register_all()\n"
+                           "%load_ext mercury_nb\nprint('registered')"),
+                    ("b1", "x = 1"))
+    open_notebook(page, lab, "below.ipynb", 2)
+    asking = ("%%mercury --model scripted/live-below --permissions auto\n"
+              "Add a cell below this one that plots sales by month.")
+    page.evaluate(f"""([name, source]) => {{
+        const w = ({BOOK})().find(p => p.context.path === name);
+        w.content.model.sharedModel.insertCell(1, {{cell_type: 'code', id: 'asking', source}});
+    }}""", ["below.ipynb", asking])
+    assert "asking" not in [cell.id for cell in nbformat.read(path, as_version=4).cells]
+    kernel_idle(page, "below.ipynb", 60_000)
+    page.evaluate("() => { void window.jupyterapp.commands.execute("
+                  "'notebook:run-all-cells'); }")
+    cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
+    try:
+        cells.nth(1).locator(".jp-OutputArea-output", has_text="completed").wait_for(
+            timeout=90_000)
+    except Exception:
+        print("cell outputs of below.ipynb:", cells.all_inner_texts())
+        print("lab log:", (lab.root.parent / "lab.log").read_text(errors="replace")[-4000:])
+        raise
+    assert "✓ Task complete" in cells.nth(1).inner_text()
+    assert book_sources(page, "below.ipynb")[1:] == [asking, LIVE_SOURCE, "x = 1"]
+    assert sources_on_disk(path)[1:] == [asking, LIVE_SOURCE, "x = 1"]  # saved with it
+    no_dialog(page)
+
+
+def test_the_error_fix_loop_from_a_cell_of_the_notebook(page: Any, lab: Lab) -> None:
+    """A ``%%mercury`` cell asks to fix its notebook: the task runs the cells (the traceback
+    shows in the open notebook), fixes the failing cell, runs them again, and the asking
+    cell's widget keeps its verdict (a fresh kernel only skipped that cell)."""
+    from live_scripts import FIXED
+
+    path = notebook(lab, "fix.ipynb",
+                    ("f0", f"import sys\nsys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
+                           "import live_scripts\nlive_scripts.register_all()\n"
+                           "%load_ext mercury_nb"),
+                    ("f1", "sales = [3, 4]"), ("f2", "total = sum(sale)\nprint(total)"),
+                    ("f3", "%%mercury --model scripted/live-fix --permissions auto\n"
+                           "Fix the error in this notebook."))
+    open_notebook(page, lab, "fix.ipynb", 4)
+    kernel_idle(page, "fix.ipynb", 60_000)
+    for index in (0, 3):  # the set-up cell, then the asking cell (the bug is not run)
+        page.evaluate(f"""async ([name, index]) => {{
+            const w = ({BOOK})().find(p => p.context.path === name);
+            w.content.activeCellIndex = index;
+            void window.jupyterapp.commands.execute('notebook:run-cell');
+        }}""", ["fix.ipynb", index])
+        kernel_idle(page, "fix.ipynb", 60_000)
+    cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
+    try:
+        cells.nth(3).locator(".jp-OutputArea-output", has_text="completed").wait_for(
+            timeout=120_000)
+    except Exception:
+        print("cell outputs of fix.ipynb:", cells.all_inner_texts())
+        print("lab log:", (lab.root.parent / "lab.log").read_text(errors="replace")[-4000:])
+        raise
+    verdict = cells.nth(3).inner_text()
+    assert "✓ Task complete" in verdict
+    assert "✓ Verified: fix.ipynb ran top to bottom in a fresh kernel" in verdict
+    assert book_sources(page, "fix.ipynb")[2] == FIXED
+    assert cells.nth(2).locator(".jp-OutputArea-output").inner_text().strip() == "7"
+    assert [c.source for c in nbformat.read(path, as_version=4).cells][2] == FIXED
+    no_dialog(page)
+    shoot = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
+    shoot.mkdir(exist_ok=True)
+    page.locator("#jp-main-dock-panel").screenshot(path=str(shoot / "error-fix.png"))

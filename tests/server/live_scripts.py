@@ -43,6 +43,40 @@ def live_run(path: str) -> list[Turn]:
     ]
 
 
+def live_below(path: str, cell_id: str) -> list[Turn]:
+    """Insert a plotting cell of ``path`` right below the cell ``cell_id`` (the asking
+    ``%%mercury`` cell), then say so."""
+    return [
+        Turn(tool_calls=(call("insert_notebook_cell", path=path, index=0, cell_type="code",
+                              source=LIVE_SOURCE, after_cell_id=cell_id),)),
+        Turn(text=f"Added a cell below yours in {path}."),
+    ]
+
+
+FIXED = "total = sum(sales)\nprint(total)"
+
+
+def live_fix(path: str) -> list[Turn]:
+    """The error -> fix loop: run every cell of ``path``, fix its cell 2 (index), run every
+    cell again, then say what was wrong."""
+    return [
+        Turn(tool_calls=(call("run_cells", path=path),)),
+        Turn(tool_calls=(call("edit_notebook_cell", path=path, index=2, source=FIXED),)),
+        Turn(tool_calls=(call("run_cells", path=path),)),
+        Turn(text="The third cell summed `sale`, which is not defined; it now sums `sales`, "
+                  "and every cell runs."),
+    ]
+
+
+ASKED_COMMAND = "python -c \"print('checked')\""
+
+
+def live_ask() -> list[Turn]:
+    """Run a command (in ``edits`` mode it asks first), then say so."""
+    return [Turn(tool_calls=(call("run_command", command=ASKED_COMMAND),)),
+            Turn(text="Ran the check.")]
+
+
 def live_two_edits(path: str) -> list[Turn]:
     """Read ``path``, set its cells 1 and 2 to ``a = 100`` and ``b = 200``, then say so."""
     return [
@@ -55,9 +89,9 @@ def live_two_edits(path: str) -> list[Turn]:
 
 def register_all(prefix: str = "live") -> None:
     """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel``, ``-undo``, ``-kernel``,
-    ``-cli``, ``-delete``, ``-outputs`` and ``-undone`` (fresh scripts, each played once in a
-    lab session, or in the kernel or CLI process that registers them): the browser tests of
-    live edits name them."""
+    ``-cli``, ``-delete``, ``-outputs``, ``-undone``, ``-below``, ``-fix`` and ``-ask``
+    (fresh scripts, each played once in a lab session, or in the kernel or CLI process that
+    registers them): the browser tests of live edits name them."""
     from mercury_nb.testing import register_scripted_model
 
     register_scripted_model(f"{prefix}-unsaved", live_insert("unsaved.ipynb", 3))
@@ -69,6 +103,9 @@ def register_all(prefix: str = "live") -> None:
     register_scripted_model(f"{prefix}-delete", live_delete("delete.ipynb", "gone"))
     register_scripted_model(f"{prefix}-outputs", live_run("outputs.ipynb"))
     register_scripted_model(f"{prefix}-undone", live_two_edits("undone.ipynb"))
+    register_scripted_model(f"{prefix}-below", live_below("below.ipynb", "asking"))
+    register_scripted_model(f"{prefix}-fix", live_fix("fix.ipynb"))
+    register_scripted_model(f"{prefix}-ask", live_ask())
 
 
 def cli_main(argv: list[str]) -> int:

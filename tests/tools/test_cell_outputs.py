@@ -72,6 +72,34 @@ def test_on_disk_a_cell_is_found_by_its_id_after_the_user_inserted_one(
     assert stored.cells[0].outputs == [] and stored.cells[1].outputs[0]["text"] == "two\n"
 
 
+@pytest.mark.parametrize("live", [False, True])
+def test_an_agent_cell_keeps_its_own_outputs(root: Path, ctx: ToolContext, installed: Path,
+                                             live: bool) -> None:
+    """A ``%%mercury`` cell's outputs are its task's widget and verdict (the asking cell's
+    is live while the task runs), and a ``%mercury undo`` line's its report; in a fresh
+    kernel such a cell only prints that it was skipped, which must not replace them."""
+    asking = "%%mercury --model m\nfix the error above"
+    undo = "x = 1\n%mercury undo abc"
+    path = notebook(root / "nb.ipynb", "y = 2", asking, undo)
+    stored = nbformat.read(str(path), as_version=4)
+    stored.cells[1].outputs = [nbformat.v4.new_output("stream", text="the verdict\n")]
+    nbformat.write(stored, str(path))
+    lab = FakeLab(installed, [path]) if live else None
+    try:
+        done = [ran(0, "y = 2", "two\n", 1), ran(1, asking, "skipped\n", 2),
+                ran(2, undo, "skipped\n", 3)]
+        assert write_back(ctx, path, "nb.ipynb", done, ["c0", "c1", "c2"]) == (True, [])
+    finally:
+        if lab is not None:
+            lab.close()
+    if lab is not None:
+        assert [c["cell_id"] for r in lab.requests for c in r["cells"]] == ["c0"]
+    stored = nbformat.read(str(path), as_version=4)
+    assert stored.cells[0].outputs[0]["text"] == "two\n"
+    assert stored.cells[1].outputs[0]["text"] == "the verdict\n"
+    assert stored.cells[2].outputs == []
+
+
 def test_open_in_lab_the_outputs_go_through_the_open_notebook(
         root: Path, ctx: ToolContext, installed: Path) -> None:
     path = notebook(root / "nb.ipynb", "x = 1", "y = 'typed since'")
