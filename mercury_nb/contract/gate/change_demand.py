@@ -45,6 +45,7 @@ from mercury_nb.contract.gate.task_intent import (
 from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.task_requirements import TaskRequirements
 from mercury_nb.contract.gate.task_words import VERBS, VerbClass
+from mercury_nb.contract.word_sets import word_set
 
 __all__ = ["ChangeDemand", "change_demand", "demanding_clause"]
 
@@ -56,17 +57,13 @@ class ChangeDemand(StrEnum):
     UNCLEAR = "unclear"
 
 
-def _table(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_WORDS_FOR_THE_READER = _table("summarise summarize translate transcribe extract")
+_WORDS_FOR_THE_READER = word_set("summarise summarize translate transcribe extract")
 """Transforming verbs whose result may be words in the reply ("translate the README")."""
 _CHANGE_VERBS = (
     VERBS[VerbClass.WRITE] | VERBS[VerbClass.EDIT] | VERBS[VerbClass.MOVE]
     | VERBS[VerbClass.REMOVE] | (VERBS[VerbClass.TRANSFORM] - _WORDS_FOR_THE_READER)
     | CODING_VERBS
-    | _table("plot visualise visualize train test retrain deploy migrate benchmark try"
+    | word_set("plot visualise visualize train test retrain deploy migrate benchmark try"
              " continue resume proceed")
 )
 """Verbs that open a clause demanding a change (or a run the gate will ask to see)."""

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from enum import Enum
 
 from mercury_nb.contract.gate.command_line import gating_commands, strip_assignments
+from mercury_nb.contract.word_sets import word_set
 
 
 class CheckKind(Enum):
@@ -17,82 +18,78 @@ class CheckKind(Enum):
     NOTEBOOK = "notebook"
 
 
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_HELP_FLAGS = _words("--help -h --version -V --help-all")
+_HELP_FLAGS = word_set("--help -h --version -V --help-all")
 _LISTING_FLAGS = {  # flags with which a check lists, prints or plans instead of running
-    "pytest": _words(
+    "pytest": word_set(
         "--collect-only --co --fixtures --funcargs --fixtures-per-test --markers --setup-plan"
     ),
-    "py.test": _words("--collect-only --co --fixtures --fixtures-per-test --markers"),
-    "tox": _words("-l --listenvs -a --listenvs-all --showconfig --notest"),
-    "nox": _words("-l --list --list-sessions"),
-    "jest": _words("--listTests --showConfig"),
-    "vitest": _words("--list"),
-    "mocha": _words("--dry-run"),
-    "go": _words("-list -n"),
-    "tsc": _words("--listFiles --listFilesOnly --showConfig"),
-    "mvn": _words("--dry-run"),
-    "gradle": _words("-m --dry-run --tasks tasks"),
-    "gradlew": _words("-m --dry-run tasks"),
+    "py.test": word_set("--collect-only --co --fixtures --fixtures-per-test --markers"),
+    "tox": word_set("-l --listenvs -a --listenvs-all --showconfig --notest"),
+    "nox": word_set("-l --list --list-sessions"),
+    "jest": word_set("--listTests --showConfig"),
+    "vitest": word_set("--list"),
+    "mocha": word_set("--dry-run"),
+    "go": word_set("-list -n"),
+    "tsc": word_set("--listFiles --listFilesOnly --showConfig"),
+    "mvn": word_set("--dry-run"),
+    "gradle": word_set("-m --dry-run --tasks tasks"),
+    "gradlew": word_set("-m --dry-run tasks"),
 }
 _PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)*)?(\.exe)?|py")
-_ALWAYS_ZERO_FLAGS = _words("--exit-zero --if-present")
+_ALWAYS_ZERO_FLAGS = word_set("--exit-zero --if-present")
 """Flags with which a check exits 0 whatever it finds (``ruff check --exit-zero``, ``npm
 test --if-present``): its exit code is no evidence, like ``|| true``."""
-_PYTHON_VALUE_OPTIONS = _words("-X -W -Q")
-_ALWAYS = _words(
+_PYTHON_VALUE_OPTIONS = word_set("-X -W -Q")
+_ALWAYS = word_set(
     "pytest py.test tsc mypy pyright basedpyright tox nox jest vitest mocha eslint flake8"
     " pylint unittest"
 )
-_NOTEBOOK_RUNNERS = _words("papermill jupyter-execute nbclient")
-_PACKAGE_MANAGERS = _words("npm pnpm yarn bun")
-_SCRIPT_NAMES = _words("test tests build lint typecheck type-check tsc check verify ci")
+_NOTEBOOK_RUNNERS = word_set("papermill jupyter-execute nbclient")
+_PACKAGE_MANAGERS = word_set("npm pnpm yarn bun")
+_SCRIPT_NAMES = word_set("test tests build lint typecheck type-check tsc check verify ci")
 _SUBCOMMANDS = {
-    "cargo": _words("build test check clippy nextest"),
-    "go": _words("build test vet"),
-    "dotnet": _words("build test"),
-    "dmypy": _words("run check"),
+    "cargo": word_set("build test check clippy nextest"),
+    "go": word_set("build test vet"),
+    "dotnet": word_set("build test"),
+    "dmypy": word_set("run check"),
 }
-_ANY_GOAL = _words("mvn mvnw gradle gradlew")
-_MAKE = _words("make gmake")
-_MAKE_DRY_RUN = _words("-n --dry-run --just-print --recon -q --question -p --print-data-base")
-_ENV_MANAGER = _words("-n --name -p --prefix --cwd")
+_ANY_GOAL = word_set("mvn mvnw gradle gradlew")
+_MAKE = word_set("make gmake")
+_MAKE_DRY_RUN = word_set("-n --dry-run --just-print --recon -q --question -p --print-data-base")
+_ENV_MANAGER = word_set("-n --name -p --prefix --cwd")
 _RUNNERS = {  # two-word launchers -> their options that take a value
-    ("uv", "run"): _words(
+    ("uv", "run"): word_set(
         "--with --python -p --extra --group --package --directory --project --env-file"
         " --with-requirements"
     ),
-    ("poetry", "run"): _words("-C --directory -P --project"),
-    ("pdm", "run"): _words("-p --project"),
+    ("poetry", "run"): word_set("-C --directory -P --project"),
+    ("pdm", "run"): word_set("-p --project"),
     ("hatch", "run"): frozenset(),
     ("pipenv", "run"): frozenset(),
     ("rye", "run"): frozenset(),
     ("conda", "run"): _ENV_MANAGER,
     ("mamba", "run"): _ENV_MANAGER,
     ("micromamba", "run"): _ENV_MANAGER,
-    ("pipx", "run"): _words("--spec --python"),
+    ("pipx", "run"): word_set("--spec --python"),
     ("pnpm", "exec"): frozenset(),
     ("pnpm", "dlx"): frozenset(),
     ("yarn", "exec"): frozenset(),
     ("yarn", "dlx"): frozenset(),
-    ("npm", "exec"): _words("-p --package"),
+    ("npm", "exec"): word_set("-p --package"),
 }
 _PREFIX_RUNNERS = {  # one-word launchers -> their options that take a value
-    "uvx": _words("--from --with --python -p"),
-    "npx": _words("-p --package"),
+    "uvx": word_set("--from --with --python -p"),
+    "npx": word_set("-p --package"),
     "bunx": frozenset(),
     "time": frozenset(),
     "command": frozenset(),
     "exec": frozenset(),
     "nohup": frozenset(),
-    "nice": _words("-n --adjustment"),
-    "env": _words("-u --unset -C --chdir"),
-    "timeout": _words("-s --signal -k --kill-after"),
+    "nice": word_set("-n --adjustment"),
+    "env": word_set("-u --unset -C --chdir"),
+    "timeout": word_set("-s --signal -k --kill-after"),
 }
-_SHELLS = _words("sh bash zsh dash")
+_SHELLS = word_set("sh bash zsh dash")
 
 
 def _skip_options(words: tuple[str, ...], takes_value: frozenset[str]) -> tuple[str, ...]:

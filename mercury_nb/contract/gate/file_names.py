@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import re
 
+from mercury_nb.contract.word_sets import word_set
 
-def _table(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-EXTENSIONS: frozenset[str] = _table(
+EXTENSIONS: frozenset[str] = word_set(
     # code
     "py pyi pyx pxd ipynb js mjs cjs ts mts cts tsx jsx vue svelte astro rs go java kt kts"
     " scala sc groovy gradle c h cc cpp cxx hpp hh hxx m mm swift cs fs fsx vb dart zig nim"

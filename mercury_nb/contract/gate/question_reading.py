@@ -13,19 +13,15 @@ from __future__ import annotations
 import re
 
 from mercury_nb.contract.gate.task_words import VERBS, VerbClass
-
-
-def _table(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
+from mercury_nb.contract.word_sets import word_set
 
 WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
-_INTERROGATIVES = _table(
+_INTERROGATIVES = word_set(
     "what what's whats why how how's who who's whom whose when where where's which is isn't"
     " are aren't was were am can can't could would will does doesn't did didn't should shall"
     " may might has have had"
 )
-_WORD_REQUESTS = _table("explain describe summarize summarise")
+_WORD_REQUESTS = word_set("explain describe summarize summarise")
 """Openers that ask for words about something, not outright questions."""
 TWO_WORD_OPENERS = frozenset({("tell", "me"), ("show", "me")})
 _DO_SUBJECTS = frozenset({"you", "i", "we", "they", "u", "these", "those", "people"})
@@ -39,7 +35,7 @@ POLITE_PREFIXES = (
 )
 IMPERATIVE_VERBS = frozenset().union(
     *(verbs for cls, verbs in VERBS.items() if cls is not VerbClass.READ)
-) | _table(
+) | word_set(
     "install debug test deploy migrate plot train load parse use try continue resume proceed"
 )
 """Verbs that open an instruction: the file verbs of ``task_words`` but the reading ones."""

@@ -51,6 +51,7 @@ from mercury_nb.contract.gate.question_reading import (
 from mercury_nb.contract.gate.shell_commands import opens_with_shell_command
 from mercury_nb.contract.gate.task_reading import read_task
 from mercury_nb.contract.gate.task_requirements import TaskRequirements
+from mercury_nb.contract.word_sets import word_set
 
 __all__ = ["CODING_VERBS", "TaskIntent", "classify_intent", "clauses", "is_instruction",
            "lead_stripped", "looks_like_question", "sentence_asks", "sentences", "work_signals"]
@@ -63,15 +64,11 @@ class TaskIntent(StrEnum):
     WORK = "work"
 
 
-def _table(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-CODING_VERBS = _table(
+CODING_VERBS = word_set(
     "implement implementing refactor refactoring debug debugging fix compile deploy install"
     " lint typecheck scaffold vectorize unittest"
 )
-_ARTIFACTS = _table(
+_ARTIFACTS = word_set(
     "code codebase file files folder directory function functions method methods class"
     " classes module modules package library script scripts test tests testcase bug bugs error"
     " errors exception traceback repo repository project app application api cli endpoint"
@@ -81,7 +78,7 @@ _ARTIFACTS = _table(
     " docstrings dependency dependencies import imports plot chart regex commit decorator"
     " struct enum interface lambda recursion algorithm csv json yaml toml html css"
 )
-_TECHNOLOGIES = _table(
+_TECHNOLOGIES = word_set(
     "python javascript typescript js ts rust golang java kotlin cpp sql react vue svelte"
     " flask django fastapi pandas numpy matplotlib seaborn plotly pytorch torch tensorflow"
     " sklearn scikit node nodejs npm pip jupyter ipython pytest mypy ruff git docker litellm"
@@ -105,17 +102,17 @@ def work_signals(text: str) -> tuple[str, ...]:
     return named + spans
 
 
-_RUN_VERBS = _table(
+_RUN_VERBS = word_set(
     "run rerun execute exec kill restart relaunch download redownload upload unzip untar"
     " unpack decompress install uninstall reinstall upgrade downgrade mount unmount ping curl"
     " wget clone deploy redeploy rebuild terminate reboot benchmark"
 )
 """Verbs that only ever act on the machine: an instruction whatever their object."""
-_SWITCH_VERBS = _table(
+_SWITCH_VERBS = word_set(
     "start stop launch open serve spin boot shut pull push fetch check retry"
 )
 """Verbs that act on the machine when their object is a machine's (within four words)."""
-_MACHINE_OBJECTS = _table(
+_MACHINE_OBJECTS = word_set(
     "server servers process processes kernel worker workers container containers service"
     " services daemon job jobs app application script scripts tests test suite build pipeline"
     " port ports command commands shell terminal database db vm cluster instance tunnel"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from mercury_nb.contract.word_sets import word_set
+
 
 class VerbClass(Enum):
     """What an imperative verb does to the files it governs."""
@@ -18,33 +20,29 @@ class VerbClass(Enum):
     REMOVE = "remove"  # delete, remove...: the file must NOT exist at the end
 
 
-def _table(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
 VERBS: dict[VerbClass, frozenset[str]] = {
-    VerbClass.WRITE: _table(
+    VerbClass.WRITE: word_set(
         "create write add make generate build implement produce save put store output dump"
         " draft scaffold init initialise initialize touch append insert record log jot"
         " document define declare prepare compose set delegate"
     ),
-    VerbClass.EDIT: _table(
+    VerbClass.EDIT: word_set(
         "update edit modify change fix refactor rewrite extend improve clean correct format"
         " reformat sort replace patch tweak optimize optimise adjust complete finish fill"
         " expand shorten reword proofread annotate comment uncomment bump revise polish"
     ),
-    VerbClass.TRANSFORM: _table(
+    VerbClass.TRANSFORM: word_set(
         "convert translate summarise summarize copy cp export extract port transform"
         " transcribe split merge combine"
     ),
-    VerbClass.MOVE: _table("rename move mv relocate"),
-    VerbClass.READ: _table(
+    VerbClass.MOVE: word_set("rename move mv relocate"),
+    VerbClass.READ: word_set(
         "read open look see inspect review check examine analyse analyze explain describe"
         " show print cat load parse import use study compare count find search grep follow"
         " consult understand list plot visualise visualize"
     ),
-    VerbClass.RUN: _table("run execute launch start invoke rerun re-run"),
-    VerbClass.REMOVE: _table("delete remove rm drop erase unlink purge discard"),
+    VerbClass.RUN: word_set("run execute launch start invoke rerun re-run"),
+    VerbClass.REMOVE: word_set("delete remove rm drop erase unlink purge discard"),
 }
 
 _THIRD_PERSON_ENDINGS = ("es", "s")
@@ -63,32 +61,32 @@ def verb_class(word: str, *, described: bool = False) -> VerbClass | None:
     return None
 
 
-TARGET_PREPOSITIONS = _table("to into in inside as under within onto")
+TARGET_PREPOSITIONS = word_set("to into in inside as under within onto")
 """After these, a file is where the verb's result goes ("add a function to calc.py")."""
 
-REFERENCE_PREPOSITIONS = _table(
+REFERENCE_PREPOSITIONS = word_set(
     "of for from about on based using with like than per according via against by over"
 )
 """After these, a file is only a reference ("tests for calc.py", "a summary of README.md")."""
 
-RELATIVE_PRONOUNS = _table("that which who whose")
+RELATIVE_PRONOUNS = word_set("that which who whose")
 """A relative clause describes what the program does, not what the agent does."""
 
-HOW_WORDS = _table("how why whether what")
+HOW_WORDS = word_set("how why whether what")
 """After no verb or a reading one, these open a clause about the work, not an order."""
 
-CLAUSE_RESET_WORDS = _table("then afterwards finally next also")
+CLAUSE_RESET_WORDS = word_set("then afterwards finally next also")
 """These open a new instruction: the relative clause, if any, has ended."""
 
-VERB_OPENERS = _table("and then please you u to also first now just finally next afterwards or")
+VERB_OPENERS = word_set("and then please you u to also first now just finally next afterwards or")
 """A verb is read as one at the start of a sentence or clause, or after one of these."""
 
-RUN_REFERENCES = _table("it them this script program file code app application")
+RUN_REFERENCES = word_set("it them this script program file code app application")
 """After "run": a reference to the program the task names ("create hello.py and run it")."""
 
-COMMAND_NOUNS = _table("command commands")
+COMMAND_NOUNS = word_set("command commands")
 
-CODE_NOUNS = _table(
+CODE_NOUNS = word_set(
     "function functions method methods class classes module modules script scripts program"
     " programs app application api endpoint endpoints cli bug bugs feature decorator"
     " component widget parser server library package code codebase notebook cell cells"
@@ -97,19 +95,19 @@ CODE_NOUNS = _table(
 )
 """Nouns that, as the object of a writing verb, ask for code ("add a function")."""
 
-CODE_LANGUAGES = _table(
+CODE_LANGUAGES = word_set(
     "python javascript typescript js ts rust golang java kotlin cpp sql bash shell html css"
     " react vue svelte flask django fastapi node nodejs ruby php perl lua julia swift"
 )
 """Languages that, in the object of a writing verb, ask for code ("a python file")."""
 
-TEST_NOUNS = _table("test tests testcase testcases unittest unittests pytest spec specs")
+TEST_NOUNS = word_set("test tests testcase testcases unittest unittests pytest spec specs")
 """Nouns that ask for tests ("a pytest test", "make the tests pass")."""
 
-PASS_WORDS = _table("pass passes passing green succeed")
+PASS_WORDS = word_set("pass passes passing green succeed")
 """After a test noun: the tests must run and pass."""
 
-CONTENT_NOUNS = _table(
+CONTENT_NOUNS = word_set(
     "summary summaries note notes doc docs documentation readme changelog essay article"
     " report paragraph paragraphs story poem poems letter email list todo outline plan"
     " agenda description writeup memo guide tutorial faq text prose table data csv tsv"
@@ -119,19 +117,19 @@ CONTENT_NOUNS = _table(
 )
 """Nouns that, as the object of a writing verb, ask for content a read-back can verify."""
 
-FILE_NOUNS = _table("file files")
+FILE_NOUNS = word_set("file files")
 """A bare "file" asks for content ("write two files") unless a code word said otherwise."""
 
-CONTENT_VERBS = _table("document summarise summarize jot transcribe")
+CONTENT_VERBS = word_set("document summarise summarize jot transcribe")
 """Verbs whose result is prose whatever their object ("document the functions")."""
 
-SKIPPED_FILE_NAMES = _table(
+SKIPPED_FILE_NAMES = word_set(
     "node.js vue.js next.js nuxt.js react.js express.js three.js d3.js chart.js ember.js"
     " backbone.js angular.js socket.io asp.net"
 )
 """Names of technologies that look like files."""
 
-RUNNABLE_SUFFIXES = _table(".py .sh .bash .js .mjs .cjs .ts .rb .pl .php .r .lua .jl .go .ipynb")
+RUNNABLE_SUFFIXES = word_set(".py .sh .bash .js .mjs .cjs .ts .rb .pl .php .r .lua .jl .go .ipynb")
 """Files that a "run it" can mean (a notebook runs through ``run_cells``)."""
 
 ARTIFACT_PLACES: dict[str, tuple[str, ...]] = {
@@ -147,7 +145,7 @@ ARTIFACT_PLACES: dict[str, tuple[str, ...]] = {
 with it (any case, any folder: README -> README.md, CHANGELOG.rst), ``dir/**`` anything under
 a folder of that name ("Update the docs" -> docs/index.md)."""
 
-UNRELATED_WORDS = _table(
+UNRELATED_WORDS = word_set(
     "the and for with from into this that these those your our my its about all any new"
     " some one two three add write make create update put save"
 )

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from mercury_nb.contract.turns.final_reply import Done, classify_prose
+from mercury_nb.contract.word_sets import word_set
 
 __all__ = ["claims_change", "narrates", "promises_work", "reads_as_answer", "substantive"]
 
@@ -41,11 +42,7 @@ _PROMISE = re.compile(
     r"(?P<verb>[a-z]+)",
     re.IGNORECASE,
 )
-def _table(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_TALKING = _table(
+_TALKING = word_set(
     "know explain describe summarize summarise clarify walk break note answer be say mention"
     " point tell share give recap repeat quote outline list respond reply help"
 )
@@ -69,7 +66,7 @@ _HERE_IS_CHANGED = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_ACKNOWLEDGEMENTS = _table(
+_ACKNOWLEDGEMENTS = word_set(
     "ok okay sure certainly absolutely alright all right great got it understood noted done"
     " finished complete completed set thanks thank you will do of course on here go there"
     " the task is has been"
