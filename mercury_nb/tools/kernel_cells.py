@@ -10,7 +10,6 @@ error's last line: the gate's evidence for the cells the agent changed
 
 from __future__ import annotations
 
-import asyncio
 import os
 
 from pydantic import BaseModel, Field
@@ -19,10 +18,10 @@ from mercury_nb.contract.cell_spans import spans
 from mercury_nb.contract.gate.kernel_cells import cells_text
 from mercury_nb.contract.redaction import known_secrets, redact
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
-from mercury_nb.tools.function_tool import FunctionTool, workspace_of
-from mercury_nb.tools.kernel_code import CodeRun, mark_stopped, running_elsewhere
-from mercury_nb.tools.kernel_tools import NOT_INTERRUPTED, OTHER_CELL, STILL_RUNNING, STOPPED
-from mercury_nb.tools.notebooks import load_notebook
+from mercury_nb.tools.function_tool import FunctionTool
+from mercury_nb.tools.kernel_code import CodeRun, running_elsewhere
+from mercury_nb.tools.kernel_tools import OTHER_CELL, STILL_RUNNING, run_within_limit
+from mercury_nb.tools.notebooks import notebook_at
 from mercury_nb.tools.value_summary import cut
 from mercury_nb.tools.variables import NO_KERNEL
 
@@ -42,24 +41,6 @@ def _last_line(run: CodeRun) -> str:
     return f"{type(error).__name__}: {error}" if error is not None else "error"
 
 
-async def _one(run: CodeRun, ctx: ToolContext) -> bool:
-    """Run one cell; False when it hit the time limit (it was interrupted)."""
-    config = ctx.config
-    done = run.start()
-    try:
-        await asyncio.wait_for(asyncio.shield(done), config.kernel_code_timeout_s)
-    except TimeoutError:
-        await run.stop(done, config.kernel_stop_grace_s)
-        return False
-    except asyncio.CancelledError:  # Stop: the code ends with the task
-        ended = await run.stop(done, config.kernel_stop_grace_s)
-        mark_stopped(ctx.process_scope)
-        if ctx.notice is not None:
-            ctx.notice(STOPPED if ended else NOT_INTERRUPTED)
-        raise
-    return True
-
-
 async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> ToolResult:
     kernel = ctx.kernel
     if kernel is None:
@@ -68,10 +49,8 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
         raise ToolError(OTHER_CELL.replace("run_in_kernel", "run_cells_in_kernel"))
     if running_elsewhere() is not None:
         raise ToolError(STILL_RUNNING)
-    ws = workspace_of(ctx)
-    path = ws.resolve(args.path)
-    rel = ws.rel(path)
-    notebook, _ = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
+    found = notebook_at(ctx, args.path)
+    rel, notebook = found.rel, found.notebook
     wanted = set(args.cell_ids)
     places = {c.get("id"): n for n, c in enumerate(notebook.cells, 1) if c.get("id") in wanted}
     unknown = [cell_id for cell_id in args.cell_ids if cell_id not in places]
@@ -91,7 +70,7 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
             ctx.progress(f"cell {number} ({total}/{len(chosen)}) in your kernel")
         source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
         run = CodeRun(source, kernel, config.kernel_output_max_chars, scope=ctx.process_scope)
-        finished = await _one(run, ctx)
+        finished, _ = await run_within_limit(run, ctx)  # False: stopped at the time limit
         ran_ids.append(str(cell.get("id")))
         numbers.append(number)
         out = run.stdout.text().rstrip("\n")

@@ -92,19 +92,27 @@ async def run_in_kernel(args: RunInKernelArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(STILL_RUNNING)
     config = ctx.config
     run = CodeRun(args.code, kernel, config.kernel_output_max_chars, scope=ctx.process_scope)
+    in_time, ended = await run_within_limit(run, ctx)
+    return _result(run, ctx, timed_out=not in_time, ended=ended)
+
+
+async def run_within_limit(run: CodeRun, ctx: ToolContext) -> tuple[bool, bool]:
+    """Run ``run`` within ``kernel_code_timeout_s``: whether it finished in time, and whether
+    the code ended (an interrupted run waits ``kernel_stop_grace_s`` for it). A Stop (the
+    task cancelled) interrupts the code the same way, says whether it ended, and re-raises."""
+    config = ctx.config
     done = run.start()
     try:
         await asyncio.wait_for(asyncio.shield(done), config.kernel_code_timeout_s)
     except TimeoutError:
-        ended = await run.stop(done, config.kernel_stop_grace_s)
-        return _result(run, ctx, timed_out=True, ended=ended)
+        return False, await run.stop(done, config.kernel_stop_grace_s)
     except asyncio.CancelledError:  # Stop: the code ends with the task
         ended = await run.stop(done, config.kernel_stop_grace_s)
         mark_stopped(ctx.process_scope)
         if ctx.notice is not None:
             ctx.notice(STOPPED if ended else NOT_INTERRUPTED)
         raise
-    return _result(run, ctx)
+    return True, True
 
 
 def _result(run: CodeRun, ctx: ToolContext, *, timed_out: bool = False,
