@@ -24,11 +24,12 @@ import time
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any
 
 from mercury_nb.contract.redaction import redact
 from mercury_nb.contract.text_cut import CUT_REACH, cut_edges
 from mercury_nb.tools.kernel_access import KernelAccess
+from mercury_nb.transport.thread_streams import ThreadRouted
 
 _numbers = itertools.count(1)
 _live: dict[int, CodeRun] = {}
@@ -74,28 +75,6 @@ class BoundedText:
         head, tail = cut_edges(self.head, tail, self.keep, self.keep, secrets)
         cut = self.total - 2 * self.keep
         return f"{head}\n[… {cut:,} characters cut …]\n{tail}"
-
-
-class _Routed:
-    """A stand-in for ``sys.stdout`` / ``sys.stderr``: the code's thread writes to its
-    buffer, every other thread to the stream it replaced."""
-
-    def __init__(self, original: TextIO, ident: int, buffer: BoundedText) -> None:
-        self._original = original
-        self._ident = ident
-        self._buffer = buffer
-
-    def write(self, text: str) -> int:
-        if threading.get_ident() == self._ident:
-            return self._buffer.write(str(text))
-        return self._original.write(text)
-
-    def flush(self) -> None:
-        if threading.get_ident() != self._ident:
-            self._original.flush()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._original, name)
 
 
 @dataclass
@@ -181,8 +160,8 @@ class CodeRun:
         with self._lock:
             self._ident = ident
         out, err = sys.stdout, sys.stderr
-        routed_out, routed_err = (_Routed(out, ident, self.stdout),
-                                  _Routed(err, ident, self.stderr))
+        routed_out, routed_err = (ThreadRouted(out, ident, self.stdout.write),
+                                  ThreadRouted(err, ident, self.stderr.write))
         try:
             with self.kernel.displays_of(ident, self.displays.append):
                 sys.stdout, sys.stderr = routed_out, routed_err

@@ -8,34 +8,15 @@ import os
 import sys
 import threading
 from types import ModuleType
-from typing import Any, TextIO
+from typing import Any
+
+from mercury_nb.transport.thread_streams import ThreadRouted
 
 LITELLM_LOGGERS = ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy")
 """litellm's loggers; their handlers would write to stderr, which is the notebook cell."""
 
 _import_lock = threading.Lock()
 _module: ModuleType | None = None
-
-
-class _MutedForThread:
-    """A stand-in for sys.stdout / sys.stderr that drops what one thread writes and passes
-    every other thread's writes through, so a cell printing during the import loses nothing."""
-
-    def __init__(self, target: TextIO, muted_thread: int) -> None:
-        self._target = target
-        self._muted_thread = muted_thread
-
-    def write(self, text: str) -> int:
-        if threading.get_ident() == self._muted_thread:
-            return len(text)
-        return self._target.write(text)
-
-    def flush(self) -> None:
-        if threading.get_ident() != self._muted_thread:
-            self._target.flush()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target, name)
 
 
 def _silence(litellm: Any) -> None:
@@ -59,8 +40,8 @@ def _import_now() -> ModuleType:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         me = threading.get_ident()
         saved_out, saved_err = sys.stdout, sys.stderr
-        muted_out = _MutedForThread(saved_out, me)
-        muted_err = _MutedForThread(saved_err, me)
+        muted_out = ThreadRouted(saved_out, me, len)  # the importing thread's: dropped
+        muted_err = ThreadRouted(saved_err, me, len)
         sys.stdout, sys.stderr = muted_out, muted_err
         try:
             import litellm

@@ -12,6 +12,7 @@ import threading
 from typing import Any
 
 from mercury_nb.transport import litellm_loader
+from mercury_nb.transport.thread_streams import ThreadRouted
 
 
 def test_importing_the_transport_does_not_import_litellm_and_loading_prints_nothing() -> None:
@@ -51,7 +52,7 @@ def test_litellm_is_configured_quietly(litellm_module: Any) -> None:
 
 def test_muting_only_drops_the_importing_threads_writes() -> None:
     target = io.StringIO()
-    muted = litellm_loader._MutedForThread(target, threading.get_ident())
+    muted = ThreadRouted(target, threading.get_ident(), len)  # as the loader mutes
     muted.write("from the importing thread\n")
     other = threading.Thread(target=lambda: muted.write("from another thread\n"))
     other.start()
