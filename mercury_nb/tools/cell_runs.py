@@ -31,7 +31,7 @@ from mercury_nb.tools.cell_outputs import write_back
 from mercury_nb.tools.command_launch import SandboxUnavailable, prepare
 from mercury_nb.tools.files import head_tail
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
-from mercury_nb.tools.notebooks import load_notebook, outputs_text
+from mercury_nb.tools.notebooks import notebook_at, outputs_text
 from mercury_nb.tools.value_summary import cut
 from mercury_nb.workspace.notebook_cells import failure_words, strip_ansi
 
@@ -85,10 +85,8 @@ class _Plan:
 
 
 def _plan(args: RunCellsArgs, ctx: ToolContext) -> _Plan:
-    ws = workspace_of(ctx)
-    path = ws.resolve(args.path)
-    rel = ws.rel(path)
-    notebook, _ = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
+    found = notebook_at(ctx, args.path)
+    path, rel, notebook = found.path, found.rel, found.notebook
     count = len(notebook.cells)
     try:
         indices = parse_cells(args.cells, count)

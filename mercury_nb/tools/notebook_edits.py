@@ -30,6 +30,7 @@ from mercury_nb.tools.notebooks import (
     load_notebook,
     new_cell,
     new_notebook,
+    notebook_at,
     save_notebook,
     short_hash,
     source_hash,
@@ -112,10 +113,9 @@ def _live_result(ctx: ToolContext, rel: str, done: ToolResult, cell_id: object,
 
 
 def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
-    ws = workspace_of(ctx)
-    path = ws.resolve(args.path)
-    rel = ws.rel(path)
-    notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
+    found = notebook_at(ctx, args.path)
+    ws, path, rel, notebook, older = (found.ws, found.path, found.rel, found.notebook,
+                                      found.older)
     count = len(notebook.cells)
     index = args.index
     if not 0 <= index < count:
@@ -187,10 +187,9 @@ def insert_notebook_cell(args: InsertCellArgs, ctx: ToolContext) -> ToolResult:
 
 
 def delete_notebook_cell(args: DeleteCellArgs, ctx: ToolContext) -> ToolResult:
-    ws = workspace_of(ctx)
-    path = ws.resolve(args.path)
-    rel = ws.rel(path)
-    notebook, older = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
+    found = notebook_at(ctx, args.path)
+    ws, path, rel, notebook, older = (found.ws, found.path, found.rel, found.notebook,
+                                      found.older)
     index = _position(notebook, args.cell_id, rel)
     cell = notebook.cells[index]
     done = live.delete(ctx, path, rel, cell)  # open in JupyterLab: compared and deleted there

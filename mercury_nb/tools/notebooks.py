@@ -7,6 +7,7 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,15 +191,36 @@ def render_notebook(notebook: NotebookNode, shown: str) -> str:
     return "\n".join(parts)
 
 
-def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
+@dataclass(frozen=True)
+class NotebookAt:
+    """The notebook a tool call names: the workspace, its resolved ``path`` and ``rel`` (to
+    the root), the ``notebook`` as v4, and the major version it is stored in when older
+    (``older``, as :func:`load_notebook` says)."""
+
+    ws: Workspace
+    path: Path
+    rel: str
+    notebook: NotebookNode
+    older: int | None
+
+
+def notebook_at(ctx: ToolContext, shown: str) -> NotebookAt:
+    """Resolve ``shown`` (a tool argument) in the context's workspace and load the notebook
+    there (a ToolError says why it cannot be)."""
     ws = workspace_of(ctx)
-    path = ws.resolve(args.path)
-    notebook, _ = load_notebook(ws, path, args.path, ctx.config.file_read_max_bytes)
-    content = render_notebook(notebook, ws.rel(path))
-    remember_sources(ctx, ws.rel(path), notebook)
+    path = ws.resolve(shown)
+    notebook, older = load_notebook(ws, path, shown, ctx.config.file_read_max_bytes)
+    return NotebookAt(ws, path, ws.rel(path), notebook, older)
+
+
+def read_notebook(args: NotebookArgs, ctx: ToolContext) -> ToolResult:
+    found = notebook_at(ctx, args.path)
+    notebook = found.notebook
+    content = render_notebook(notebook, found.rel)
+    remember_sources(ctx, found.rel, notebook)
     secrets = known_secrets(ctx.config, os.environ)
     return ToolResult(ok=True, content=head_tail(content, result_budget(ctx), secrets=secrets),
-                      read_paths=(ws.rel(path),))
+                      read_paths=(found.rel,))
 
 
 NOTEBOOK_TOOLS: tuple[FunctionTool[Any], ...] = (
