@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from mercury_nb.server.approvals import PANEL_ANSWERS, board_of
 from mercury_nb.server.backend import detail
 from mercury_nb.server.handlers import TASK_ID, MercuryHandler
-from mercury_nb.server.inputs import BadRequest
 
 
 class ApprovalBody(BaseModel):
@@ -38,10 +37,7 @@ class ApprovalHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self, task_id: str) -> None:
-        try:
-            body: ApprovalBody = self.body_as(ApprovalBody)
-        except BadRequest as error:
-            return self.fail(error.status, error.message)
+        body: ApprovalBody = self.body_as(ApprovalBody)
         board = board_of(self.settings)
         asker = task_id  # whose approver holds the question
         if board.pending(task_id) is None:

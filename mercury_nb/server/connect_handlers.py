@@ -20,7 +20,6 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.server.backend import runs
 from mercury_nb.server.connections import Connection, Connections, connections_of, storage_text
 from mercury_nb.server.handlers import MercuryHandler
-from mercury_nb.server.inputs import BadRequest
 from mercury_nb.server.model_check import check_model
 from mercury_nb.transport.demo_models import DEMOS
 from mercury_nb.transport.factory import missing_key_error
@@ -90,10 +89,7 @@ class ConnectHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self) -> None:
-        try:
-            body: ConnectBody = self.body_as(ConnectBody)
-        except BadRequest as error:
-            return self.fail(error.status, error.message)
+        body: ConnectBody = self.body_as(ConnectBody)
         key = body.key.get_secret_value().strip() if body.key else ""
         base = (body.api_base or "").strip() or None
         try:

@@ -64,7 +64,9 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
         """Tornado's errors (a query argument that is not UTF-8, a missing XSRF token) as
         the API's JSON ``{"error": ...}``; an unexpected exception says no more than that."""
         error = kwargs.get("exc_info", (None, None, None))[1]
-        if isinstance(error, web.HTTPError):
+        if isinstance(error, BadRequest):  # a malformed body (body_as raises it)
+            message = error.message
+        elif isinstance(error, web.HTTPError):
             message = error.log_message or error.reason or self._reason
         else:
             message = self._reason
@@ -72,6 +74,8 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
         self.finish(json.dumps({"error": message}))
 
     def body_as(self, model: type[BaseModel], *, optional: bool = False) -> Any:
+        """The body as ``model``; a malformed one raises :class:`BadRequest`, which
+        :meth:`write_error` answers as JSON (400, 413)."""
         return parse_body(self.request.body or b"", model, optional=optional)
 
     @property
@@ -129,10 +133,7 @@ class TasksHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self) -> None:
-        try:
-            body: StartBody = self.body_as(StartBody)
-        except BadRequest as error:
-            return self.fail(error.status, error.message)
+        body: StartBody = self.body_as(StartBody)
         flags: dict[str, Any] = {"workdir": self.root / body.workdir}  # the door checks it
         if body.model:
             flags.update(model=body.model, fallbacks=tuple(body.fallbacks))
@@ -196,10 +197,7 @@ class ContinueHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self, task_id: str) -> None:
-        try:
-            body: ContinueBody = self.body_as(ContinueBody, optional=True)
-        except BadRequest as error:
-            return self.fail(error.status, error.message)
+        body: ContinueBody = self.body_as(ContinueBody, optional=True)
         flags: dict[str, Any] = {}
         if body.model:
             flags.update(model=body.model, fallbacks=())

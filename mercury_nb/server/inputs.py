@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from tornado import web
 
 from mercury_nb.server.models import MAX_BODY_BYTES
 
@@ -22,11 +23,17 @@ MAX_OFFSET = 2**63 - 1
 """The largest integer a query parameter may carry (SQLite's own)."""
 
 
-class BadRequest(Exception):
+class BadRequest(web.HTTPError):
+    """A malformed input: ``status`` (400, 413) and what is wrong with it. Raised from a
+    handler, the base handler's ``write_error`` answers it as ``{"error": message}``."""
+
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
+        super().__init__(status)
         self.status = status
         self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 def _depth(raw: str) -> int:

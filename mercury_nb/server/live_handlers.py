@@ -26,7 +26,6 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.home import home_of
 from mercury_nb.ledger.live_edits import LiveEditStore, store_for
 from mercury_nb.server.handlers import MercuryHandler
-from mercury_nb.server.inputs import BadRequest
 
 MAX_OPEN = 200
 """Most notebooks one poll reports open."""
@@ -79,10 +78,7 @@ class LivePollHandler(LiveHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self) -> None:
-        try:
-            body: PollBody = self.body_as(PollBody)
-        except BadRequest as error:
-            return self.fail(error.status, error.message)
+        body: PollBody = self.body_as(PollBody)
         config = _config()
         opened = {path: rel for rel in body.paths if (path := self.notebook(rel)) is not None}
         store = await asyncio.to_thread(self.store)
@@ -108,10 +104,7 @@ class LiveAckHandler(LiveHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self) -> None:
-        try:
-            body: AckBody = self.body_as(AckBody)
-        except BadRequest as error:
-            return self.fail(error.status, error.message)
+        body: AckBody = self.body_as(AckBody)
         reply = {key: value for key, value in (("source", body.source), ("cell", body.cell),
                                                ("skipped", body.skipped)) if value is not None}
         store = await asyncio.to_thread(self.store)

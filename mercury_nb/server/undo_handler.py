@@ -18,7 +18,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from mercury_nb.server.backend import runs
 from mercury_nb.server.handlers import TASK_ID, MercuryHandler
-from mercury_nb.server.inputs import BadRequest
 
 
 class UndoBody(BaseModel):
@@ -35,10 +34,7 @@ class UndoHandler(MercuryHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self, task_id: str) -> None:
-        try:
-            body: UndoBody = self.body_as(UndoBody, optional=True)
-        except BadRequest as error:
-            return self.fail(error.status, error.message)
+        body: UndoBody = self.body_as(UndoBody, optional=True)
         config = await asyncio.to_thread(runs.plan, {}, check_workdir=False)
         paths = (body.path,) if body.path is not None else None
         report = await asyncio.to_thread(runs.undo, task_id, config, paths=paths)
