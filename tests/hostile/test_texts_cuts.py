@@ -12,7 +12,7 @@ import pytest
 from mercury_nb.agent.tool_runner import TOOL_RESULT_CUT, cap_text, clean_result
 from mercury_nb.contract.banners import blocked_clause
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.recovery.compaction import _compact_text
+from mercury_nb.contract.recovery.compaction import compact_messages
 from mercury_nb.contract.redaction import redact
 from mercury_nb.contract.text_cut import clip, fit_head_and_tail, keep_head_and_tail
 from mercury_nb.tools.base import ToolContext
@@ -58,6 +58,14 @@ def _cut_places() -> dict[str, Any]:
             buffer.add(text[at:at + 7])
         return buffer.render()
 
+    def compacted(text: str, config: MercuryConfig) -> str:
+        """``text`` as an old tool result the compaction shortened (through its public call:
+        the task, the text, then enough recent messages to leave it old)."""
+        messages = [{"role": "user", "content": "the task"},
+                    {"role": "tool", "tool_call_id": "c1", "content": text},
+                    *({"role": "user", "content": "later"} for _ in range(10))]
+        return str(compact_messages(messages, config, keep_recent=10).messages[1]["content"])
+
     marker = lambda cut: f"[{cut} cut]"  # noqa: E731
     compaction = MercuryConfig(compaction_min_chars=256, compaction_head_chars=300,
                                compaction_tail_chars=300)
@@ -66,7 +74,7 @@ def _cut_places() -> dict[str, Any]:
         "fit-head-and-tail": (lambda t, s: fit_head_and_tail(t, 609, marker, s), 300, 300),
         "tool-result-cap": (lambda t, s: cap_text(redact(t, s), 700), None, None),
         "command-output-stream": (run_buffer, 300, 300),
-        "compaction": (lambda t, s: _compact_text(redact(t, s), compaction) or "", 300, 300),
+        "compaction": (lambda t, s: compacted(redact(t, s), compaction), 300, 300),
         "clip": (lambda t, s: clip(t, 300, s), 299, None),
         "banner-blocker": (lambda t, s: blocked_clause(redact(t, s), 300), 300, None),
         "notebook-cells": (lambda t, s: head_tail(t, 600, secrets=s), 300, 300),

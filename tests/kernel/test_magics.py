@@ -444,8 +444,9 @@ def test_a_failing_view_reports_once_and_never_breaks_the_agent_loop() -> None:
 
 # --- help, usage and the README synopsis --------------------------------------------------
 def magic_flags() -> set[str]:
+    """The flags the magic's own help lists (what ``%%mercury --help`` prints)."""
     parser = MercuryMagics.mercury.parser  # type: ignore[attr-defined]
-    return {flag for action in parser._actions for flag in action.option_strings}
+    return set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", parser.format_help()))
 
 
 @pytest.mark.parametrize(
