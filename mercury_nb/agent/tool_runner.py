@@ -87,7 +87,7 @@ async def run_tool_calls(
                                       on_event)
         ctx.progress, ctx.step = _progress(on_event, step, call.name), step
         try:
-            result = (ToolResult(ok=False, content=denied_text(denied), command=command)
+            result = (ToolResult(ok=False, content=denied_text(denied))  # it never ran: no check
                       if denied is not None
                       else await registry.execute(call.name, call.arguments, ctx))
             result = clean_result(result, ctx)

@@ -108,6 +108,7 @@ async def test_no_answer_denies_and_pauses_naming_the_command(
     answered = [e for e in events if isinstance(e, PermissionAnswered)]
     assert [e.answer for e in answered] == ["deny"] and why in answered[0].why
     assert not (workspace / "made.txt").exists()
+    assert outcome.evidence == []  # a denied command never ran: no check of the task
 
 
 async def test_the_users_deny_goes_to_the_model_and_the_task_goes_on(
