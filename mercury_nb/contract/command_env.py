@@ -5,8 +5,9 @@ runs) when the redaction takes its name for a secret's (:func:`~mercury_nb.contr
 redaction.is_secret_name`: ``*_API_KEY``, ``*_KEY``, ``*_TOKEN``, ``*_SECRET*``,
 ``*_PASSWORD``, ``*_PASSWD`` and their bare forms), when it is one of the variables a
 provider's key is read from (:data:`~mercury_nb.contract.setup.keys.KEY_VARIABLES`) or
-mercury's own ``MERCURY_API_KEY``, or when its value holds a key the configuration knows
-(``c.Mercury.api_key`` under another name). A name given to ``pass_env`` is handed on
+mercury's own ``MERCURY_API_KEY``, when its value holds a key the configuration knows
+(``c.Mercury.api_key`` under another name), or when the redaction would mask its value (a
+key-shaped token such as ``ghp_…`` under any name). A name given to ``pass_env`` is handed on
 whatever it is: the one deliberate way through. Everything else passes unchanged.
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from mercury_nb.contract.redaction import MIN_SECRET_CHARS, is_secret_name
+from mercury_nb.contract.redaction import MIN_SECRET_CHARS, is_secret_name, redact
 from mercury_nb.contract.setup.keys import KEY_VARIABLES, MERCURY_KEY
 
 PROVIDER_KEY_NAMES: frozenset[str] = frozenset(
@@ -40,7 +41,9 @@ def withholds(name: str, value: str, *, pass_env: Iterable[str] = (),
         return False
     if is_secret_name(name) or name.upper() in PROVIDER_KEY_NAMES:
         return True
-    return any(len(s) >= MIN_SECRET_CHARS and s in value for s in (k.strip() for k in secrets))
+    if any(len(s) >= MIN_SECRET_CHARS and s in value for s in (k.strip() for k in secrets)):
+        return True
+    return redact(value) != value  # a key-shaped value (ghp_…, sk-…) under any name
 
 
 def command_environment(environ: Mapping[str, str], *, pass_env: Iterable[str] = (),

@@ -16,11 +16,14 @@ if TYPE_CHECKING:  # light: the ledger's store masks texts without loading pydan
 MASK = "***"
 
 SECRET_NAME = re.compile(
-    r"(?:_API_KEY|_KEY|_TOKEN|_PASSWORD|_PASSWD)$|_SECRET|^(?:API_KEY|TOKEN|PASSWORD|SECRET)$",
+    r"(?:_API_KEY|_KEY|_TOKEN|PASSWORD|_PASSWD|_PWD)(?:_?\d+)?$|_SECRET"
+    r"|^(?:API_?KEY|TOKEN|SECRET)$",
     re.IGNORECASE,
 )
 """Environment variable names that hold secrets: ``*_API_KEY``, ``*_KEY``, ``*_TOKEN``,
-``*_SECRET*`` (``AWS_SECRET_ACCESS_KEY``), ``*_PASSWORD`` and their bare forms."""
+``*_SECRET*`` (``AWS_SECRET_ACCESS_KEY``), ``*PASSWORD`` (``PGPASSWORD``), ``*_PASSWD``,
+``*_PWD`` (``MYSQL_PWD``; not ``PWD``, the working folder), each also numbered
+(``OPENAI_API_KEY_2``), and the bare ``API_KEY``, ``APIKEY``, ``TOKEN``, ``SECRET``."""
 
 MIN_SECRET_CHARS = 6
 """Shorter values of such variables are not masked: masking "1" or "yes" everywhere would
