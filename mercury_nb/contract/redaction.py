@@ -53,12 +53,24 @@ _TOKEN_PATTERNS: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
         ("=", ":"),
     ),
     (_ASSIGNED_SECRET, r"\g<1>" + MASK, ("=", ":")),
+    (  # a private key's PEM block (``~/.ssh/id_ed25519``), to its end or the text's
+        re.compile(r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?:[\s\S]*?-----END [A-Z0-9 ]*"
+                   r"PRIVATE KEY-----|[\s\S]*)"),
+        r"\g<1>\n" + MASK + "\n-----END PRIVATE KEY-----",
+        ("PRIVATE KEY",),
+    ),
+    (  # a ``.netrc`` password: ``login me password p`` on one line, or a line of its own
+        re.compile(r"(?im)(\blogin\s+\S+\s+password\s+|^\s*password\s+)\S+"),
+        r"\g<1>" + MASK,
+        ("password", "PASSWORD", "Password"),
+    ),
 )
 """Each token shape, its mask, and the literals one of which its match must contain: a text
 holding none of them is not searched (most texts hold none; the search is the slow part).
 An empty tuple: the ``bearer`` pattern, checked on the lower-cased text instead."""
 
-_ANY_NEEDLE = re.compile(r"sk-|gsk|hf|xai|ghp|github_pat|AIza|AKIA|[=:]|(?i:bearer)")
+_ANY_NEEDLE = re.compile(
+    r"sk-|gsk|hf|xai|ghp|github_pat|AIza|AKIA|[=:]|PRIVATE KEY|(?i:bearer|password)")
 """One scan for any of those literals: a text holding none is left as it is at once."""
 
 
@@ -67,8 +79,8 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
     Each secret is stripped of surrounding whitespace and, when non-blank, masked wherever
     it occurs, longest first; then ``sk-…`` keys, other common provider token shapes,
-    ``Bearer`` tokens, ``api_key=…`` values and ``SOME_SECRET=…`` / ``*_PASSWORD=…``
-    assignments.
+    ``Bearer`` tokens, ``api_key=…`` values, ``SOME_SECRET=…`` / ``*_PASSWORD=…``
+    assignments, private keys' PEM blocks and ``.netrc`` passwords.
     """
     if secrets:
         for secret in sorted({s.strip() for s in secrets if s.strip()}, key=len, reverse=True):

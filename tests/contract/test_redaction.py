@@ -21,6 +21,10 @@ from mercury_nb.contract.redaction import (
         pytest.param("AWS_SECRET_ACCESS_KEY", True, id="secret-infix"),
         pytest.param("CLIENT_SECRET", True, id="secret-suffix"),
         pytest.param("DB_PASSWORD", True, id="password"),
+        pytest.param("PGPASSWORD", True, id="password-without-underscore"),
+        pytest.param("MYSQL_PWD", True, id="pwd"),
+        pytest.param("PWD", False, id="the-working-folder"),
+        pytest.param("OPENAI_API_KEY_2", True, id="numbered"),
         pytest.param("PASSWORD", True, id="bare-password"),
         pytest.param("TOKENIZERS_PARALLELISM", False, id="not-a-token"),
         pytest.param("HOME", False, id="home"),
@@ -55,6 +59,21 @@ def test_env_secrets_are_stripped(environ: dict[str, str], expected: tuple[str, 
         pytest.param("export GH_TOKEN=ghp_x", (), "export GH_TOKEN=***", id="export-line"),
         pytest.param("the token was fine", (), "the token was fine", id="prose-untouched"),
         pytest.param("AKIAABCDEFGHIJKLMNOP", (), "***", id="aws-access-key-id"),
+        pytest.param("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1r\n-----END OPENSSH "
+                     "PRIVATE KEY-----\nnext", (),
+                     "-----BEGIN OPENSSH PRIVATE KEY-----\n***\n-----END PRIVATE KEY-----\nnext",
+                     id="pem-private-key"),
+        pytest.param("-----BEGIN RSA PRIVATE KEY-----\nMIIEow", (),
+                     "-----BEGIN RSA PRIVATE KEY-----\n***\n-----END PRIVATE KEY-----",
+                     id="pem-cut-short"),
+        pytest.param("-----BEGIN PUBLIC KEY-----\nMIIB", (), "-----BEGIN PUBLIC KEY-----\nMIIB",
+                     id="public-key-untouched"),
+        pytest.param("machine x.com login me password hunter22", (),
+                     "machine x.com login me password ***", id="netrc-one-line"),
+        pytest.param("machine x.com\n  login me\n  password hunter22\n", (),
+                     "machine x.com\n  login me\n  password ***\n", id="netrc-lines"),
+        pytest.param("The password field is required.", (), "The password field is required.",
+                     id="password-in-prose"),
     ],
 )
 def test_redact(text: str, secrets: tuple[str, ...], expected: str) -> None:
@@ -89,6 +108,8 @@ SHAPES = [
     "access-token=zzzzzzzz",
     "MY_SECRET_THING=hunter22", '"DB_PASSWORD": "pa55word"', "authorization: bearer abcdefghij",
     "plain words, nothing: to hide = here", "the quick brown fox " * 20, "",
+    "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\n-----END EC PRIVATE KEY-----",
+    "login me password hunter22", "Password\tx",
 ]
 
 

@@ -5,8 +5,9 @@ chained with ``;``, ``&&``, ``||``, ``|``, ``&`` or a newline is split (quotes r
 and every part must match some rule, so ``pytest; curl evil`` is not matched by
 ``pytest*``. A command with a substitution (backticks or ``$(``) runs what no rule names and
 is never matched. The built-in rules (:data:`BUILT_IN_RULES`) allow a short list of
-read-only commands, and never a part that redirects output (``>``) or a git command given
-``--output``. What makes git itself run a program (``core.fsmonitor`` for ``git status``,
+read-only commands, and never a part that redirects output (``>``), a git command given
+``--output``, or one whose arguments reach outside the workspace folder (``cat ~/.netrc``).
+What makes git itself run a program (``core.fsmonitor`` for ``git status``,
 ``diff.external``) is in ``.git``, which an ``edits`` task may not write unasked
 (:func:`~mercury_nb.contract.permissions.decide.decide`).
 """
@@ -71,13 +72,24 @@ def _part_matches(part: str, rules: Iterable[str]) -> bool:
 
 
 def _read_only(part: str) -> bool:
-    """Whether a part the built-in rules match writes nothing: no redirection (``>``), and for
-    git no ``--output`` (``git diff --output=FILE`` and ``git log --output FILE`` write a
-    file; a word starting ``--ou`` is refused whole, should a git accept it abbreviated)."""
+    """Whether a part the built-in rules match writes nothing and reads only the workspace:
+    no redirection (``>``); for git no ``--output`` (``git diff --output=FILE`` and ``git log
+    --output FILE`` write a file; a word starting ``--ou`` is refused whole, should a git
+    accept it abbreviated); and no argument that reaches outside the workspace folder (an
+    absolute path, ``~``, a ``..`` step, a ``$`` variable: ``cat ~/.ssh/id_ed25519``)."""
     if ">" in part:
         return False
     words = part.split()
+    if any(_outside(word.strip("'\"")) for word in words[1:]):
+        return False
     return words[0] != "git" or not any(word.startswith("--ou") for word in words[1:])
+
+
+def _outside(word: str) -> bool:
+    """Whether a command word may name a path outside the folder it runs in."""
+    value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+    return (value.startswith(("/", "~")) or "$" in value
+            or ".." in value.replace("\\", "/").split("/"))
 
 
 def matches_rules(command: str, rules: Iterable[str]) -> bool:
