@@ -19,6 +19,7 @@ from mercury_nb.tools.file_reading import (
     refuse_unreadable,
 )
 from mercury_nb.tools.function_tool import FunctionTool, workspace_of
+from mercury_nb.tools.open_notebooks import refuse_if_open
 from mercury_nb.workspace.atomic import atomic_write_text
 from mercury_nb.workspace.confinement import Workspace
 from mercury_nb.workspace.dirfd import list_folder, unlink_at
@@ -156,6 +157,7 @@ def create_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:
 def write_file(args: ContentArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path)
+    refuse_if_open(ctx, path, ws.rel(path))
     if path.is_dir():
         raise ToolError(f"{args.path} is a directory; give a file path")
     existed = path.exists()
@@ -181,8 +183,9 @@ def edit_file(args: EditArgs, ctx: ToolContext) -> ToolResult:
     path = ws.resolve(args.path)
     if not path.exists():
         raise ToolError(f"no such file: {args.path} — use create_file to create it")
-    text = read_text(ws, path, args.path, ctx.config.file_read_max_bytes)
     rel = ws.rel(path)
+    refuse_if_open(ctx, path, rel)
+    text = read_text(ws, path, args.path, ctx.config.file_read_max_bytes)
     if args.old_text == "":
         _write(ws, path, text + args.new_text, args.path, make_parents=False)
         note = ""
@@ -220,6 +223,7 @@ def edit_file(args: EditArgs, ctx: ToolContext) -> ToolResult:
 def delete_file(args: PathArgs, ctx: ToolContext) -> ToolResult:
     ws = workspace_of(ctx)
     path = ws.resolve(args.path, follow_final_symlink=False)
+    refuse_if_open(ctx, path, ws.rel(path))
     if path == ws.root or (path.is_dir() and not path.is_symlink()):
         raise ToolError(
             f"{args.path} is a directory; delete_file removes files only "

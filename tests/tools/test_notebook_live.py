@@ -296,3 +296,24 @@ async def test_insert_below_an_unknown_cell_of_a_closed_notebook_is_an_error(
     result = await call(registry, live_ctx, "insert_notebook_cell", path="sales.ipynb",
                         index=0, cell_type="code", source="plot()", after_cell_id="nowhere")
     assert not result.ok and "no cell with id 'nowhere' in sales.ipynb" in result.content
+
+
+@pytest.mark.parametrize(("tool", "args"), [
+    ("write_file", {"content": "{}"}),
+    ("edit_file", {"old_text": "x = 1", "new_text": "x = 2"}),
+    ("delete_file", {}),
+])
+async def test_a_whole_file_tool_leaves_an_open_notebook_to_the_cell_tools(
+        registry: ToolRegistry, live_ctx: ToolContext, store: LiveEditStore, nb: Path,
+        tool: str, args: dict[str, Any]) -> None:
+    """A write of the whole .ipynb under the open document would make JupyterLab reload it
+    (or ask) and lose the user's unsaved typing: refused, naming the cell tools."""
+    before = nb.read_text()
+    store.report_open([nb])
+    result = await call(registry, live_ctx, tool, path="sales.ipynb", **args)
+    assert not result.ok
+    assert "sales.ipynb is open in JupyterLab: change its cells with edit_notebook_cell" in (
+        result.content)
+    assert nb.read_text() == before and store.claim([nb]) == []
+    store.report_closed([nb])
+    assert (await call(registry, live_ctx, tool, path="sales.ipynb", **args)).ok  # closed

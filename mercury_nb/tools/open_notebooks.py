@@ -1,0 +1,32 @@
+"""Whether a notebook is open in JupyterLab now: its edits then go to the open document."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from mercury_nb.contract.live_edit import Live, route
+from mercury_nb.tools.base import ToolContext, ToolError
+
+WHOLE_FILE_REFUSED = (
+    "{rel} is open in JupyterLab: change its cells with edit_notebook_cell, "
+    "insert_notebook_cell or delete_notebook_cell, which edit the open document (a write of "
+    "the whole file would make JupyterLab reload it, or ask the user, and lose their unsaved "
+    "typing)")
+
+
+def open_in_lab(ctx: ToolContext, path: Path) -> bool:
+    """Whether the panel reports ``path`` open in JupyterLab (fresh: see ``route``)."""
+    edits = ctx.live_edits
+    if edits is None or path.suffix != ".ipynb":
+        return False
+    try:
+        return isinstance(route(edits.seen_at(path), time.time(), ctx.config), Live)
+    except OSError:  # an unusable ledger: as if no Lab were attached
+        return False
+
+
+def refuse_if_open(ctx: ToolContext, path: Path, rel: str) -> None:
+    """A whole-file tool's refusal of a notebook open in JupyterLab (else nothing)."""
+    if open_in_lab(ctx, path):
+        raise ToolError(WHOLE_FILE_REFUSED.format(rel=rel))
