@@ -92,6 +92,10 @@ class CellKernel:
     def origin(self) -> CellOrigin:
         return self.asked_from
 
+    def python_of(self, source: str) -> str:
+        transformed: str = self.shell.transform_cell(source)
+        return transformed
+
 
 def cell_origin(shell: Any, running: object, environ: Mapping[str, str]) -> CellOrigin:
     """The notebook of ``environ`` (``JPY_SESSION_NAME``) and the id of the cell executing in

@@ -53,6 +53,11 @@ class KernelAccess(Protocol):
         cell")."""
         ...
 
+    def python_of(self, source: str) -> str:
+        """A cell's source as the kernel runs it: Python, its magics (``%matplotlib
+        inline``) and shell escapes (``!ls``) made calls, as IPython transforms a cell."""
+        ...
+
 
 @dataclass
 class NamespaceKernel:
@@ -62,6 +67,7 @@ class NamespaceKernel:
     hidden: frozenset[str] = frozenset()
     busy: Callable[[], bool] = lambda: False
     asked_from: CellOrigin = CellOrigin()
+    transform: Callable[[str], str] = lambda source: source
 
     def namespace(self) -> dict[str, Any]:
         return self.values
@@ -77,6 +83,9 @@ class NamespaceKernel:
 
     def origin(self) -> CellOrigin:
         return self.asked_from
+
+    def python_of(self, source: str) -> str:
+        return self.transform(source)
 
 
 @contextmanager

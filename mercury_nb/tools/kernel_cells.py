@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from mercury_nb.contract.cell_spans import spans
 from mercury_nb.contract.gate.kernel_cells import cells_text
 from mercury_nb.contract.redaction import known_secrets, redact
+from mercury_nb.contract.verification_run import is_agent_cell
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool
 from mercury_nb.tools.kernel_code import CodeRun, running_elsewhere
@@ -56,10 +57,12 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
     unknown = [cell_id for cell_id in args.cell_ids if cell_id not in places]
     if unknown:
         raise ToolError(f"no cell with id {unknown[0]!r} in {rel} (read_notebook shows the cells)")
-    chosen = [(n, c) for n, c in enumerate(notebook.cells, 1)
-              if c.get("id") in wanted and c.cell_type == "code"]
+    chosen = [(n, c) for n, c in enumerate(notebook.cells, 1)  # an agent cell starts a task:
+              if c.get("id") in wanted and c.cell_type == "code"  # never from here
+              and not is_agent_cell(c.source if isinstance(c.source, str) else "".join(c.source))]
     if not chosen:
-        raise ToolError(f"none of the cells chosen in {rel} is a code cell")
+        raise ToolError(f"none of the cells chosen in {rel} is a code cell that is not a "
+                        "%%mercury cell")
     config = ctx.config
     ran_ids: list[str] = []
     numbers: list[int] = []  # counted from 1, as the banner and the pulse show them
@@ -69,7 +72,8 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
         if ctx.progress is not None:
             ctx.progress(f"cell {number} ({total}/{len(chosen)}) in your kernel")
         source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
-        run = CodeRun(source, kernel, config.kernel_output_max_chars, scope=ctx.process_scope)
+        run = CodeRun(kernel.python_of(source), kernel, config.kernel_output_max_chars,
+                      scope=ctx.process_scope)
         finished, _ = await run_within_limit(run, ctx)  # False: stopped at the time limit
         ran_ids.append(str(cell.get("id")))
         numbers.append(number)

@@ -53,3 +53,20 @@ def test_the_cell_kernel_keeps_the_origin_of_the_cell_that_asked(
     shell._parent = {"metadata": {"cellId": "a-later-cell"}}  # the user runs another cell
     assert kernel.origin() == CellOrigin("/w/nb.ipynb", "asking")
     unfollow_cells(shell)
+
+
+def test_a_cell_kernel_gives_a_cells_source_as_ipython_runs_it() -> None:
+    """run_cells_in_kernel runs a cell as the kernel would: IPython's magics and shell
+    escapes become calls (raw, ``%matplotlib inline`` is a SyntaxError)."""
+    import ast
+
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    kernel = CellKernel(shell)
+    try:
+        python = kernel.python_of("%matplotlib inline\n!ls\nx = 1\n")
+    finally:
+        unfollow_cells(shell)
+    ast.parse(python)
+    assert "run_line_magic('matplotlib', 'inline')" in python and "system('ls')" in python

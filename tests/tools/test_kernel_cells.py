@@ -117,3 +117,24 @@ async def test_it_refuses_while_another_cell_runs(
         "run_cells_in_kernel", {"path": "analysis.ipynb", "cell_ids": ["sum"]}, busy)
     assert not result.ok and "another cell of this kernel is executing" in result.content
     assert "total" not in values
+
+
+async def test_a_cell_runs_as_the_kernel_transforms_it_and_a_mercury_cell_never_runs(
+        kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
+    """A cell with IPython syntax (``%matplotlib inline``) runs as the kernel would run it,
+    transformed first; a ``%%mercury`` cell chosen too is left out: it would start a task."""
+    notebook = v4.new_notebook()
+    notebook.cells = [v4.new_code_cell("%matplotlib inline\nshown = 1"),
+                      v4.new_code_cell("%%mercury\nfix it")]
+    for cell, cell_id in zip(notebook.cells, ("magic", "agent"), strict=True):
+        cell["id"] = cell_id
+    nbformat.write(notebook, root / "magic.ipynb")
+    values: dict[str, Any] = {}
+    kernel = NamespaceKernel(values, transform=lambda source: source.replace(
+        "%matplotlib inline", "backend = 'inline'"))
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel", {"path": "magic.ipynb", "cell_ids": ["magic", "agent"]},
+        replace(ctx, kernel=kernel, process_scope="t1"))
+    assert result.ok, result.content
+    assert values["backend"] == "inline" and values["shown"] == 1
+    assert result.kernel_cells == ("magic",)
