@@ -184,3 +184,27 @@ async def test_an_edit_in_git_asks_and_an_asked_write_names_its_file(
                     Turn(text="Done.")], asker, task="Write a todo list.",
                    permissions="ask")
     assert [r.what for r in asker.asked] == ["create_file todo.md"]
+
+
+async def test_always_allow_of_code_in_the_kernel_saves_a_tool_rule_that_sticks(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    """run_in_kernel asks in edits mode; "Always allow" saves ``tool:run_in_kernel`` for the
+    workspace, and the next task's call runs unasked."""
+    from mercury_nb.tools.kernel_access import NamespaceKernel
+
+    async def run_code(approver: FakeApprover, values: dict[str, Any], task: str) -> None:
+        turns = [Turn(tool_calls=(call("run_in_kernel", code="x = 41 + 1"),)),
+                 Turn(text="x is 42.")]
+        config = MercuryConfig(workdir=workspace, home=home, mode="chat")
+        run = submit(RunRequest(task=task, config=config, model=scripted_model(turns),
+                                approver=approver, kernel=NamespaceKernel(values)))
+        assert not isinstance(run, Refusal), run
+        await run.outcome()
+
+    first, values = FakeApprover("always-allow"), {}
+    await run_code(first, values, "Set x.")
+    assert [r.suggested_rule for r in first.asked] == ["tool:run_in_kernel"]
+    assert values["x"] == 42
+    second, again = FakeApprover("deny"), {}
+    await run_code(second, again, "Set x again.")
+    assert second.asked == [] and again["x"] == 42

@@ -8,7 +8,7 @@ Modes (``--permissions``, ``MERCURY_PERMISSIONS``, ``c.Mercury.permissions``):
 * ``edits`` (the default): file and notebook edits inside the workspace run, except in a
   ``.git`` folder (git runs what its config there names), which ask; commands ask
   unless the allow rules match them; ``run_in_kernel``, notebook runs and tools from outside
-  the package always ask;
+  the package ask unless a ``tool:NAME`` rule matches them (``--allow tool:run_cells``);
 * ``auto``: everything runs unasked.
 """
 
@@ -18,7 +18,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, assert_never, get_args
 
-from mercury_nb.contract.permissions.rules import exact_rule, matches_rules
+from mercury_nb.contract.permissions.rules import (
+    exact_rule,
+    matches_rules,
+    matches_tool_rules,
+    tool_rule,
+)
 
 PermissionMode = Literal["read-only", "ask", "edits", "auto"]
 PERMISSION_MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
@@ -44,6 +49,11 @@ _TOOL_KINDS: dict[str, ActionKind] = {
 }
 """The kind of each built-in tool that changes or runs something (a test checks that every
 built-in tool is here or in ``_READ_TOOLS``)."""
+
+
+_RULED_TOOLS: frozenset[ActionKind] = frozenset({"run-in-kernel", "outside-tool"})
+"""The kinds whose ask offers a ``tool:NAME`` rule for "Always allow" (an edit asks only in
+``ask`` mode, where the user chose to see each one)."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +134,10 @@ def decide(mode: PermissionMode, rules: Iterable[str], action: Action) -> Decisi
             if (mode == "edits" and action.kind in ("workspace-edit", "notebook-edit")
                     and not in_git_dir(action.detail)):
                 return Allow()
-            return Ask(what, None)
+            if matches_tool_rules(action.tool, rules):  # the user's tool:NAME rule
+                return Allow()
+            rule = tool_rule(action.tool) if action.kind in _RULED_TOOLS else None
+            return Ask(what, rule)
         case _ as unreachable:
             assert_never(unreachable)
 

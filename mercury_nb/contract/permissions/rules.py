@@ -102,6 +102,24 @@ def matches_rules(command: str, rules: Iterable[str]) -> bool:
     return all(_part_matches(part, given) for part in parts)
 
 
+TOOL_RULE_PREFIX = "tool:"
+"""A rule for a tool call that is no command: ``tool:run_cells`` (a glob over the tool's
+name) lets ``run_cells`` run unasked; "Always allow" offers it for such a call."""
+
+
+def tool_rule(tool: str) -> str:
+    """The rule that allows every call of ``tool`` (its name's glob characters escaped)."""
+    escaped = {"[": "[[]", "*": "[*]", "?": "[?]"}
+    return TOOL_RULE_PREFIX + "".join(escaped.get(char, char) for char in tool)
+
+
+def matches_tool_rules(tool: str, rules: Iterable[str]) -> bool:
+    """Whether one of ``rules`` is a ``tool:`` rule whose glob matches the name ``tool``."""
+    return any(rule.startswith(TOOL_RULE_PREFIX)
+               and fnmatchcase(tool, rule.removeprefix(TOOL_RULE_PREFIX).strip())
+               for rule in rules)
+
+
 def exact_rule(command: str) -> str | None:
     """The rule that allows exactly ``command`` (its glob characters escaped; spaces
     normalized), or None for a chained command or one with a substitution: such a command is
