@@ -29,6 +29,8 @@ from mercury_nb.workspace.snapshot import FileState, Snapshot
 
 NOT_KEPT_BINARY = "binary, not kept outside git"
 NOT_KEPT_UNREAD = "not kept (it could not be read as it was)"
+NOT_KEPT_LARGE = (TOO_LARGE + " outside git (over the {size} of a file the start snapshot "
+                  "keeps: MERCURY_SNAPSHOT_MAX_FILE_BYTES)")
 _VERSION = 1
 
 
@@ -122,7 +124,8 @@ def keep_task_states(snapshot: Snapshot, report: ChangeReport, home: Path | str,
         else:
             state, data = befores.get(path, (None, None))
             before = None if state is None else state.sha256
-            unkept = None if state is None else _why_unkept(state, data, left)
+            unkept = (None if state is None
+                      else _why_unkept(state, data, left, snapshot.max_file_bytes))
             if state is not None and unkept is None and data is not None:
                 put_blob(home, data)
                 left -= len(data)
@@ -153,9 +156,13 @@ def _end_state(home: Path | str, root: Path, path: str, left: int, max_hash_byte
     return sha, left
 
 
-def _why_unkept(state: FileState, data: bytes | None, left: int) -> str | None:
+def _why_unkept(state: FileState, data: bytes | None, left: int,
+                snapshot_max: int) -> str | None:
     if state.size > left:
         return TOO_LARGE
+    if data is None and state.size > snapshot_max and not state.sha256.startswith("git:"):
+        mib = snapshot_max / 2**20
+        return NOT_KEPT_LARGE.format(size=f"{mib:g} MiB" if mib >= 1 else f"{snapshot_max:,} bytes")
     if data is None:
         return NOT_KEPT_BINARY if state.binary else NOT_KEPT_UNREAD
     return None

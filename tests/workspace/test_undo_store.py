@@ -62,6 +62,18 @@ def test_content_mode_keeps_text_within_the_budget_and_says_why_not(tmp_path: Pa
     assert files["a.txt"].end == current_hash(root, "a.txt")
 
 
+def test_a_file_over_what_the_snapshot_keeps_is_named_too_large(tmp_path: Path) -> None:
+    """Outside git, a file's "before" is the text the start snapshot kept, up to
+    ``snapshot_max_file_bytes``: a larger one is named too large to keep, not unreadable."""
+    root, home = _workspace(tmp_path), tmp_path / "home"
+    snapshot = take_snapshot(root, MercuryConfig(workdir=root, snapshot_max_file_bytes=2048))
+    (root / "big.txt").write_text("y" * 3000)
+    states = keep_task_states(snapshot, measure_changes(snapshot, root), home, "t1", 1_000_000)
+    assert states.files["big.txt"].unkept == (
+        "too large to keep outside git (over the 2,048 bytes of a file the start snapshot "
+        "keeps: MERCURY_SNAPSHOT_MAX_FILE_BYTES)")
+
+
 def test_git_mode_keeps_binary_files_from_the_baseline(tmp_path: Path) -> None:
     root, home = _workspace(tmp_path), tmp_path / "home"
     for args in (["init", "-q"], ["add", "."],
