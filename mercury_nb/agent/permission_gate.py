@@ -60,6 +60,9 @@ def call_detail(args: dict[str, Any]) -> str:
     """What an ask shows of a call beyond its name: the diff of an edit, the code it runs,
     the path it touches (empty: nothing more)."""
     path = str(args.get("path", ""))
+    cell = args.get("cell_id", args.get("index"))  # the cell an edit or a delete names
+    if isinstance(cell, str | int) and not isinstance(cell, bool) and "cell_type" not in args:
+        path = f"{path}, cell {'index ' if isinstance(cell, int) else ''}{cell}"
     if isinstance(args.get("old_text"), str) and isinstance(args.get("new_text"), str):
         diff = difflib.unified_diff(args["old_text"].splitlines(), args["new_text"].splitlines(),
                                     f"a/{path}", f"b/{path}", lineterm="")

@@ -208,3 +208,22 @@ async def test_always_allow_of_code_in_the_kernel_saves_a_tool_rule_that_sticks(
     second, again = FakeApprover("deny"), {}
     await run_code(second, again, "Set x again.")
     assert second.asked == [] and again["x"] == 42
+
+
+async def test_an_ask_to_change_a_notebook_cell_names_the_cell(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1")]
+    notebook.cells[0].id = "c1"
+    nbformat.write(notebook, str(workspace / "a.ipynb"))
+    turns = [Turn(tool_calls=(call("edit_notebook_cell", path="a.ipynb", index=0,
+                                   source="x = 2"),
+                              call("delete_notebook_cell", path="a.ipynb", cell_id="c1"))),
+             Turn(text="Done.")]
+    asker = FakeApprover("deny")
+    await run_once(workspace, home, scripted_model, turns, asker, task="Change a.ipynb.",
+                   permissions="ask")
+    assert [r.detail for r in asker.asked] == ["a.ipynb, cell index 0\n+x = 2",
+                                              "a.ipynb, cell c1"]
