@@ -25,7 +25,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,11 +175,35 @@ def browser() -> Iterator[Any]:
                     "(apt-get install chromium); .ci/run installs it")
     playwright_sync = pytest.importorskip("playwright.sync_api")
     with playwright_sync.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = Relaunching(lambda: driver.chromium.launch(executable_path=str(CHROMIUM),
+                                                              args=CHROMIUM_ARGS))
         try:
             yield chromium
         finally:
             chromium.close()
+
+
+class Relaunching:
+    """Chromium that is launched again when its process has died: a browser crash is not the
+    product's (one CI run lost a whole module to one, at its first page load), and every
+    later page of the module would fail with it. Each relaunch is printed."""
+
+    def __init__(self, launch: Callable[[], Any]) -> None:
+        self._launch = launch
+        self._chromium = launch()
+
+    def new_context(self, **options: Any) -> Any:
+        if not self._chromium.is_connected():
+            print("chromium's process had died: launched again", file=sys.stderr)
+            self._chromium = self._launch()
+        return self._chromium.new_context(**options)
+
+    def is_connected(self) -> bool:
+        return bool(self._chromium.is_connected())
+
+    def close(self) -> None:
+        if self._chromium.is_connected():
+            self._chromium.close()
 
 
 @pytest.fixture(scope="module")
@@ -192,12 +216,19 @@ def first_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
 
 @contextlib.contextmanager
 def lab_page(browser: Any, lab: Lab) -> Iterator[Any]:
-    """A fresh page on ``lab``'s JupyterLab, logged in with the token, the shell ready."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
-    tab = context.new_page()
-    tab.set_default_timeout(30_000)
-    tab.goto(f"{lab.base_url}lab?token={lab.token}")
-    tab.wait_for_selector("#jp-main-dock-panel", state="attached")
+    """A fresh page on ``lab``'s JupyterLab, logged in with the token, the shell ready (a
+    browser that died while the page loaded is launched again for one more try)."""
+    for attempt in (1, 2):
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        tab = context.new_page()
+        tab.set_default_timeout(30_000)
+        try:
+            tab.goto(f"{lab.base_url}lab?token={lab.token}")
+            tab.wait_for_selector("#jp-main-dock-panel", state="attached")
+            break
+        except Exception:
+            if attempt == 2 or browser.is_connected():
+                raise  # a page that did not load in a live browser is the product's
     try:
         yield tab
     finally:
