@@ -109,8 +109,7 @@ name) lets ``run_cells`` run unasked; "Always allow" offers it for such a call."
 
 def tool_rule(tool: str) -> str:
     """The rule that allows every call of ``tool`` (its name's glob characters escaped)."""
-    escaped = {"[": "[[]", "*": "[*]", "?": "[?]"}
-    return TOOL_RULE_PREFIX + "".join(escaped.get(char, char) for char in tool)
+    return TOOL_RULE_PREFIX + _glob_literal(tool)
 
 
 def matches_tool_rules(tool: str, rules: Iterable[str]) -> bool:
@@ -127,5 +126,10 @@ def exact_rule(command: str) -> str | None:
     parts = command_parts(command)
     if parts is None or len(parts) != 1:
         return None
+    return _glob_literal(parts[0])
+
+
+def _glob_literal(text: str) -> str:
+    """``text`` as a glob that matches only itself (its glob characters escaped)."""
     escaped = {"[": "[[]", "*": "[*]", "?": "[?]"}
-    return "".join(escaped.get(char, char) for char in parts[0])
+    return "".join(escaped.get(char, char) for char in text)
