@@ -1,72 +1,17 @@
 /**
  * Live edits: tells the server which notebooks are open here, takes the agent's edit
- * requests for them (a held poll), applies each to the open document's shared model as an
- * ordinary change (so the notebook's undo takes it back), saves the document, then answers.
- * An edit names the hash of the cell source the agent read: a cell changed since (the user
- * typing in it) is not touched, and the answer carries its source now.
+ * requests for them (a held poll), applies each to the open document's shared model
+ * (live_apply.ts), saves the document, then answers. The answer to a change of a document
+ * with unsaved changes carries the document as it was before it.
  */
 import { ILabShell } from '@jupyterlab/application';
 import { IDocumentManager } from '@jupyterlab/docmanager';
 
 import { requestAPI } from './api';
+import { applyRequest, IAnswer, IEditRequest, ISharedNotebookLike } from './live_apply';
 
 /** How long to wait before polling again after a failed poll, or with no notebook open. */
 const RETRY_MS = 1000;
-
-interface ISharedCellLike {
-  readonly id: string;
-  readonly cell_type: string;
-  getSource(): string;
-  setSource(value: string): void;
-  setMetadata(key: string, value: unknown): void;
-  deleteMetadata?(key: string): void;
-  readonly metadata?: Record<string, unknown>;
-  setOutputs?(outputs: unknown[]): void;
-  execution_count?: number | null;
-}
-
-interface ISharedNotebookLike {
-  readonly cells: ISharedCellLike[];
-  insertCell(index: number, cell: Record<string, unknown>): unknown;
-  deleteCell(index: number): void;
-  transact(f: () => void, undoable?: boolean): void;
-}
-
-/** One cell's run (an outputs request): its outputs go in while its source is what ran. */
-interface IRanCell {
-  cell_id: string;
-  read_sha: string;
-  outputs: unknown[];
-  execution_count: number | null;
-  /** An undo's outputs go in only while the cell's count is still the one the task left. */
-  expect_count?: number | null;
-}
-
-interface IEditRequest {
-  id: number;
-  path: string;
-  op: 'edit' | 'insert' | 'delete' | 'outputs';
-  cell_id?: string;
-  task?: string | null;
-  cells?: IRanCell[];
-  read_sha?: string;
-  source?: string;
-  mercury?: unknown;
-  /** An undo's edit: the cell's whole metadata as it was before the task. */
-  metadata?: Record<string, unknown>;
-  clear_outputs?: boolean;
-  after_cell_id?: string | null;
-  /** The anchor is a cell the file lacks (not saved yet): without it here, refuse. */
-  after_required?: boolean;
-  index?: number;
-  cell?: Record<string, unknown>;
-}
-
-interface IAnswer {
-  state: 'applied' | 'refused' | 'not-open';
-  source?: string;
-  skipped?: string[];
-}
 
 /** Paths this page applied a task's edits to (task id: paths), so the reload after the task
  * leaves those documents alone: they show the change already, and a reload would lose the
@@ -75,13 +20,6 @@ const applied = new Map<string, Set<string>>();
 
 export function appliedLive(taskId: string, path: string): boolean {
   return applied.get(taskId)?.has(path) ?? false;
-}
-
-async function sha256(text: string): Promise<string> {
-  const digest = await window.crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest))
-    .map(b => b.toString(16).padStart(2, '0'))
-    .join('');
 }
 
 function taskOf(request: IEditRequest): string | null {
@@ -99,120 +37,6 @@ function taskOf(request: IEditRequest): string | null {
   return typeof mercury?.task === 'string' ? mercury.task : null;
 }
 
-/** Applies one request to ``notebook``: the answer (the document is saved by the caller). */
-export async function applyRequest(
-  notebook: ISharedNotebookLike,
-  request: IEditRequest
-): Promise<IAnswer> {
-  const cells = notebook.cells;
-  if (request.op === 'outputs') {
-    return setOutputs(notebook, request.cells ?? []);
-  }
-  if (request.op === 'delete') {
-    const index = cells.findIndex(c => c.id === request.cell_id);
-    if (index < 0) {
-      return { state: 'refused' };
-    }
-    const current = cells[index].getSource();
-    if ((await sha256(current)) !== request.read_sha) {
-      return { state: 'refused', source: current };
-    }
-    notebook.deleteCell(index); // an ordinary change: the notebook's undo brings it back
-    return { state: 'applied' };
-  }
-  if (request.op === 'edit') {
-    const cell = cells.find(c => c.id === request.cell_id);
-    if (!cell) {
-      return { state: 'refused' };
-    }
-    const current = cell.getSource();
-    if ((await sha256(current)) !== request.read_sha) {
-      return { state: 'refused', source: current };
-    }
-    notebook.transact(() => {
-      cell.setSource(request.source ?? '');
-      if (request.mercury) {
-        cell.setMetadata('mercury', request.mercury);
-      }
-      if (request.metadata) {
-        setAllMetadata(cell, request.metadata);
-      }
-      if (request.clear_outputs && cell.setOutputs) {
-        cell.setOutputs([]);
-        cell.execution_count = null;
-      }
-    });
-    return { state: 'applied' };
-  }
-  const after = request.after_cell_id
-    ? cells.findIndex(c => c.id === request.after_cell_id)
-    : -1;
-  if (after < 0 && request.after_required) {
-    return { state: 'refused' };
-  }
-  const index =
-    after >= 0
-      ? after + 1
-      : request.after_cell_id
-        ? cells.length
-        : Math.min(request.index ?? cells.length, cells.length);
-  const existing = cells.find(c => c.id === request.cell_id);
-  if (request.cell_id && existing) {
-    // an undo's insert of a cell that is there again (the user's Ctrl+Z): never twice
-    return { state: 'refused', source: existing.getSource() };
-  }
-  notebook.insertCell(index, request.cell ?? {});
-  return { state: 'applied' };
-}
-
-/** Sets the cell's metadata to ``metadata``: keys it lacks are removed (but the page's own
- * ``trusted``), keys whose value differs are set. */
-function setAllMetadata(cell: ISharedCellLike, metadata: Record<string, unknown>): void {
-  const now = cell.metadata ?? {};
-  for (const key of Object.keys(now)) {
-    if (!(key in metadata) && key !== 'trusted') {
-      cell.deleteMetadata?.(key);
-    }
-  }
-  for (const [key, value] of Object.entries(metadata)) {
-    if (JSON.stringify(now[key]) !== JSON.stringify(value)) {
-      cell.setMetadata(key, value);
-    }
-  }
-}
-
-/** Sets each ran cell's outputs and execution count, for the cells whose source is still
- * the source that ran; the others are answered as skipped. */
-async function setOutputs(notebook: ISharedNotebookLike, ran: IRanCell[]): Promise<IAnswer> {
-  const taken: [ISharedCellLike, IRanCell][] = [];
-  const skipped: string[] = [];
-  for (const run of ran) {
-    const cell = notebook.cells.find(c => c.id === run.cell_id);
-    const countKept =
-      run.expect_count === undefined || (cell?.execution_count ?? null) === run.expect_count;
-    if (
-      cell &&
-      cell.setOutputs &&
-      countKept &&
-      (await sha256(cell.getSource())) === run.read_sha
-    ) {
-      taken.push([cell, run]);
-    } else {
-      skipped.push(run.cell_id);
-    }
-  }
-  if (taken.length === 0) {
-    return { state: 'refused', skipped };
-  }
-  notebook.transact(() => {
-    for (const [cell, run] of taken) {
-      cell.setOutputs?.(run.outputs);
-      cell.execution_count = run.execution_count;
-    }
-  });
-  return { state: 'applied', skipped };
-}
-
 /** The open notebooks (path relative to the server root: their document context). */
 function openNotebooks(shell: ILabShell, docs: IDocumentManager) {
   const found = new Map<string, ReturnType<IDocumentManager['contextForWidget']>>();
@@ -225,9 +49,25 @@ function openNotebooks(shell: ILabShell, docs: IDocumentManager) {
   return found;
 }
 
-async function answer(id: number, reply: IAnswer, cell?: string): Promise<void> {
-  const body = JSON.stringify({ id, ...reply, ...(cell ? { cell } : {}) });
-  await requestAPI('live/ack', { method: 'POST', body });
+/** Answers a request; ``before``: the document just before an applied change, when it held
+ * unsaved changes (the user's, which the save wrote with the agent's: the task does not count
+ * them as its own). An answer the server does not take with it (too large) goes without. */
+async function answer(
+  id: number,
+  reply: IAnswer,
+  cell?: string,
+  before?: unknown
+): Promise<void> {
+  const body = { id, ...reply, ...(cell ? { cell } : {}) };
+  if (before !== undefined) {
+    try {
+      await requestAPI('live/ack', { method: 'POST', body: JSON.stringify({ ...body, before }) });
+      return;
+    } catch (error) {
+      console.warn('mercury: the answer with the unsaved document was not taken', error);
+    }
+  }
+  await requestAPI('live/ack', { method: 'POST', body: JSON.stringify(body) });
 }
 
 async function handle(
@@ -240,6 +80,8 @@ async function handle(
     return answer(request.id, { state: 'not-open' });
   }
   let reply: IAnswer;
+  // the user's unsaved changes, which the save after the change writes too
+  const before = context.model.dirty ? context.model.toJSON() : undefined;
   try {
     reply = await applyRequest(shared, request);
   } catch (error) {
@@ -259,7 +101,7 @@ async function handle(
       applied.set(task, (applied.get(task) ?? new Set<string>()).add(request.path));
     }
   }
-  await answer(request.id, reply, request.cell_id);
+  await answer(request.id, reply, request.cell_id, reply.state === 'applied' ? before : undefined);
 }
 
 /** Polls for edit requests for as long as the page lives; a change of the open notebooks

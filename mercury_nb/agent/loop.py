@@ -31,6 +31,7 @@ from mercury_nb.agent.turn_report import (
     stalled_turn,
     verdict_of,
 )
+from mercury_nb.agent.user_work import into_snapshot
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Ending, WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import (
@@ -68,13 +69,12 @@ class AgentLoop:
     """Runs one task's turns and carries out the pure core's decisions.
 
     What follows a turn (finish, next turn, guard round, retry or fallback) is decided by
-    :func:`~mercury_nb.contract.turns.turn_router.step_router`; the turn's verdict by
-    ``classify_turn_end``, doom loops by ``observe_step``, stalls and memory pressure by their
-    governors. The loop itself decides only the mechanics inside a turn: keep stepping while
-    the last step completed with tool calls and the budget lasts (``_keeps_going``), offer
-    the directive's tools on a turn's first step only, keep partial text without its cut tool
-    calls, end the turn after a step that called ``finish`` (its other calls run first) or
-    whose action nobody could allow, and never feed a final answer to the doom detector."""
+    ``step_router``; the turn's verdict by ``classify_turn_end``, doom loops by
+    ``observe_step``, stalls and memory pressure by their governors. The loop decides only
+    the mechanics inside a turn: step while the last step made tool calls and the budget
+    lasts, offer the directive's tools on a turn's first step only, keep partial text
+    without its cut tool calls, end the turn after a ``finish`` call (its other calls run
+    first) or an action nobody could allow, and never feed the doom detector a final answer."""
 
     session: TaskSession
     models: Sequence[ChatModel]
@@ -99,7 +99,7 @@ class AgentLoop:
         self.memory = MemoryGovernor(self.config)
         self.fit = ToolFit(self.config, self.memory.learned)
         self.spender = SpendMeter(self.config)
-        self.ctx = replace(self.ctx, **self.watch.tool_callbacks())  # a copy: this task's watch
+        self.ctx = replace(into_snapshot(self), **self.watch.tool_callbacks())  # this task's
 
     @property
     def config(self) -> MercuryConfig:

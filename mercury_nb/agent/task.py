@@ -147,7 +147,7 @@ async def run_session(
     finally:
         _end_task_processes(session.task_id, sink)
     ending = await mark_unread(ending, session, root)
-    outcome = await measured_outcome(session, ending, snapshot, root.root)
+    outcome = await measured_outcome(session, ending, loop.snapshot, root.root)
     if loop.state is not None and loop.state.providers.ledger:
         outcome = outcome.model_copy(update={"providers": dict(loop.state.providers.ledger)})
     if kernel is not None:  # code a Stop cut, or could not cut, is said, never hidden

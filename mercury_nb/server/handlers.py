@@ -73,10 +73,10 @@ class MercuryHandler(ExtensionHandlerMixin, APIHandler):
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"error": message}))
 
-    def body_as(self, model: type[BaseModel], *, optional: bool = False) -> Any:
+    def body_as(self, model: type[BaseModel], *, optional: bool = False, **bound: int) -> Any:
         """The body as ``model``; a malformed one raises :class:`BadRequest`, which
-        :meth:`write_error` answers as JSON (400, 413)."""
-        return parse_body(self.request.body or b"", model, optional=optional)
+        :meth:`write_error` answers as JSON (400, 413); ``bound``: ``max_bytes``."""
+        return parse_body(self.request.body or b"", model, optional=optional, **bound)
 
     @property
     def root(self) -> Path:

@@ -4,8 +4,10 @@
 server root) JupyterLab has open and waits up to ``live_poll_s`` for edit requests for them
 (it refreshes the open record while it waits); ``POST /mercury/api/live/ack`` carries
 JupyterLab's answer to one request (``applied``, with the cells of an outputs request it left
-alone as ``skipped``; ``refused`` with the cell's current source; or ``not-open``). Both go
-through the ledger, which the agent's process shares.
+alone as ``skipped`` and, when the document held unsaved changes, the document just before
+the change as ``before``: its body may be as large as a notebook the start snapshot keeps;
+``refused`` with the cell's current source; or ``not-open``). Both go through the ledger,
+which the agent's process shares.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.home import home_of
 from mercury_nb.ledger.live_edits import LiveEditStore, store_for
 from mercury_nb.server.handlers import MercuryHandler
+from mercury_nb.server.models import MAX_BODY_BYTES
 
 MAX_OPEN = 200
 """Most notebooks one poll reports open."""
@@ -46,6 +49,8 @@ class AckBody(BaseModel):
     source: str | None = None
     cell: str | None = None
     skipped: list[str] | None = Field(default=None, max_length=MAX_CELLS)
+    before: dict[str, Any] | None = None
+    """The open notebook just before the change applied, when it held unsaved changes."""
 
 
 @cache
@@ -104,9 +109,11 @@ class LiveAckHandler(LiveHandler):
     @tornado.web.authenticated
     @authorized
     async def post(self) -> None:
-        body: AckBody = self.body_as(AckBody)
-        reply = {key: value for key, value in (("source", body.source), ("cell", body.cell),
-                                               ("skipped", body.skipped)) if value is not None}
+        body: AckBody = self.body_as(AckBody, max_bytes=MAX_BODY_BYTES
+                                     + _config().snapshot_max_file_bytes)
+        reply = {key: value for key, value in (
+            ("source", body.source), ("cell", body.cell), ("skipped", body.skipped),
+            ("before", body.before)) if value is not None}
         store = await asyncio.to_thread(self.store)
         taken = await asyncio.to_thread(store.acknowledge, body.id, body.state, reply)
         if not taken:

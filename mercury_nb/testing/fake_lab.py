@@ -4,6 +4,7 @@ document, then saves it), with the same compare-and-swap, then answers."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -22,12 +23,24 @@ def apply_to_file(path: Path, request: dict[str, Any],
                   unsaved: Iterable[Callable[[Any], None]] = ()) -> tuple[str, dict[str, Any]]:
     """Apply one request to the notebook at ``path`` as the open document would: its answer.
     ``unsaved``: the user's changes not saved yet, made to the document first (applying a
-    request saves the document, and with it them)."""
+    request saves the document, and with it them; the answer then carries the document as
+    it was before the request, ``before``, as the labextension's does)."""
     import nbformat
 
     notebook = nbformat.read(str(path), as_version=4)
-    for change in unsaved:
+    changes = list(unsaved)
+    for change in changes:
         change(notebook)
+    before = json.loads(json.dumps(notebook)) if changes else None
+    state, reply = _apply(path, notebook, request)
+    if state == "applied" and before is not None:
+        reply = {**reply, "before": before}  # a dirty document: as it was, as Lab answers
+    return state, reply
+
+
+def _apply(path: Path, notebook: Any, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    import nbformat
+
     cells = notebook.cells
     at = {str(cell.get("id")): i for i, cell in enumerate(cells)}
     op = request["op"]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.recovery.subagent_supervisor import SubagentRun
 from mercury_nb.contract.turns.final_reply import FinishCall
+from mercury_nb.contract.unsaved_cells import UserCells
 from mercury_nb.tools.approval import Permissions
 from mercury_nb.workspace.confinement import Workspace
 
@@ -126,6 +127,9 @@ class ToolContext:
     progress: Callable[[str], None] | None = None
     """Shows how far the running tool call is (``cell 7/12``) in the live status; set by
     the loop around each call, None outside one."""
+    on_user_cells: Callable[[UserCells], None] | None = None
+    """Told the cells of the user's unsaved work that a live edit's save wrote to a notebook
+    (the task takes them as its "before"); set by the loop, None: not told."""
 
 
 class Tool(Protocol):

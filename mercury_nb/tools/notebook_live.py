@@ -10,6 +10,7 @@ file on disk as before.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,16 +26,22 @@ from mercury_nb.contract.live_edit import (
     route,
     source_sha,
 )
+from mercury_nb.contract.unsaved_cells import UserCells, user_cells
 from mercury_nb.tools.base import LiveEdits, ToolContext, ToolError, ToolResult
 from mercury_nb.tools.notebooks import cell_source
+from mercury_nb.workspace.reading import FileTooLarge, read_bounded
 
 
 @dataclass(frozen=True)
 class LiveApplied:
     """The open notebook took the change (and was saved); ``skipped``: the cells of an
-    outputs request it left alone (changed since they ran)."""
+    outputs request it left alone (changed since they ran); ``document`` and ``user``: the
+    open notebook just before the change and the cells where it held the user's unsaved
+    work, which the save wrote to disk too (none when it had nothing unsaved)."""
 
     skipped: tuple[str, ...] = ()
+    document: dict[str, Any] | None = None
+    user: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -59,12 +66,15 @@ Sent = LiveApplied | Refused | NotLive
 
 def send(ctx: ToolContext, path: Path, request: dict[str, Any]) -> Sent:
     """Offer ``request`` to the notebook at ``path`` open in JupyterLab; wait for its answer."""
-    return offer(ctx.live_edits, ctx.config, path, request)
+    read = ctx.config.snapshot_max_file_bytes if ctx.on_user_cells is not None else 0
+    return offer(ctx.live_edits, ctx.config, path, request, disk_max_bytes=read)
 
 
 def offer(edits: LiveEdits | None, limits: LiveEditLimits, path: Path,
-          request: dict[str, Any]) -> Sent:
-    """:func:`send` through ``edits`` (None: no Lab) with these settings (undo's door)."""
+          request: dict[str, Any], *, disk_max_bytes: int = 0) -> Sent:
+    """:func:`send` through ``edits`` (None: no Lab) with these settings (undo's door).
+    ``disk_max_bytes``: the file (up to this size) is read before the change, to tell the
+    user's unsaved cells the document's save writes with it (0: not read, none told)."""
     if edits is None:
         return NotLive("no-lab")
     try:
@@ -76,6 +86,7 @@ def offer(edits: LiveEdits | None, limits: LiveEditLimits, path: Path,
             return NotLive(why)
         case Live():
             pass
+    disk = _disk(path, disk_max_bytes)  # the file as the document's save will find it
     request_id = edits.submit(path, request)
     found = _wait(edits, request_id, limits.live_edit_wait_s, limits.live_tick_s)
     if found is None:
@@ -84,7 +95,11 @@ def offer(edits: LiveEdits | None, limits: LiveEditLimits, path: Path,
     cell = str(reply.get("cell") or request.get("cell_id") or "?")
     if state == "applied":
         skipped = reply.get("skipped")
-        return LiveApplied(tuple(str(c) for c in skipped) if isinstance(skipped, list) else ())
+        document = reply.get("before")
+        user = (user_cells(_parsed(disk), document) if isinstance(document, dict)
+                else frozenset())
+        return LiveApplied(tuple(str(c) for c in skipped) if isinstance(skipped, list) else (),
+                           document if user else None, user)
     if state == "refused":
         source = reply.get("source")
         text = live_refusal_text(cell, Refuse(source) if isinstance(source, str) else Gone())
@@ -92,6 +107,22 @@ def offer(edits: LiveEdits | None, limits: LiveEditLimits, path: Path,
             return Refused(text or f"refused: cell {cell}", source=source)
         return Refused(text or f"refused: cell {cell}", gone=True)
     return NotLive(state)
+
+
+def _disk(path: Path, max_bytes: int) -> bytes | None:
+    if max_bytes <= 0:
+        return None
+    try:
+        return read_bounded(path.parent, path, max_bytes)
+    except (OSError, FileTooLarge):
+        return None
+
+
+def _parsed(data: bytes | None) -> Any:
+    try:
+        return json.loads(data) if data is not None else None
+    except ValueError:
+        return None
 
 
 def _wait(edits: LiveEdits, request_id: int, wait_s: float, tick_s: float
@@ -194,6 +225,7 @@ def outputs(ctx: ToolContext, path: Path, cells: list[RanCell]) -> OutputsApplie
     sent = send(ctx, path, request)
     match sent:
         case LiveApplied(skipped):
+            _user_work(ctx, path, sent)
             return OutputsApplied(skipped)
         case Refused():  # every cell changed while it ran
             return OutputsApplied(tuple(c.cell_id for c in cells))
@@ -212,6 +244,7 @@ def _result(ctx: ToolContext, path: Path, rel: str, request: dict[str, Any], cel
     sent = send(ctx, path, request)
     match sent:
         case LiveApplied():
+            _user_work(ctx, path, sent)
             if source is None:
                 ctx.cell_hashes.pop((rel, cell_id), None)
             else:
@@ -228,6 +261,17 @@ def _result(ctx: ToolContext, path: Path, rel: str, request: dict[str, Any], cel
             return None
         case _:
             assert_never(sent)
+
+
+def _user_work(ctx: ToolContext, path: Path, applied: LiveApplied) -> None:
+    """Tell the task which cells the save wrote of the user's unsaved work (its "before")."""
+    if applied.document is None or not applied.user or ctx.on_user_cells is None:
+        return
+    try:
+        rel = path.resolve().relative_to(ctx.root.root).as_posix()
+    except ValueError:
+        return
+    ctx.on_user_cells(UserCells(rel, applied.document, applied.user))
 
 
 def _plain(value: Any) -> Any:

@@ -114,7 +114,7 @@ def keep_task_states(snapshot: Snapshot, report: ChangeReport, home: Path | str,
     root = Path(snapshot.root)
     earlier = load_states(home, task_id)
     files = dict(earlier.files) if earlier is not None else {}
-    befores = _before_states(snapshot, [c.path for c in report.changes if c.path not in files],
+    befores = before_states(snapshot, [c.path for c in report.changes if c.path not in files],
                              max_bytes)
     left = max_bytes - sum(_kept_size(home, f) for f in files.values())
     for change in report.changes:
@@ -176,7 +176,7 @@ def _kept_size(home: Path | str, file: KeptFile) -> int:
     return 0
 
 
-def _before_states(snapshot: Snapshot, paths: list[str], max_bytes: int
+def before_states(snapshot: Snapshot, paths: list[str], max_bytes: int
                    ) -> dict[str, tuple[FileState | None, bytes | None]]:
     """Each path's state before the task and its exact bytes when known."""
     found: dict[str, tuple[FileState | None, bytes | None]] = {}

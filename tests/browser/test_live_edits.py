@@ -69,9 +69,13 @@ def test_a_task_adds_a_cell_live_and_unsaved_edits_survive(page: Any, lab: Lab) 
     started = lab.api("tasks", {"task": "Add a plot cell.", "model": "scripted/live-unsaved"})
     page.wait_for_function(f"n => document.querySelectorAll('{CELLS}').length === n", arg=4,
                            timeout=15_000)
-    assert wait_finished(lab, started["task_id"], timeout_s=60)["task"]["status"] == "completed"
+    found = wait_finished(lab, started["task_id"], timeout_s=60)
+    assert found["task"]["status"] == "completed"
     texts = cell_texts(page)
     assert texts[1] == "a = 1  # mine" and texts[3] == LIVE_SOURCE
+    # the save wrote the user's typing too, but the task's change is its cell alone
+    [change] = found["changes"]
+    assert [(c["kind"], c["number"]) for c in change["notebook"]["cells"]] == [("added", 4)]
     assert page.locator(".jp-Dialog").count() == 0  # no reload question, no conflict
     # the page saved the document before it answered: the file is what the user sees
     on_disk = [cell.source for cell in nbformat.read(path, as_version=4).cells]

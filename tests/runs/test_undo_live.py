@@ -186,3 +186,48 @@ async def test_a_lab_that_stops_answering_leaves_the_rest_named(
     assert [why for _, why in report.left] == [silent.format(n=n) for n in (3, 4, 2)]
     assert [source for _, source in cells(workspace)] == ["# Sales", "x = 1", "print(x)",
                                                           "y = 2"]
+
+
+@pytest.mark.parametrize("open_at_undo", [True, False])
+async def test_the_users_unsaved_work_a_live_edit_saved_stays_theirs(
+        workspace: Path, home: Path, scripted_model: Any, open_at_undo: bool) -> None:
+    """The user typed in the open notebook and did not save; the task's live edits saved the
+    document, their typing with it: the change summary names only the task's cells, and undo
+    (cell by cell, or the file swapped on disk) gives the user's typing back, not the file
+    as it was before the task."""
+    lab = FakeLab(home, [workspace / NB])
+
+    def typing(notebook: Any) -> None:
+        notebook.cells[2].source = "y = 2  # mine, not saved"
+        mine = v4.new_markdown_cell("my note, not saved")
+        mine.id = "mine"
+        notebook.cells.insert(1, mine)
+
+    lab.type_unsaved(workspace / NB, typing)
+    try:
+        run = runs.submit(runs.RunRequest(task="Set x to 10 in analysis.ipynb, print it, "
+                                          "drop z.", config=config(workspace, home),
+                                          model=scripted_model(TASK)))
+        assert not isinstance(run, runs.Refusal), run
+        outcome = await run.outcome()
+        assert outcome.status == "completed", outcome.banner
+        [change] = outcome.changes
+        assert change.notebook is not None
+        assert [(c.kind, c.number) for c in change.notebook.cells] == [
+            ("modified", 3), ("added", 4), ("removed", 5)]  # x=10, print(x), z dropped
+        changed = [line for line in change.diff.splitlines()
+                   if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+        assert changed and not [line for line in changed if "mine" in line]
+        if not open_at_undo:
+            lab.close()
+        report = runs.undo(outcome.task_id, config(workspace, home))
+        assert [r["op"] for r in lab.requests][3:] == (["edit", "delete", "insert", "outputs"]
+                                                       if open_at_undo else [])
+    finally:
+        if open_at_undo:
+            lab.close()
+    assert isinstance(report, runs.UndoReport)
+    assert (report.restored, report.left) == ([NB], [])
+    assert cells(workspace) == [("head", "# Sales"), ("mine", "my note, not saved"),
+                                ("one", "x = 1"), ("two", "y = 2  # mine, not saved"),
+                                ("three", "z = 3")]
