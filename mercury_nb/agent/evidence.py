@@ -85,6 +85,7 @@ async def gather_turn_facts(
         mutations_in_task=session.successful_mutations_since(0),
         last_failed_mutation=Blocker(failed.name, failed.result_head) if failed else None,
         forced=forced, called_tools=called_tools, investigations=session.investigations,
+        user_denied=session.user_denied is not None,
         tools_reported=await reported_tool_support(loop.model),  # asked once per server
     )
     match report:

@@ -41,7 +41,10 @@ from mercury_nb.contract.permissions.approval import (
 )
 from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.user_denials import denial_after
-from mercury_nb.tools.base import ToolContext
+from mercury_nb.tools.base import ToolContext, ToolError
+from mercury_nb.tools.notebooks import cell_source, notebook_at
+from mercury_nb.workspace.errors import WorkspaceError
+from mercury_nb.workspace.reading import read_bounded
 
 DETAIL_CHARS = 4000
 """Characters of a diff or of code an ask shows (the rest is cut)."""
@@ -56,17 +59,21 @@ def call_arguments(raw_arguments: str) -> dict[str, Any]:
     return args if isinstance(args, dict) else {}
 
 
-def call_detail(args: dict[str, Any]) -> str:
-    """What an ask shows of a call beyond its name: the diff of an edit, the code it runs,
-    the path it touches (empty: nothing more)."""
+def call_detail(args: dict[str, Any], current: str | None = None) -> str:
+    """What an ask shows of a call beyond its name: the diff of an edit (``current``: the
+    text a whole-file write or a cell edit replaces, see :func:`replaced_text`), the code it
+    runs, the path it touches (empty: nothing more)."""
     path = str(args.get("path", ""))
     cell = args.get("cell_id", args.get("index"))  # the cell an edit or a delete names
     if isinstance(cell, str | int) and not isinstance(cell, bool) and "cell_type" not in args:
         path = f"{path}, cell {'index ' if isinstance(cell, int) else ''}{cell}"
-    if isinstance(args.get("old_text"), str) and isinstance(args.get("new_text"), str):
-        diff = difflib.unified_diff(args["old_text"].splitlines(), args["new_text"].splitlines(),
-                                    f"a/{path}", f"b/{path}", lineterm="")
-        return clip("\n".join(diff), DETAIL_CHARS)
+    old, new = args.get("old_text"), args.get("new_text")
+    if current is not None:
+        old, new = current, args.get("content", args.get("source"))
+    if isinstance(old, str) and isinstance(new, str):
+        diff = "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(),
+                                              f"a/{path}", f"b/{path}", lineterm=""))
+        return clip(diff or f"{path}\n(no change)", DETAIL_CHARS)
     for key in ("content", "source", "code"):
         if isinstance(args.get(key), str):
             head = f"{path}\n" if path else ""
@@ -75,11 +82,28 @@ def call_detail(args: dict[str, Any]) -> str:
     return path
 
 
+def replaced_text(tool: str, args: dict[str, Any], ctx: ToolContext) -> str | None:
+    """The text the call replaces, for its ask's diff: the file ``write_file`` overwrites, the
+    source (on disk) of the cell ``edit_notebook_cell`` edits; None: none (a new file, an
+    unreadable one, another tool)."""
+    path, index = args.get("path"), args.get("index")
+    try:
+        if tool == "write_file" and isinstance(path, str):
+            target = ctx.root.resolve(path)
+            data = read_bounded(ctx.root.root, target, ctx.config.file_read_max_bytes)
+            return data.decode("utf-8")
+        if tool == "edit_notebook_cell" and isinstance(path, str) and type(index) is int:
+            cells = notebook_at(ctx, path).notebook.cells
+            return cell_source(cells[index]) if 0 <= index < len(cells) else None
+    except (OSError, ValueError, ToolError, WorkspaceError):  # new, unreadable, not text
+        return None
+    return None
+
+
 async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx: ToolContext,
                          session: TaskSession, step: int, on_event: EventSink) -> str | None:
     """None: the call may run; else why it is denied (the model gets ``denied: <why>``)."""
     args = call_arguments(raw_arguments)
-    detail = call_detail(args)
     path = args.get("path")
     action = action_for_tool(tool, command, path if isinstance(path, str) else "")
     rules = (*ctx.config.allow, *ctx.permissions.rules)
@@ -93,6 +117,7 @@ async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx
         case Ask(what=what, suggested_rule=rule):
             ctx.permissions.asked += 1  # the one numbering: the approver and the live fold
             number = ctx.permissions.asked
+            detail = call_detail(args, await asyncio.to_thread(replaced_text, tool, args, ctx))
             on_event(PermissionAsked(step, tool, what, command, rule, detail, number,
                                      ctx.permissions.asked_in))
             request = ApprovalRequest(tool, what, command, detail, rule, number)

@@ -225,5 +225,23 @@ async def test_an_ask_to_change_a_notebook_cell_names_the_cell(
     asker = FakeApprover("deny")
     await run_once(workspace, home, scripted_model, turns, asker, task="Change a.ipynb.",
                    permissions="ask")
-    assert [r.detail for r in asker.asked] == ["a.ipynb, cell index 0\n+x = 2",
-                                              "a.ipynb, cell c1"]
+    assert [r.detail for r in asker.asked] == [
+        "--- a/a.ipynb, cell index 0\n+++ b/a.ipynb, cell index 0\n@@ -1 +1 @@\n-x = 1\n+x = 2",
+        "a.ipynb, cell c1"]
+
+
+async def test_an_ask_in_ask_mode_shows_the_diff_of_a_whole_file_write(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    (workspace / "notes.md").write_text("# Notes\nkeep\nold line\n")
+    turns = [Turn(tool_calls=(call("write_file", path="notes.md",
+                                   content="# Notes\nkeep\nnew line\n"),
+                              call("write_file", path="new.md", content="hello\n"))),
+             Turn(text="Done.")]
+    asker = FakeApprover("allow-once")
+    await run_once(workspace, home, scripted_model, turns, asker, task="Edit notes.md.",
+                   permissions="ask")
+    assert [r.detail for r in asker.asked] == [
+        "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n # Notes\n keep\n-old line\n"
+        "+new line",
+        "new.md\n+hello"]  # a new file: its lines, all added
+    assert (workspace / "notes.md").read_text().endswith("new line\n")

@@ -93,11 +93,15 @@ def route_guard(
     None means the guard has nothing to do (idle, or satisfied just now by a mutation): the
     verdict's own route (gate, step budget) follows. A round that no model of the chain can
     answer (no tool support) is not run: the task fails; a round goes to a provider of the
-    chain not known to lack tools."""
+    chain not known to lack tools. After the user's own Deny (and no change) the guard does
+    not force: the task pauses (the ending names the denial, ``after_user_denial``)."""
     if not state.guard.active and (
         facts.verdict is not TurnVerdict.TEXT_STOP or not guard_eligible(state, facts, config)
     ):
         return state, None
+    if facts.user_denied and facts.mutations_in_task == 0:  # never forced past the user's no
+        stopped = replace(state, guard=GuardState(), guard_round=None)
+        return stopped, FinishWith(WorkNotStartedPause(facts.last_failed_mutation))
     offer = False
     if guard_eligible(state, facts, config):  # nothing changed yet: an answer, or narration?
         match read_reply(reply_observation(state, facts)):

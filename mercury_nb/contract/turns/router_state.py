@@ -130,6 +130,9 @@ class TurnFacts:
     investigations: int = 0
     """Non-mutating calls of the whole task that looked at the workspace and ran (reads,
     listings, read-only commands): an answer after one may end a task that demands no change."""
+    user_denied: bool = False
+    """The user denied an action in this run (and has not allowed it since): the guard does
+    not force a task past the user's "no"."""
 
 
 @dataclass(frozen=True)

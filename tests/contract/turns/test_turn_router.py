@@ -352,3 +352,34 @@ def test_a_chain_used_up_on_empty_replies_pauses(kind: str, ending_type: type) -
     assert isinstance(decision.ending, ending_type)
     if ending_type is Paused:
         assert decision.ending == Paused(EMPTY_REPLIES_PAUSE.format(provider="x"))
+
+
+DENIED = Blocker("write_file", "denied: the user denied it")
+
+
+@pytest.mark.parametrize(
+    ("facts", "in_round", "expected"),
+    [
+        pytest.param(text_stop("You said no.", failed=DENIED, user_denied=True), False,
+                     FinishWith(WorkNotStartedPause(DENIED)), id="no-round-after-a-deny"),
+        pytest.param(text_stop("Still planning.", failed=DENIED, user_denied=True), True,
+                     FinishWith(WorkNotStartedPause(DENIED)), id="a-round-ends-at-a-deny"),
+        pytest.param(TurnFacts(TurnVerdict.STEPS_EXHAUSTED, user_denied=True), True,
+                     FinishWith(WorkNotStartedPause(None)), id="steps-spent-in-a-round"),
+        pytest.param(text_stop("You said no."), False, "GuardRound", id="no-deny-a-round"),
+    ],
+)
+def test_the_guard_never_forces_past_the_users_deny(facts: TurnFacts, in_round: bool,
+                                                    expected: Any) -> None:
+    """The user's own Deny, and nothing changed: the task pauses (the ending then names the
+    denial), where the guard would have forced a round."""
+    if in_round:
+        state, config, _ = guard_started()
+    else:
+        state, config = start()
+    state, decision = step_router(state, facts, config)
+    if expected == "GuardRound":
+        assert isinstance(decision, GuardRound)
+    else:
+        assert decision == expected
+        assert not state.guard.active
