@@ -84,6 +84,10 @@ def with_readme():
     return folder
 
 register_scripted_model("guess", [Turn(text="README.md says this is a weather app.")])
+register_scripted_model("allow", [
+    Turn(tool_calls=(call("run_command", command="touch allowed.txt"),)),
+    Turn(text="allowed.txt is there."),
+])
 register_scripted_model("approve", [
     Turn(tool_calls=(call("run_command", command="pip install --dry-run requests"),)),
     Turn(text="requests would install."),
@@ -102,6 +106,8 @@ SETUP += (
     "print('stream ready')\n"
 )
 
+ALLOWED = Path(tempfile.mkdtemp(prefix="mercury-allow-once-"))
+"""The ``allow`` cell's workspace: its command's file appears there once allowed."""
 HELLO_TASK = "Create hello.py that prints hello world, and run it."
 CELLS = {
     "load": "%load_ext mercury_nb",
@@ -124,6 +130,8 @@ CELLS = {
               "What does the plan say?",
     "approve": "%%mercury --model scripted/approve --permissions edits --chat "
                "--workdir {fresh()}\nWould requests install?",
+    "allow": "%%mercury --model scripted/allow --permissions edits --chat "
+             f"--workdir {ALLOWED}\nTouch allowed.txt.",
 }
 ORDER = list(CELLS)
 
@@ -353,3 +361,15 @@ def test_an_edits_cell_asks_before_its_command_with_the_three_answers(
     text = notebook.wait_for("approve", lambda t: "Allow once" not in t
                              and not notebook.stop_visible("approve"), "the end after Deny")
     assert "Always allow" not in text and "Deny" not in text
+
+
+def test_allow_once_in_the_cell_runs_the_command(notebook: Notebook) -> None:
+    notebook.run("allow")
+    text = notebook.wait_for("allow", lambda t: "Allow once" in t, "the approval")
+    assert "touch allowed.txt" in text
+    assert not (ALLOWED / "allowed.txt").exists()  # asked before it ran
+    notebook.output("allow").locator("button", has_text="Allow once").click()
+    text = notebook.wait_for("allow", lambda t: "Allow once" not in t
+                             and not notebook.stop_visible("allow"), "the end after Allow once")
+    assert (ALLOWED / "allowed.txt").exists()
+    assert "allowed.txt (created)" in text  # the change summary names what it made
