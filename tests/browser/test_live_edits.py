@@ -132,3 +132,20 @@ def test_ctrl_z_removes_the_agents_cell(page: Any, lab: Lab) -> None:
     page.wait_for_function(f"n => document.querySelectorAll('{CELLS}').length === n", arg=2,
                            timeout=5_000)
     assert LIVE_SOURCE not in cell_texts(page)
+
+
+def test_ctrl_z_takes_back_the_agents_edit_of_a_cell(page: Any, lab: Lab) -> None:
+    notebook(lab, "undo-edit.ipynb", "sales = [3, 4]")
+    open_notebook(page, lab, "undo-edit.ipynb", 2)
+    started = lab.api("tasks", {"task": "Make cell 1 plot.", "model": "scripted/live-undo-edit"})
+    page.wait_for_function("s => document.querySelectorAll('.jp-Notebook .jp-Cell "
+                           ".jp-InputArea-editor')[1].innerText === s", arg=LIVE_SOURCE,
+                           timeout=15_000)
+    assert wait_finished(lab, started["task_id"], timeout_s=60)["task"]["status"] == "completed"
+    page.locator(f"{CELLS}").nth(0).click()
+    page.keyboard.press("Escape")  # command mode
+    page.keyboard.press("Control+z")
+    page.wait_for_function("() => document.querySelectorAll('.jp-Notebook .jp-Cell "
+                           ".jp-InputArea-editor')[1].innerText === 'sales = [3, 4]'",
+                           timeout=5_000)
+    assert page.locator(".jp-Dialog").count() == 0

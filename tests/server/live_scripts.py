@@ -89,7 +89,8 @@ def live_two_edits(path: str) -> list[Turn]:
 
 def register_all(prefix: str = "live") -> None:
     """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel``, ``-undo``, ``-kernel``,
-    ``-cli``, ``-delete``, ``-outputs``, ``-undone``, ``-below``, ``-fix`` and ``-ask``
+    ``-cli``, ``-delete``, ``-outputs``, ``-undone``, ``-below``, ``-fix``, ``-ask`` and
+    ``-undo-edit``
     (fresh scripts, each played once in a lab session, or in the kernel or CLI process that
     registers them): the browser tests of live edits name them."""
     from mercury_nb.testing import register_scripted_model
@@ -106,6 +107,7 @@ def register_all(prefix: str = "live") -> None:
     register_scripted_model(f"{prefix}-below", live_below("below.ipynb", "asking"))
     register_scripted_model(f"{prefix}-fix", live_fix("fix.ipynb"))
     register_scripted_model(f"{prefix}-ask", live_ask())
+    register_scripted_model(f"{prefix}-undo-edit", live_edit("undo-edit.ipynb", 1, LIVE_SOURCE))
 
 
 def cli_main(argv: list[str]) -> int:
