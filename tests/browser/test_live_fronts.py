@@ -223,9 +223,11 @@ def test_the_error_fix_loop_from_a_cell_of_the_notebook(page: Any, lab: Lab) -> 
     cell's widget keeps its verdict (a fresh kernel only skipped that cell)."""
     from live_scripts import FIXED
 
+    gate = lab.root.parent / "fix-gate"  # the fix waits for it: the traceback is seen first
     path = notebook(lab, "fix.ipynb",
                     ("f0", f"import sys\nsys.path.insert(0, {str(SCRIPTS_DIR)!r})\n"
-                           "import live_scripts\nlive_scripts.register_all()\n"
+                           "import live_scripts\n"
+                           f"live_scripts.register_all(fix_gate={str(gate)!r})\n"
                            "%load_ext mercury_nb"),
                     ("f1", "sales = [3, 4]"), ("f2", "total = sum(sale)\nprint(total)"),
                     ("f3", "%%mercury --model scripted/live-fix --permissions auto\n"
@@ -240,7 +242,14 @@ def test_the_error_fix_loop_from_a_cell_of_the_notebook(page: Any, lab: Lab) -> 
         }}""", ["fix.ipynb", index])
         kernel_idle(page, "fix.ipynb", 60_000)
     cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
-    try:
+    shoot = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
+    shoot.mkdir(exist_ok=True)
+    try:  # the first run's traceback lands in the open notebook, under the failing cell
+        cells.nth(2).locator(".jp-OutputArea-output", has_text="NameError").wait_for(
+            timeout=120_000)
+        page.locator("#jp-main-dock-panel").screenshot(path=str(shoot / "error-fix-error.png"))
+        assert book_sources(page, "fix.ipynb")[2] == "total = sum(sale)\nprint(total)"
+        gate.touch()
         cells.nth(3).locator(".jp-OutputArea-output", has_text="completed").wait_for(
             timeout=120_000)
     except Exception:
@@ -254,6 +263,4 @@ def test_the_error_fix_loop_from_a_cell_of_the_notebook(page: Any, lab: Lab) -> 
     assert cells.nth(2).locator(".jp-OutputArea-output").inner_text().strip() == "7"
     assert [c.source for c in nbformat.read(path, as_version=4).cells][2] == FIXED
     no_dialog(page)
-    shoot = DOCS if os.environ.get("MERCURY_UPDATE_SCREENSHOTS") == "1" else SHOTS
-    shoot.mkdir(exist_ok=True)
     page.locator("#jp-main-dock-panel").screenshot(path=str(shoot / "error-fix.png"))

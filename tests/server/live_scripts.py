@@ -3,7 +3,7 @@ and browser tests of the live-edit route."""
 
 from __future__ import annotations
 
-from mercury_nb.testing import Turn, call
+from mercury_nb.testing import Stall, Turn, call
 
 LIVE_SOURCE = "print('sales by month')"
 
@@ -56,12 +56,15 @@ def live_below(path: str, cell_id: str) -> list[Turn]:
 FIXED = "total = sum(sales)\nprint(total)"
 
 
-def live_fix(path: str) -> list[Turn]:
+def live_fix(path: str, gate: str | None = None) -> list[Turn]:
     """The error -> fix loop: run every cell of ``path``, fix its cell 2 (index), run every
-    cell again, then say what was wrong."""
+    cell again, then say what was wrong. ``gate``: a file the fix waits for (a test's look
+    at the traceback in the open notebook first)."""
+    wait = Stall(seconds=120, until=gate) if gate is not None else None
     return [
         Turn(tool_calls=(call("run_cells", path=path),)),
-        Turn(tool_calls=(call("edit_notebook_cell", path=path, index=2, source=FIXED),)),
+        Turn(tool_calls=(call("edit_notebook_cell", path=path, index=2, source=FIXED),),
+             fault=wait),
         Turn(tool_calls=(call("run_cells", path=path),)),
         Turn(text="The third cell summed `sale`, which is not defined; it now sums `sales`, "
                   "and every cell runs."),
@@ -87,7 +90,7 @@ def live_two_edits(path: str) -> list[Turn]:
     ]
 
 
-def register_all(prefix: str = "live") -> None:
+def register_all(prefix: str = "live", fix_gate: str | None = None) -> None:
     """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel``, ``-undo``, ``-kernel``,
     ``-cli``, ``-delete``, ``-outputs``, ``-undone``, ``-below``, ``-fix``, ``-ask`` and
     ``-undo-edit``
@@ -105,7 +108,7 @@ def register_all(prefix: str = "live") -> None:
     register_scripted_model(f"{prefix}-outputs", live_run("outputs.ipynb"))
     register_scripted_model(f"{prefix}-undone", live_two_edits("undone.ipynb"))
     register_scripted_model(f"{prefix}-below", live_below("below.ipynb", "asking"))
-    register_scripted_model(f"{prefix}-fix", live_fix("fix.ipynb"))
+    register_scripted_model(f"{prefix}-fix", live_fix("fix.ipynb", fix_gate))
     register_scripted_model(f"{prefix}-ask", live_ask())
     register_scripted_model(f"{prefix}-undo-edit", live_edit("undo-edit.ipynb", 1, LIVE_SOURCE))
 
