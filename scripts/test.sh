@@ -23,6 +23,21 @@ if ! { .venv/bin/python -m pip install --disable-pip-version-check hatchling edi
 fi
 echo "== labextension (rebuilt when labextension/ changed)"
 bash scripts/build_labextension.sh
+echo "== .venv-rtc: .venv with jupyter-collaboration, where the live-edit browser tests run again"
+# (tests/browser/test_live_collaboration.py): made once by copying .venv, its panel refreshed
+if [ ! -x .venv-rtc/bin/python ] || [ ! -f .venv-rtc/.made ]; then
+  rm -rf .venv-rtc
+  cp -a .venv .venv-rtc
+  if ! .venv-rtc/bin/python -m pip install --disable-pip-version-check "jupyter-collaboration>=3" \
+      > .venv/logs/pip-install-rtc.log 2>&1; then
+    tail -n 40 .venv/logs/pip-install-rtc.log
+    echo "pip install jupyter-collaboration failed (log: .venv/logs/pip-install-rtc.log)" >&2
+    exit 1
+  fi
+  touch .venv-rtc/.made
+fi
+rm -rf .venv-rtc/share/jupyter/labextensions/mercury-nb
+cp -r .venv/share/jupyter/labextensions/mercury-nb .venv-rtc/share/jupyter/labextensions/mercury-nb
 echo "== ruff"
 .venv/bin/ruff check mercury_nb tests bench
 echo "== lint-imports (layers, no import cycles, testing independent)"

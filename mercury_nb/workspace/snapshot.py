@@ -28,9 +28,12 @@ SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".ipynb_checkpo
 """Folders the summary never enters; ``.mercury-undo`` is undo's own store under
 ``MERCURY_HOME`` (written at a task's end, also when that home lies inside the workspace)."""
 SKIPPED_SUFFIXES = (".pyc", "ledger.sqlite3", "ledger.sqlite3-wal", "ledger.sqlite3-shm",
-                    "ledger.sqlite3-journal")
-"""File name endings the summary ignores: bytecode, and mercury's own work ledger (which is
-written during the task when ``MERCURY_HOME`` lies inside the workspace)."""
+                    "ledger.sqlite3-journal", ".jupyter_ystore.db", ".jupyter_ystore.db-wal",
+                    ".jupyter_ystore.db-shm", ".jupyter_ystore.db-journal")
+"""File name endings the summary ignores: bytecode, mercury's own work ledger (which is
+written during the task when ``MERCURY_HOME`` lies inside the workspace), and the store of
+jupyter-collaboration's shared documents (written in the server root while a notebook is
+open; never the task's change, and never restored by an undo)."""
 DEFAULT_MAX_TEXT_BYTES = 64 * 1024 * 1024
 """Total text a snapshot keeps in memory; beyond it files are compared by hash only."""
 _SNAPSHOT_VERSION = 1

@@ -111,6 +111,22 @@ SCRIPTED_CONFIG = (
 """The test scripts every ``lab`` test names (``scripted/panel-...``, ``scripted/review-...``)."""
 
 
+EXPECT_RTC = "MERCURY_EXPECT_RTC"
+"""Set to 1 by ``test_live_collaboration.py``: every Lab must serve jupyter-collaboration."""
+
+
+def _require_collaboration(base_url: str, token: str) -> None:
+    """jupyter-collaboration's document-session route answers (anything but 404)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(f"{base_url}api/collaboration/session/x.ipynb?token={token}",
+                               timeout=10)
+    except urllib.error.HTTPError as error:
+        assert error.code != 404, "jupyter-collaboration is not serving in this Lab"
+
+
 @contextlib.contextmanager
 def running_lab(base: Path, *, scripted: bool = True, permissions: str = "auto"
                 ) -> Iterator[Lab]:
@@ -148,6 +164,8 @@ def running_lab(base: Path, *, scripted: bool = True, permissions: str = "auto"
     base_url = f"http://127.0.0.1:{port}/"
     try:
         _wait_ready(f"{base_url}api/status?token={token}", process, log)
+        if os.environ.get(EXPECT_RTC) == "1":  # the run of test_live_collaboration.py
+            _require_collaboration(base_url, token)
         yield Lab(base_url, token, root, home, env)
     finally:
         process.terminate()

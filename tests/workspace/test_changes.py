@@ -334,3 +334,21 @@ def test_unmeasured_file_is_summarised_not_counted(
     assert not change.measured
     assert change.diff == ""
     assert change_line(change) == f"blob.bin ({expected})"
+
+
+@pytest.mark.parametrize("in_git", [True, False])
+def test_jupyter_collaborations_store_is_never_a_change(tmp_path: Path, in_git: bool) -> None:
+    """jupyter-collaboration keeps its shared documents in ``.jupyter_ystore.db`` in the
+    server root, written while a notebook is open: not the task's change, never undone."""
+    if in_git:
+        root = committed_repo(tmp_path / "ws", {"a.txt": "one\n"})
+    else:
+        root = tmp_path / "ws"
+        root.mkdir()
+        (root / "a.txt").write_text("one\n")
+    (root / ".jupyter_ystore.db").write_bytes(b"SQLite format 3\x00 before")
+    snapshot = take_snapshot(root, _config(root))
+    for name in (".jupyter_ystore.db", ".jupyter_ystore.db-wal", ".jupyter_ystore.db-shm"):
+        (root / name).write_bytes(b"SQLite format 3\x00 after")
+    (root / "a.txt").write_text("two\n")
+    assert _summary(measure_changes(snapshot, root)) == {"a.txt": ("modified", 1, 1)}
