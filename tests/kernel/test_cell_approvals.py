@@ -71,3 +71,48 @@ async def test_the_cells_deny_pauses_a_task_that_cannot_go_on_naming_the_command
               "or --permissions auto (the model said: I may not run the script.)")
     assert (outcome.status, outcome.resumable, outcome.blocker) == ("paused", True, denied)
     assert outcome.banner in capsys.readouterr().out  # the cell shows the pause
+
+
+async def test_an_ask_mode_cell_shows_the_edits_diff_and_allow_once_writes_it(
+    ip: InteractiveShell, names: list[str], tmp_path: Path, shown: list[Any],
+) -> None:
+    (tmp_path / "notes.md").write_text("# Notes\nold line\n")
+    model = register(names, [
+        Turn(tool_calls=(call("write_file", path="notes.md", content="# Notes\nnew line\n"),)),
+        Turn(tool_calls=(call("read_file", path="notes.md"),)),
+        Turn(text="notes.md says new line now."),
+    ])
+    line = f"--model {model.name} --permissions ask --workdir {shlex.quote(str(tmp_path))}"
+    assert ip.run_cell_magic("mercury", line, "Change the old line of notes.md.") is None
+    record = registry.latest()
+    assert record is not None
+    pressed = await buttons_of(shown[0], record.task)
+    assert list(pressed) == ["Allow once", "Deny"]  # no rule allows a file write alone
+    asked = [part.value for part in shown[0].box.children[-1].children[:-1]]
+    assert asked[0] == "<b>mercury asks permission to write_file notes.md</b>"
+    assert "\n-old line\n+new line</pre>" in asked[1]  # the diff, not the whole file
+    assert (tmp_path / "notes.md").read_text() == "# Notes\nold line\n"  # asked first
+    pressed["Allow once"].click()
+    outcome = await record.task
+    model.assert_complete()
+    assert (tmp_path / "notes.md").read_text() == "# Notes\nnew line\n"
+    assert outcome.status == "completed", outcome.banner
+
+
+async def test_a_read_only_cell_writes_nothing_and_asks_nothing(
+    ip: InteractiveShell, names: list[str], tmp_path: Path, shown: list[Any],
+) -> None:
+    model = register(names, [
+        Turn(tool_calls=(call("write_file", path="a.txt", content="x\n"),)),
+        Turn(text="In read-only mode I can only tell you: a.txt would hold x."),
+    ])
+    line = f"--model {model.name} --permissions read-only --workdir {shlex.quote(str(tmp_path))}"
+    assert ip.run_cell_magic("mercury", line, "What would a.txt hold?") is None
+    record = registry.latest()
+    assert record is not None
+    outcome = await record.task
+    model.assert_complete()
+    assert not (tmp_path / "a.txt").exists()
+    offered = {tool["function"]["name"] for tool in model.requests[0].tools}
+    assert "write_file" not in offered and "run_command" not in offered
+    assert outcome.changes == []
