@@ -15,13 +15,11 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, assert_never
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.live_edit import Live, route
 from mercury_nb.contract.notebook_undo import (
     Answer,
     CellOp,
@@ -51,16 +49,6 @@ def live_edits_for(config: MercuryConfig) -> LiveEdits | None:
         return store_for(live_home(os.environ, config.home))
     except (OSError, sqlite3.Error):
         return None
-
-
-def is_open(edits: LiveEdits | None, config: MercuryConfig, path: Path) -> bool:
-    """Whether JupyterLab reported ``path`` open lately (the notebook tools' test)."""
-    if edits is None:
-        return False
-    try:
-        return isinstance(route(edits.seen_at(path), time.time(), config), Live)
-    except (OSError, sqlite3.Error):
-        return False
 
 
 @dataclass

@@ -34,8 +34,9 @@ from mercury_nb.ledger.records import TaskHeader, TaskRecord
 from mercury_nb.ledger.store import Ledger
 from mercury_nb.runs.launch import ledger_for
 from mercury_nb.runs.lookup import Refusal, find_task
-from mercury_nb.runs.undo_live import LiveUndone, is_open, live_edits_for, undo_live
+from mercury_nb.runs.undo_live import LiveUndone, live_edits_for, undo_live
 from mercury_nb.tools.notebook_live import LiveEdits
+from mercury_nb.tools.open_notebooks import is_open
 from mercury_nb.workspace.undo_apply import Applied, apply_plan
 from mercury_nb.workspace.undo_store import (
     KeptFile,

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
 
-from mercury_nb.contract.live_edit import Live, route
-from mercury_nb.tools.base import ToolContext, ToolError
+from mercury_nb.contract.live_edit import Live, LiveEditLimits, route
+from mercury_nb.tools.base import LiveEdits, ToolContext, ToolError
 
 WHOLE_FILE_REFUSED = (
     "{rel} is open in JupyterLab: change its cells with edit_notebook_cell, "
@@ -15,15 +16,20 @@ WHOLE_FILE_REFUSED = (
     "typing)")
 
 
-def open_in_lab(ctx: ToolContext, path: Path) -> bool:
-    """Whether the panel reports ``path`` open in JupyterLab (fresh: see ``route``)."""
-    edits = ctx.live_edits
-    if edits is None or path.suffix != ".ipynb":
+def is_open(edits: LiveEdits | None, limits: LiveEditLimits, path: Path) -> bool:
+    """Whether JupyterLab reported ``path`` open lately (fresh: see ``route``) in the
+    live-edit tables ``edits`` (None: no Lab)."""
+    if edits is None:
         return False
     try:
-        return isinstance(route(edits.seen_at(path), time.time(), ctx.config), Live)
-    except OSError:  # an unusable ledger: as if no Lab were attached
+        return isinstance(route(edits.seen_at(path), time.time(), limits), Live)
+    except (OSError, sqlite3.Error):  # an unusable ledger: as if no Lab were attached
         return False
+
+
+def open_in_lab(ctx: ToolContext, path: Path) -> bool:
+    """Whether the panel reports the notebook ``path`` open in JupyterLab."""
+    return path.suffix == ".ipynb" and is_open(ctx.live_edits, ctx.config, path)
 
 
 def refuse_if_open(ctx: ToolContext, path: Path, rel: str) -> None:
