@@ -210,6 +210,15 @@ async def test_always_allow_of_code_in_the_kernel_saves_a_tool_rule_that_sticks(
     assert second.asked == [] and again["x"] == 42
 
 
+async def ask_mode_details(workspace: Path, home: Path, scripted_model: Any,
+                           calls: tuple[Any, ...], answer: ApprovalAnswer = "deny") -> list[str]:
+    """What the asks of one step's ``calls`` in ``ask`` mode showed, each answered so."""
+    asker = FakeApprover(answer)
+    await run_once(workspace, home, scripted_model, [Turn(tool_calls=calls), Turn(text="Done.")],
+                   asker, task="Change the files.", permissions="ask")
+    return [request.detail for request in asker.asked]
+
+
 async def test_an_ask_to_change_a_notebook_cell_names_the_cell(
         workspace: Path, home: Path, scripted_model: Any) -> None:
     import nbformat
@@ -218,14 +227,10 @@ async def test_an_ask_to_change_a_notebook_cell_names_the_cell(
     notebook.cells = [nbformat.v4.new_code_cell("x = 1")]
     notebook.cells[0].id = "c1"
     nbformat.write(notebook, str(workspace / "a.ipynb"))
-    turns = [Turn(tool_calls=(call("edit_notebook_cell", path="a.ipynb", index=0,
-                                   source="x = 2"),
-                              call("delete_notebook_cell", path="a.ipynb", cell_id="c1"))),
-             Turn(text="Done.")]
-    asker = FakeApprover("deny")
-    await run_once(workspace, home, scripted_model, turns, asker, task="Change a.ipynb.",
-                   permissions="ask")
-    assert [r.detail for r in asker.asked] == [
+    asked = await ask_mode_details(workspace, home, scripted_model, (
+        call("edit_notebook_cell", path="a.ipynb", index=0, source="x = 2"),
+        call("delete_notebook_cell", path="a.ipynb", cell_id="c1")))
+    assert asked == [
         "--- a/a.ipynb, cell index 0\n+++ b/a.ipynb, cell index 0\n@@ -1 +1 @@\n-x = 1\n+x = 2",
         "a.ipynb, cell c1"]
 
@@ -233,14 +238,10 @@ async def test_an_ask_to_change_a_notebook_cell_names_the_cell(
 async def test_an_ask_in_ask_mode_shows_the_diff_of_a_whole_file_write(
         workspace: Path, home: Path, scripted_model: Any) -> None:
     (workspace / "notes.md").write_text("# Notes\nkeep\nold line\n")
-    turns = [Turn(tool_calls=(call("write_file", path="notes.md",
-                                   content="# Notes\nkeep\nnew line\n"),
-                              call("write_file", path="new.md", content="hello\n"))),
-             Turn(text="Done.")]
-    asker = FakeApprover("allow-once")
-    await run_once(workspace, home, scripted_model, turns, asker, task="Edit notes.md.",
-                   permissions="ask")
-    assert [r.detail for r in asker.asked] == [
+    asked = await ask_mode_details(workspace, home, scripted_model, (
+        call("write_file", path="notes.md", content="# Notes\nkeep\nnew line\n"),
+        call("write_file", path="new.md", content="hello\n")), "allow-once")
+    assert asked == [
         "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n # Notes\n keep\n-old line\n"
         "+new line",
         "new.md\n+hello"]  # a new file: its lines, all added
