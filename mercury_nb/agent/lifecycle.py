@@ -51,7 +51,8 @@ async def measured_outcome(session: TaskSession, ending: Ending, snapshot: Snaps
         config = session.config
         with contextlib.suppress(OSError):
             await asyncio.to_thread(keep_task_states, snapshot, report, config.home,
-                                    session.task_id, config.undo_max_bytes)
+                                    session.task_id, config.undo_max_bytes,
+                                    session.before_copies.shas)
     return build_outcome(session, ending, report, await priced(session.usage))
 
 

@@ -14,6 +14,7 @@ from mercury_nb.agent.evidence import gather_turn_facts
 from mercury_nb.agent.memory import MemoryGovernor
 from mercury_nb.agent.prompts import assistant_message
 from mercury_nb.agent.session import TaskSession
+from mercury_nb.agent.snapshot_hooks import into_snapshot
 from mercury_nb.agent.spending import SpendMeter
 from mercury_nb.agent.stall_watch import AttemptStalled, StallWatch
 from mercury_nb.agent.step import StepFailedBeforeOutput, watched_step
@@ -31,7 +32,6 @@ from mercury_nb.agent.turn_report import (
     stalled_turn,
     verdict_of,
 )
-from mercury_nb.agent.user_work import into_snapshot
 from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.endings import Ending, WindowTooSmall
 from mercury_nb.contract.escalation.doom_loop import (

@@ -11,6 +11,7 @@ from mercury_nb.contract.config import MercuryConfig
 from mercury_nb.contract.redaction import known_secrets
 from mercury_nb.contract.user_denials import UserDenial
 from mercury_nb.contract.vocabulary import NON_INVESTIGATING_TOOLS
+from mercury_nb.workspace.before_copies import BeforeCopies
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,9 @@ class TaskSession:
     """The action the user last denied in this run (and did not allow later), its
     sub-agents' included: if the task then cannot finish, its pause names it (never
     checkpointed: a continue asks anew)."""
+    before_copies: BeforeCopies = field(default_factory=BeforeCopies)
+    """The "before" bytes this run's tools copied at their first write of a file the start
+    snapshot could not keep (its end records them for undo, then they are not needed)."""
     shown_task: str | None = None
     """The task's text as shown and stored (displayable, masked), made once by the door;
     None: the outcome masks :attr:`task` itself."""

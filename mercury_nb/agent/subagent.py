@@ -131,6 +131,7 @@ async def run_subagent(task: str, sub_id: str, parent: SubagentParent, ctx: Tool
         ctx=ToolContext(root=root, config=config, notice=lambda text: sink(Notice(str(text))),
                         ask_handler=ctx.ask_handler, permissions=ctx.permissions,
                         live_edits=ctx.live_edits, on_user_cells=ctx.on_user_cells,
+                        before_write=ctx.before_write,
                         process_scope=ctx.process_scope),  # its leftovers end with the parent
         on_event=sink,
         snapshot=snapshot,

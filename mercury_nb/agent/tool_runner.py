@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from mercury_nb.agent.events import EventSink, ToolFinished, ToolProgress, ToolStarted
-from mercury_nb.agent.permission_gate import permission_for
+from mercury_nb.agent.permission_gate import call_arguments, permission_for
 from mercury_nb.agent.prompts import summarize_arguments, tool_message
 from mercury_nb.agent.session import TaskSession, ToolLogEntry
 from mercury_nb.contract.gate.command_effects import is_read_only_command
@@ -86,6 +87,10 @@ async def run_tool_calls(
         denied = await permission_for(call.name, command, call.arguments, ctx, session, step,
                                       on_event)
         ctx.progress, ctx.step = _progress(on_event, step, call.name), step
+        target = call_arguments(call.arguments).get("path")
+        if (denied is None and ctx.before_write is not None and isinstance(target, str)
+                and registry.is_mutating(call.name)):  # its "before", if the snapshot lacks it
+            await asyncio.to_thread(ctx.before_write, target)
         try:
             result = (ToolResult(ok=False, content=denied_text(denied))  # it never ran: no check
                       if denied is not None

@@ -130,6 +130,9 @@ class ToolContext:
     on_user_cells: Callable[[UserCells], None] | None = None
     """Told the cells of the user's unsaved work that a live edit's save wrote to a notebook
     (the task takes them as its "before"); set by the loop, None: not told."""
+    before_write: Callable[[str], None] | None = None
+    """Told the path (as the call names it) a mutating call is about to change, before it
+    runs (its "before" is copied when the start snapshot lacks it); set by the loop."""
 
 
 class Tool(Protocol):

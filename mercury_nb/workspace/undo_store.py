@@ -6,7 +6,8 @@ file the change summary names, the hash before the task, the hash at its end, an
 document) in a content store (``home/.mercury-undo/blobs/<sha256>``), bounded by
 ``undo_max_bytes``. The "before" bytes come from the start snapshot's kept text (checked
 against its hash, so a lossy decode is never restored) or, in a git workspace, from the
-baseline commit. A file whose bytes cannot be kept is recorded with the reason.
+baseline commit, or from the copy a tool's first write of it made (``before_copies``: a file
+the snapshot could not keep). A file whose bytes cannot be kept is recorded with the reason.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,14 +109,21 @@ def current_hash(root: Path, path: str, max_hash_bytes: int = DEFAULT_MAX_HASH_B
 
 
 def keep_task_states(snapshot: Snapshot, report: ChangeReport, home: Path | str,
-                     task_id: str, max_bytes: int) -> TaskStates:
+                     task_id: str, max_bytes: int,
+                     copies: Mapping[str, str] | None = None) -> TaskStates:
     """Record what undo needs of the files ``report`` names (merged with what an earlier run
-    of the same task kept: the first "before" stays). Returns what was saved."""
+    of the same task kept: the first "before" stays). ``copies``: path -> sha256 of the
+    "before" bytes a tool's first write kept in the store (``before_copies``), for files
+    whose bytes the snapshot lacks. Returns what was saved."""
     root = Path(snapshot.root)
     earlier = load_states(home, task_id)
     files = dict(earlier.files) if earlier is not None else {}
     befores = before_states(snapshot, [c.path for c in report.changes if c.path not in files],
-                             max_bytes)
+                            max_bytes)
+    for path, sha in (copies or {}).items():
+        state, data = befores.get(path, (None, None))
+        if state is not None and data is None and state.sha256 == sha:
+            befores[path] = (state, get_blob(home, sha))
     left = max_bytes - sum(_kept_size(home, f) for f in files.values())
     for change in report.changes:
         path = change.path
@@ -183,7 +191,7 @@ def before_states(snapshot: Snapshot, paths: list[str], max_bytes: int
     if snapshot.git is None:
         for path in paths:
             state = snapshot.files.get(path)
-            found[path] = (state, _exact(state))
+            found[path] = (state, exact_bytes(state))
         return found
     baseline = snapshot.git
     repo = baseline.repo()
@@ -196,7 +204,7 @@ def before_states(snapshot: Snapshot, paths: list[str], max_bytes: int
         full = repo.prefix + path
         if full in baseline.dirty:
             dirty = baseline.dirty[full]
-            found[path] = (dirty, _exact(dirty))
+            found[path] = (dirty, exact_bytes(dirty))
             continue
         blob = blobs.get(full)
         if blob is None:
@@ -213,7 +221,7 @@ def _unknown() -> FileState:
     return FileState(size=0, sha256="unknown")
 
 
-def _exact(state: FileState | None) -> bytes | None:
+def exact_bytes(state: FileState | None) -> bytes | None:
     """The state's kept text as bytes, when they hash to the state's own hash."""
     if state is None or state.text is None:
         return None

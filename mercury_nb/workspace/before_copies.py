@@ -1,0 +1,62 @@
+"""Copies of "before" content the start snapshot could not keep, made at a tool's first write.
+
+The start snapshot keeps the text of small text files only (``snapshot_max_file_bytes``);
+outside git, a larger file or a binary one would then be "not kept" and its change could
+not be undone. So before a tool first writes, edits or deletes such a file, its bytes are
+copied into undo's content store (:func:`keep_before_copy`), when they are still what the
+snapshot measured at the start (same hash) and fit the task's ``undo_max_bytes``; the end
+of the task (:func:`~mercury_nb.workspace.undo_store.keep_task_states`) takes them as the
+file's "before". A command's writes are not seen ahead: those files stay as the snapshot
+kept them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mercury_nb.workspace.file_state import FileState
+from mercury_nb.workspace.reading import FileTooLarge, read_bounded
+from mercury_nb.workspace.snapshot import Snapshot
+from mercury_nb.workspace.undo_store import exact_bytes, put_blob
+
+
+@dataclass
+class BeforeCopies:
+    """The copies one task made: workspace-relative path -> sha256, and their bytes."""
+
+    shas: dict[str, str] = field(default_factory=dict)
+    size: int = 0
+
+
+def _start_state(snapshot: Snapshot, rel: str) -> FileState | None:
+    """The file's state at the start when the snapshot measured it (None: not measured
+    there, or absent then; a file clean in git is read from git at the end instead)."""
+    if snapshot.git is None:
+        return snapshot.files.get(rel)
+    return snapshot.git.dirty.get(snapshot.git.repo().prefix + rel)
+
+
+def keep_before_copy(snapshot: Snapshot, copies: BeforeCopies, home: Path | str,
+                     max_bytes: int, rel: str) -> bool:
+    """Copy ``rel`` (below the snapshot's root) into the store before its first write, when
+    the snapshot lacks its exact bytes and it is still as it was at the start; whether a
+    copy was made."""
+    if rel in copies.shas:
+        return False
+    state = _start_state(snapshot, rel)
+    if state is None or exact_bytes(state) is not None or state.size > max_bytes - copies.size:
+        return False
+    root = Path(snapshot.root)
+    try:
+        data = read_bounded(root, root / rel, max_bytes - copies.size)
+    except (OSError, FileTooLarge, ValueError):
+        return False
+    sha = hashlib.sha256(data).hexdigest()
+    if sha != state.sha256:  # changed since the start (a command): not its "before"
+        return False
+    put_blob(home, data)
+    copies.shas[rel] = sha
+    copies.size += len(data)
+    return True

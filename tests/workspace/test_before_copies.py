@@ -1,0 +1,42 @@
+"""A tool's first write copies a file's "before" when the start snapshot lacks its bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.workspace.before_copies import BeforeCopies, keep_before_copy
+from mercury_nb.workspace.snapshot import take_snapshot
+from mercury_nb.workspace.undo_store import get_blob
+from tests.workspace.git_repo import committed_repo
+
+LARGE = b"x,y\n" * 1000  # 4,000 bytes: over the snapshot's text bound below
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_copies_what_the_snapshot_lacks_once_while_it_is_as_it_was(
+        tmp_path: Path, in_git: bool) -> None:
+    root = committed_repo(tmp_path / "ws", {"kept.txt": "small\n"}) if in_git else tmp_path / "ws"
+    root.mkdir(exist_ok=True)
+    for name in ("big.csv", "moved.csv", "huge.csv"):
+        (root / name).write_bytes(LARGE)
+    (root / "pic.bin").write_bytes(bytes(range(256)))
+    (root / "small.txt").write_text("small\n")
+    snapshot = take_snapshot(root, MercuryConfig(workdir=root, snapshot_max_file_bytes=1024))
+    (root / "moved.csv").write_bytes(LARGE + b"1,2\n")  # a command changed it meanwhile
+    copies, home = BeforeCopies(), tmp_path / "home"
+
+    def keep(rel: str, max_bytes: int = 10_000) -> bool:
+        return keep_before_copy(snapshot, copies, home, max_bytes, rel)
+
+    assert keep("big.csv") and not keep("big.csv")  # once
+    assert keep("pic.bin")
+    assert not keep("small.txt")  # the snapshot has its bytes
+    assert not keep("moved.csv")  # no longer what the start measured
+    assert not keep("new.txt")  # created by the task: nothing before
+    assert not keep("huge.csv", max_bytes=copies.size + 100)  # over what undo may keep
+    assert sorted(copies.shas) == ["big.csv", "pic.bin"]
+    assert get_blob(home, copies.shas["big.csv"]) == LARGE
+    assert copies.size == len(LARGE) + 256
