@@ -13,6 +13,12 @@ stamps the wall-clock time the notebook's DOM shows the change (one more cell, t
 source in the cell's editor, one cell fewer); the latency is that stamp minus the time the
 tool was called. The tool's whole call (until the page's answer, after
 its save) is printed beside it.
+
+``--dirty`` changes the first cell in the open document (unsaved) before every edit, as a
+user typing there: the page then answers with the document as it was before the edit, and
+the tool reads the file first to tell the user's cells (``contract/unsaved_cells.py``).
+``--pad N`` puts N code cells with a 2 KB output each in the notebook first, to see what
+that costs with a larger notebook.
 """
 
 from __future__ import annotations
@@ -48,10 +54,19 @@ WATCH = """([kind, arg]) => { window.__watch?.disconnect(); window.__shown = nul
   return shows(); }"""
 
 
+TYPE = """text => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  panel.context.model.sharedModel.cells[0].setSource(text);
+}"""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
-    runs = parser.parse_args().runs
+    parser.add_argument("--dirty", action="store_true")
+    parser.add_argument("--pad", type=int, default=0)
+    options = parser.parse_args()
+    runs, dirty, pad = options.runs, options.dirty, options.pad
     sys.path.insert(0, str(ROOT / "tests" / "browser"))
     import nbformat
     from conftest import CHROMIUM, CHROMIUM_ARGS, running_lab  # the browser tests' lab
@@ -73,12 +88,15 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as folder, running_lab(Path(folder)) as lab:
         made = v4.new_notebook()
-        made.cells = [v4.new_markdown_cell("# Bench")]
+        output = v4.new_output("stream", name="stdout", text="0123456789abcdef\n" * 120)
+        made.cells = [v4.new_markdown_cell("# Bench")] + [
+            v4.new_code_cell(f"pad = {n}", outputs=[output]) for n in range(pad)]
         nbformat.write(made, lab.root / "bench.ipynb")
         store = LiveEditStore(lab.home)
+        told: list[Any] = []
         ctx = ToolContext(root=Workspace(lab.root),
                           config=MercuryConfig(workdir=lab.root, home=lab.home),
-                          live_edits=store)
+                          live_edits=store, on_user_cells=told.append)
         shown: dict[str, list[float]] = {"insert": [], "edit": [], "delete": []}
         calls: dict[str, list[float]] = {"insert": [], "edit": [], "delete": []}
 
@@ -86,6 +104,8 @@ def main() -> None:
             """Call ``edit`` (a tool call); stamp when the page shows ``watch``."""
             if page.evaluate(WATCH, list(watch)):
                 raise SystemExit(f"{op}: the page shows {watch} before the edit")
+            if dirty:  # the user's unsaved typing in the first cell
+                page.evaluate(TYPE, f"# Bench {len(told)}")
             start = time.time()
             result = edit()
             calls[op].append((time.time() - start) * 1000)
@@ -98,27 +118,31 @@ def main() -> None:
             browser = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page: Any = browser.new_page(viewport={"width": 1400, "height": 900})
             page.goto(f"{lab.base_url}lab/tree/bench.ipynb?reset&token={lab.token}")
-            page.wait_for_function(f"() => document.querySelectorAll('{CELLS}').length === 1",
-                                   timeout=60_000)
+            page.wait_for_function(f"() => document.querySelectorAll('{CELLS}').length === "
+                                   f"{pad + 1}", timeout=60_000)
             page.evaluate(PREDICATES)
             while store.seen_at((lab.root / "bench.ipynb").resolve()) is None:
                 page.wait_for_timeout(50)
             for run in range(runs):
-                insert = InsertCellArgs(path="bench.ipynb", index=run + 1, cell_type="code",
-                                        source=f"x = {run}")
-                timed("insert", page, ("count", run + 2),
+                insert = InsertCellArgs(path="bench.ipynb", index=pad + run + 1,
+                                        cell_type="code", source=f"x = {run}")
+                timed("insert", page, ("count", pad + run + 2),
                       partial(insert_notebook_cell, insert, ctx))
             for run in range(runs):
-                edit = EditCellArgs(path="bench.ipynb", index=run + 1, source=f"y = {run}")
-                timed("edit", page, ("text", (run + 1, f"y = {run}")),
+                edit = EditCellArgs(path="bench.ipynb", index=pad + run + 1,
+                                    source=f"y = {run}")
+                timed("edit", page, ("text", (pad + run + 1, f"y = {run}")),
                       partial(edit_notebook_cell, edit, ctx))
-            ids = [cell.id for cell in nbformat.read(lab.root / "bench.ipynb", 4).cells[1:]]
+            ids = [cell.id for cell in
+                   nbformat.read(lab.root / "bench.ipynb", 4).cells[pad + 1:]]
             for run, cell_id in enumerate(ids):
                 delete = DeleteCellArgs(path="bench.ipynb", cell_id=cell_id)
-                timed("delete", page, ("count", runs - run),
+                timed("delete", page, ("count", pad + runs - run),
                       partial(delete_notebook_cell, delete, ctx))
             browser.close()
         store.close()
+    if dirty and len(told) != 3 * runs:
+        raise SystemExit(f"the user's cells were told {len(told)} times, not {3 * runs}")
     for op in ("insert", "edit", "delete"):
         seen, took = shown[op], calls[op]
         print(f"{op} to visible: median {statistics.median(seen):.0f} ms, min {min(seen):.0f}, "
