@@ -9,14 +9,12 @@ model, instead of a silent guess.
 
 from __future__ import annotations
 
-import os
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
 from mercury_nb.contract.config import MercuryConfig
-from mercury_nb.contract.redaction import known_secrets
-from mercury_nb.tools.kernel_access import KernelAccess
+from mercury_nb.tools.kernel_access import KernelAccess, kernel_secrets
 from mercury_nb.tools.variables import (
     NO_KERNEL,
     UNKNOWN_NAME,
@@ -52,7 +50,7 @@ def attachments(task: str, kernel: KernelAccess | None, config: MercuryConfig) -
         return Attachments(notes=(f"{listed}: {NO_KERNEL}.",))
     report = summarize_namespace(
         kernel.namespace(), hidden=kernel.hidden_names(), names=named,
-        limits=limits_of(config), secrets=known_secrets(config, os.environ),
+        limits=limits_of(config), secrets=kernel_secrets(config, kernel),
         max_chars=config.kernel_summary_max_chars)
     notes = tuple(f"@{name}: {UNKNOWN_NAME.format(name=name)}." for name in report.missing)
     if not report.shown:

@@ -156,6 +156,20 @@ def env_secrets(environ: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in found if len(v) >= MIN_SECRET_CHARS))
 
 
+def namespace_secrets(namespace: Mapping[str, object]) -> tuple[str, ...]:
+    """The string values of a kernel namespace's secret-named variables (``api_key``), and
+    of the secret-named keys of its plain dicts (``settings["token"]``), at least
+    ``MIN_SECRET_CHARS`` long: masked wherever code run there prints them. Only exact
+    ``str`` and ``dict`` are looked into: no user code runs to find them."""
+    found: list[str] = []
+    for name, value in list(namespace.items()):
+        pairs = [(name, value)]
+        if type(value) is dict:
+            pairs += [(k, v) for k, v in list(dict.items(value)) if type(k) is str]
+        found += [v.strip() for k, v in pairs if type(v) is str and is_secret_name(k)]
+    return tuple(dict.fromkeys(v for v in found if len(v) >= MIN_SECRET_CHARS))
+
+
 def config_secrets(config: MercuryConfig) -> tuple[str, ...]:
     """The secrets the configuration knows about (today: its API key)."""
     if config.api_key is None:

@@ -9,10 +9,14 @@ the plain implementation over a dict (a library caller's namespace, the tests).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from mercury_nb.contract.config import MercuryConfig
+from mercury_nb.contract.redaction import known_secrets, namespace_secrets
 
 DisplaySink = Callable[[Mapping[str, Any]], None]
 """Takes one display output's MIME bundle (``{"text/plain": …, "image/png": …}``)."""
@@ -91,3 +95,11 @@ class NamespaceKernel:
 @contextmanager
 def _nothing() -> Iterator[None]:
     yield
+
+
+def kernel_secrets(config: MercuryConfig, kernel: KernelAccess) -> tuple[str, ...]:
+    """Every secret to mask in what the kernel's tools return: the config's and the
+    environment's, and the values of the namespace's secret-named variables (``api_key``,
+    ``settings["token"]``) as they are now."""
+    return tuple(dict.fromkeys((*known_secrets(config, os.environ),
+                                *namespace_secrets(kernel.namespace()))))

@@ -10,16 +10,15 @@ error's last line: the gate's evidence for the cells the agent changed
 
 from __future__ import annotations
 
-import os
-
 from pydantic import BaseModel, Field
 
 from mercury_nb.contract.cell_spans import spans
 from mercury_nb.contract.gate.kernel_cells import cells_text
-from mercury_nb.contract.redaction import known_secrets, redact
+from mercury_nb.contract.redaction import redact
 from mercury_nb.contract.verification_run import is_agent_cell
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.function_tool import FunctionTool
+from mercury_nb.tools.kernel_access import kernel_secrets
 from mercury_nb.tools.kernel_code import CodeRun, running_elsewhere
 from mercury_nb.tools.kernel_tools import OTHER_CELL, STILL_RUNNING, run_within_limit
 from mercury_nb.tools.notebooks import notebook_at
@@ -68,7 +67,12 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
     numbers: list[int] = []  # counted from 1, as the banner and the pulse show them
     lines: list[str] = []
     failure = ""  # the failing cell's error, named by the model's index in the result
+    interrupted = ""  # a cell of the user's started between two of these: the rest waits
     for total, (number, cell) in enumerate(chosen, 1):
+        if total > 1 and kernel.other_cell_running():
+            interrupted = (f" Cell {number - 1} and after did not run: a cell of yours started "
+                           "running in this kernel, and these cells never interleave with it.")
+            break
         if ctx.progress is not None:
             ctx.progress(f"cell {number} ({total}/{len(chosen)}) in your kernel")
         source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
@@ -77,7 +81,8 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
         finished, _ = await run_within_limit(run, ctx)  # False: stopped at the time limit
         ran_ids.append(str(cell.get("id")))
         numbers.append(number)
-        out = run.stdout.text().rstrip("\n")
+        secrets = kernel_secrets(config, kernel)  # as the cell left the namespace
+        out = run.stdout.text(secrets).rstrip("\n")
         lines.append(f"--- cell {number - 1} (id {cell.get('id')}) ---"
                      + (f"\n{out}" if out else ""))
         if not finished:
@@ -85,14 +90,16 @@ async def run_cells_in_kernel(args: RunCellsInKernelArgs, ctx: ToolContext) -> T
                        f"({config.kernel_code_timeout_s:g} s, kernel_code_timeout_s)")
         elif run.error is not None:
             failure = _last_line(run)
-            lines.append(cut(run.traceback.rstrip("\n"), config.kernel_output_max_chars))
+            lines.append(cut(run.traceback.rstrip("\n"), config.kernel_output_max_chars,
+                             secrets))
         if failure:
             break
     ran = f"Ran {cells_text([n - 1 for n in numbers])} of {rel} in your kernel"
-    head = (f"{ran}." if not failure else
+    head = (f"{ran}.{interrupted}" if not failure else
             f"{ran}; cell {numbers[-1] - 1}: {failure}. Cells after it did not run.")
-    content = redact("\n".join([head, *lines]), known_secrets(config, os.environ))
-    return ToolResult(ok=not failure, content=content, ran_in_kernel=True, kernel_run=rel,
+    content = redact("\n".join([head, *lines]), kernel_secrets(config, kernel))
+    return ToolResult(ok=not failure and not interrupted, content=content, ran_in_kernel=True,
+                      kernel_run=rel,
                       kernel_cells=tuple(ran_ids), kernel_numbers=tuple(numbers),
                       cells_run=spans(numbers),
                       cell_error=f"cell {numbers[-1]}: {failure}" if failure else "")

@@ -13,18 +13,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import os
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from mercury_nb.contract.redaction import known_secrets, redact
+from mercury_nb.contract.redaction import redact
 from mercury_nb.tools.base import ToolContext, ToolError, ToolResult
 from mercury_nb.tools.budget import result_budget
 from mercury_nb.tools.function_tool import FunctionTool
-from mercury_nb.tools.kernel_access import KernelAccess
+from mercury_nb.tools.kernel_access import KernelAccess, kernel_secrets
 from mercury_nb.tools.kernel_code import (
     CodeInterrupted,
     CodeRun,
@@ -76,7 +75,7 @@ async def inspect_variables(args: InspectVariablesArgs, ctx: ToolContext) -> Too
     config = ctx.config
     report = summarize_namespace(
         namespace, hidden=hidden, names=args.names, limits=limits_of(config),
-        secrets=known_secrets(config, os.environ),
+        secrets=kernel_secrets(config, kernel),
         max_chars=min(config.kernel_summary_max_chars, result_budget(ctx)))
     if args.names is not None:
         return ToolResult(ok=bool(report.shown), content=report.text)
@@ -108,7 +107,8 @@ async def run_within_limit(run: CodeRun, ctx: ToolContext) -> tuple[bool, bool]:
         return False, await run.stop(done, config.kernel_stop_grace_s)
     except asyncio.CancelledError:  # Stop: the code ends with the task
         ended = await run.stop(done, config.kernel_stop_grace_s)
-        mark_stopped(ctx.process_scope)
+        if ended:  # else the ending says it could not be interrupted, not that it stopped
+            mark_stopped(ctx.process_scope)
         if ctx.notice is not None:
             ctx.notice(STOPPED if ended else NOT_INTERRUPTED)
         raise
@@ -118,7 +118,7 @@ async def run_within_limit(run: CodeRun, ctx: ToolContext) -> tuple[bool, bool]:
 def _result(run: CodeRun, ctx: ToolContext, *, timed_out: bool = False,
             ended: bool = True) -> ToolResult:
     config = ctx.config
-    secrets = known_secrets(config, os.environ)  # masked before every cut below
+    secrets = kernel_secrets(config, _kernel(ctx))  # masked before every cut below
     took = (run.ended or run.started) - run.started if ended else config.kernel_code_timeout_s
     lines: list[str] = []
     if timed_out:

@@ -138,3 +138,34 @@ async def test_a_cell_runs_as_the_kernel_transforms_it_and_a_mercury_cell_never_
     assert result.ok, result.content
     assert values["backend"] == "inline" and values["shown"] == 1
     assert result.kernel_cells == ("magic",)
+
+
+async def test_a_secret_of_the_namespace_printed_by_a_cell_is_masked(
+        kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
+    notebook = v4.new_notebook()
+    notebook.cells = [v4.new_code_cell("print('key:', api_key)")]
+    notebook.cells[0]["id"] = "show"
+    nbformat.write(notebook, root / "keys.ipynb")
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel", {"path": "keys.ipynb", "cell_ids": ["show"]},
+        with_kernel(ctx, {"api_key": "hunter2hunter2"}))
+    assert result.ok and "key: ***" in result.content
+    assert "hunter2hunter2" not in result.content
+
+
+async def test_a_user_cell_that_starts_between_two_cells_stops_the_run(
+        kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
+    notebook = v4.new_notebook()
+    notebook.cells = [v4.new_code_cell("first = 1"), v4.new_code_cell("second = 2")]
+    for cell, cell_id in zip(notebook.cells, ("a", "b"), strict=True):
+        cell["id"] = cell_id
+    nbformat.write(notebook, root / "two.ipynb")
+    values: dict[str, Any] = {}
+    result = await kernel_registry.execute(
+        "run_cells_in_kernel", {"path": "two.ipynb", "cell_ids": ["a", "b"]},
+        replace(ctx, kernel=NamespaceKernel(values, busy=lambda: "first" in values),
+                process_scope="t1"))  # a cell of the user's starts once the first has run
+    assert not result.ok and result.kernel_cells == ("a",)
+    assert "second" not in values  # never interleaved with the user's cell
+    assert ("Cell 1 and after did not run: a cell of yours started running in this kernel"
+            in result.content)

@@ -15,7 +15,7 @@ import pytest
 
 from mercury_nb.tools.base import ToolContext
 from mercury_nb.tools.kernel_access import NamespaceKernel
-from mercury_nb.tools.kernel_code import running_elsewhere
+from mercury_nb.tools.kernel_code import running_elsewhere, stopped_code
 from mercury_nb.tools.kernel_tools import (
     NOT_INTERRUPTED,
     OTHER_CELL,
@@ -127,6 +127,7 @@ async def test_a_stop_ends_while_true_pass_within_two_seconds(
     took = time.monotonic() - asked
     assert call.cancelled() and took < 2.0
     assert running_elsewhere() is None and notices == [STOPPED]
+    assert stopped_code(ctx.process_scope)  # the banner says it was stopped
 
 
 async def test_native_code_that_cannot_be_interrupted_is_said(
@@ -142,6 +143,7 @@ async def test_native_code_that_cannot_be_interrupted_is_said(
     call.cancel()
     await asyncio.wait({call}, timeout=5)
     assert call.cancelled() and notices == [NOT_INTERRUPTED]
+    assert not stopped_code(ctx.process_scope)  # the banner says it runs on, not "stopped"
     refused = await kernel_registry.execute("run_in_kernel", {"code": "1"}, ctx)
     assert not refused.ok and "still running" in refused.content
     while running_elsewhere() is not None:  # it ends once the sleep returns
@@ -157,3 +159,25 @@ def test_displays_are_described() -> None:
     assert describe_display({"text/plain": "a\n  b"}, 80) == "a b"
     assert describe_display({"image/jpeg": "…"}, 80) == "image/jpeg"
     assert png_size("not a png") is None
+
+
+async def test_the_namespaces_secrets_are_masked_in_what_the_kernel_tools_return(
+        kernel_registry: ToolRegistry, ctx: ToolContext) -> None:
+    """``api_key`` shows ``***`` in inspect_variables; printing it, or a value holding it,
+    from run_in_kernel must not send it to the model either (nor a key set by the code)."""
+    values: dict[str, Any] = {"api_key": "hunter2hunter2",
+                              "settings": {"token": "tok-abcdef123"}}
+    kernel_ctx = with_kernel(ctx, values)
+    ran = await kernel_registry.execute("run_in_kernel", {"code": (
+        "db_password = 'pw-0987654321'\n"
+        "print(api_key, settings['token'], db_password)\n"
+        "{'headers': 'Bearer ' + api_key}")}, kernel_ctx)
+    assert ran.ok, ran.content
+    for secret in ("hunter2hunter2", "tok-abcdef123", "pw-0987654321"):
+        assert secret not in ran.content
+    assert "stdout:\n*** *** ***" in ran.content
+    headers = {"auth": "Bearer " + values["api_key"]}
+    values["headers"] = headers
+    shown = await kernel_registry.execute("inspect_variables", {"names": ["headers"]},
+                                          kernel_ctx)
+    assert "hunter2hunter2" not in shown.content and "Bearer ***" in shown.content
