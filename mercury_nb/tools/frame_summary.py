@@ -4,13 +4,16 @@ Called by :mod:`mercury_nb.tools.value_summary` for exact types only. Only the l
 code runs (its shape, dtypes, ``iloc`` and ``tolist``); every cell is then shown by the
 caller's ``cell_text`` (the safe repr), so an object column holding a user's object shows
 ``<TypeName>``, never its ``__repr__``; a column of another library's extension dtype shows
-only its dtype. The first rows are laid out here as a plain text table.
+only its dtype. A column (or Series) whose name is a secret's (``password``, ``api_key``)
+shows ``***`` for every value. The first rows are laid out here as a plain text table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from mercury_nb.contract.redaction import MASK, is_secret_name
 
 CellText = Callable[[Any, int], str]
 DtypeText = Callable[[Any], str]
@@ -19,6 +22,11 @@ Parts = tuple[str, str, tuple[str, ...]]
 
 CELL_CHARS = 24
 """Widest cell of a shown table (longer cells end with ``…``)."""
+
+
+def _secret(label: Any) -> bool:
+    """Whether a column or Series of this name holds secrets (its values show ``***``)."""
+    return type(label) is str and is_secret_name(label)
 
 
 def _own_dtype(dtype: Any, dtype_text: DtypeText) -> bool:
@@ -31,7 +39,8 @@ def frame_summary(frame: Any, rows: int, max_columns: int, cell_text: CellText,
     """A pandas DataFrame: shape, its first columns with dtypes, its first rows."""
     n_rows, n_cols = frame.shape
     shown = min(n_cols, max_columns)
-    labels = [cell_text(label, CELL_CHARS) for label in frame.columns[:shown].tolist()]
+    raw = frame.columns[:shown].tolist()
+    labels = [cell_text(label, CELL_CHARS) for label in raw]
     dtypes = frame.dtypes.iloc[:shown].tolist()
     named = ", ".join(f"{label} {dtype_text(dtype)}" for label, dtype in zip(labels, dtypes,
                                                                              strict=True))
@@ -43,7 +52,9 @@ def frame_summary(frame: Any, rows: int, max_columns: int, cell_text: CellText,
         index = [cell_text(label, CELL_CHARS) for label in head.index.tolist()]
         columns = []
         for position, dtype in enumerate(dtypes):
-            if _own_dtype(dtype, dtype_text):
+            if _secret(raw[position]):
+                columns.append([MASK] * taken)
+            elif _own_dtype(dtype, dtype_text):
                 values = head.iloc[:, position].tolist()
                 columns.append([cell_text(value, CELL_CHARS) for value in values])
             else:
@@ -59,7 +70,9 @@ def series_summary(series: Any, rows: int, repr_chars: int, cell_text: CellText,
     dtype = series.dtype
     details = [f"name: {cell_text(series.name, CELL_CHARS)}"]
     taken = min(rows, len(series))
-    if taken and _own_dtype(dtype, dtype_text):
+    if taken and _secret(series.name):
+        details.append(f"first {taken} values: {', '.join([MASK] * taken)}")
+    elif taken and _own_dtype(dtype, dtype_text):
         values = ", ".join(cell_text(value, CELL_CHARS) for value in
                            series.iloc[:taken].tolist())
         details.append(f"first {taken} values: {values[:repr_chars]}")
@@ -77,7 +90,8 @@ def polars_summary(value: Any, is_frame: bool, rows: int, max_columns: int,
 
     if not is_frame:
         taken = min(rows, len(value))
-        values = ", ".join(cell_text(v, CELL_CHARS) for v in value.head(taken).to_list())
+        values = ", ".join([MASK] * taken if _secret(value.name) else
+                           (cell_text(v, CELL_CHARS) for v in value.head(taken).to_list()))
         return (f"len {len(value)}", polars_dtype(value.dtype),
                 (f"name: {cell_text(value.name, CELL_CHARS)}", f"first {taken} values: {values}"))
     n_rows, n_cols = value.shape
@@ -90,8 +104,8 @@ def polars_summary(value: Any, is_frame: bool, rows: int, max_columns: int,
     taken = min(rows, n_rows)
     if taken and names:
         records = value.head(taken).select(names).rows()
-        columns = [[cell_text(record[i], CELL_CHARS) for record in records]
-                   for i in range(len(names))]
+        columns = [[MASK if _secret(names[i]) else cell_text(record[i], CELL_CHARS)
+                    for record in records] for i in range(len(names))]
         details.append(f"first {taken} rows:")
         details.extend(table([str(i) for i in range(taken)],
                              [cell_text(n, CELL_CHARS) for n in names], columns))

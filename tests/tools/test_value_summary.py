@@ -193,6 +193,23 @@ def test_secret_names_and_key_looking_strings_show_the_mask() -> None:
     assert "abc123" not in report.text and "zzzz" not in report.text
 
 
+def test_secret_named_columns_and_series_show_the_mask() -> None:
+    frame = pd.DataFrame({"user": ["ann", "bob"], "password": ["hunter2", "x9x9x9"],
+                          "api_key": ["abc123xyz", "q1w2e3r4"]})
+    report = summarize_namespace({"df": frame,
+                                  "pw": pd.Series(["hunter2"], name="password")})
+    assert report.text.splitlines()[2:] == [
+        "  first 2 rows:",
+        "       user  password  api_key",
+        "    0   ann       ***      ***",
+        "    1   bob       ***      ***",
+        "pw: pandas.Series · len 1 · dtype str",
+        "  name: password",
+        "  first 1 values: ***"]
+    for secret in ("hunter2", "x9x9x9", "abc123xyz", "q1w2e3r4"):
+        assert secret not in report.text
+
+
 def test_named_variables_and_unknown_names() -> None:
     report = summarize_namespace({"a": 1, "b": 2, "np": np}, names=["b", "nope", "np"])
     assert report.shown == ("b",)
