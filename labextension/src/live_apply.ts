@@ -85,7 +85,15 @@ export async function applyRequest(
     if ((await sha256(current)) !== request.read_sha) {
       return { state: 'refused', source: current };
     }
-    notebook.deleteCell(index); // an ordinary change: the notebook's undo brings it back
+    // the hash took a turn of the event loop: the user may have typed (or moved cells) since
+    const now = notebook.cells.findIndex(c => c.id === request.cell_id);
+    if (now < 0) {
+      return { state: 'refused' };
+    }
+    if (notebook.cells[now].getSource() !== current) {
+      return { state: 'refused', source: notebook.cells[now].getSource() };
+    }
+    notebook.deleteCell(now); // an ordinary change: the notebook's undo brings it back
     return { state: 'applied' };
   }
   if (request.op === 'edit') {
@@ -97,7 +105,12 @@ export async function applyRequest(
     if ((await sha256(current)) !== request.read_sha) {
       return { state: 'refused', source: current };
     }
+    let typed = false; // since the hash was taken (a turn of the event loop)
     notebook.transact(() => {
+      if (cell.getSource() !== current) {
+        typed = true;
+        return;
+      }
       cell.setSource(request.source ?? '');
       if (request.mercury) {
         cell.setMetadata('mercury', request.mercury);
@@ -110,7 +123,7 @@ export async function applyRequest(
         cell.execution_count = null;
       }
     });
-    return { state: 'applied' };
+    return typed ? { state: 'refused', source: cell.getSource() } : { state: 'applied' };
   }
   const after = request.after_cell_id
     ? cells.findIndex(c => c.id === request.after_cell_id)
@@ -152,31 +165,30 @@ function setAllMetadata(cell: ISharedCellLike, metadata: Record<string, unknown>
 /** Sets each ran cell's outputs and execution count, for the cells whose source is still
  * the source that ran; the others are answered as skipped. */
 async function setOutputs(notebook: ISharedNotebookLike, ran: IRanCell[]): Promise<IAnswer> {
-  const taken: [ISharedCellLike, IRanCell][] = [];
+  const taken: [ISharedCellLike, IRanCell, string][] = [];
   const skipped: string[] = [];
   for (const run of ran) {
     const cell = notebook.cells.find(c => c.id === run.cell_id);
     const countKept =
       run.expect_count === undefined || (cell?.execution_count ?? null) === run.expect_count;
-    if (
-      cell &&
-      cell.setOutputs &&
-      countKept &&
-      (await sha256(cell.getSource())) === run.read_sha
-    ) {
-      taken.push([cell, run]);
+    const source = cell?.getSource() ?? '';
+    if (cell && cell.setOutputs && countKept && (await sha256(source)) === run.read_sha) {
+      taken.push([cell, run, source]);
     } else {
       skipped.push(run.cell_id);
     }
   }
-  if (taken.length === 0) {
-    return { state: 'refused', skipped };
-  }
   notebook.transact(() => {
-    for (const [cell, run] of taken) {
+    for (const [cell, run, source] of taken) {
+      if (cell.getSource() !== source) {
+        skipped.push(run.cell_id); // typed in since its hash was taken
+        continue;
+      }
       cell.setOutputs?.(run.outputs);
       cell.execution_count = run.execution_count;
     }
   });
-  return { state: 'applied', skipped };
+  return skipped.length === ran.length
+    ? { state: 'refused', skipped }
+    : { state: 'applied', skipped };
 }
