@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-import json
 from typing import Any, assert_never
 
 from mercury_nb.agent.approval_events import PermissionAnswered, PermissionAsked
@@ -43,6 +42,7 @@ from mercury_nb.contract.text_cut import clip
 from mercury_nb.contract.user_denials import denial_after
 from mercury_nb.tools.base import ToolContext, ToolError
 from mercury_nb.tools.notebooks import cell_source, notebook_at
+from mercury_nb.tools.registry import parse_arguments
 from mercury_nb.workspace.errors import WorkspaceError
 from mercury_nb.workspace.reading import read_bounded
 
@@ -51,11 +51,9 @@ DETAIL_CHARS = 4000
 
 
 def call_arguments(raw_arguments: str) -> dict[str, Any]:
-    """A call's arguments as a dict (empty when they are not a JSON object)."""
-    try:
-        args: Any = json.loads(raw_arguments or "{}")
-    except (ValueError, TypeError, RecursionError):
-        return {}
+    """A call's arguments as a dict, read as the tool will read them (``parse_arguments``:
+    an object encoded twice too); empty when the tool will refuse them."""
+    args = parse_arguments("call", raw_arguments)
     return args if isinstance(args, dict) else {}
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -59,14 +58,11 @@ def clean_result(result: ToolResult, ctx: ToolContext) -> ToolResult:
 
 
 def command_of(name: str, raw_arguments: str) -> str | None:
-    """The command line of a run_command call (None for other tools or unreadable args)."""
+    """The command line of a run_command call (None for other tools or unreadable args),
+    read as the tool will read it."""
     if name != "run_command":
         return None
-    try:
-        args = json.loads(raw_arguments or "{}")
-    except (ValueError, TypeError, RecursionError):
-        return None
-    command = args.get("command") if isinstance(args, dict) else None
+    command = call_arguments(raw_arguments).get("command")
     return command if isinstance(command, str) else None
 
 

@@ -72,7 +72,7 @@ class ToolRegistry:
         if tool is None:
             available = ", ".join(self._tools) or "(none)"
             return _error(f"unknown tool {name!r}. Available tools: {available}")
-        parsed = _parse_arguments(name, raw_arguments)
+        parsed = parse_arguments(name, raw_arguments)
         if isinstance(parsed, str):
             return _error(parsed)
         try:
@@ -115,8 +115,9 @@ def _error(message: str) -> ToolResult:
     return ToolResult(ok=False, content=f"Error: {message}")
 
 
-def _parse_arguments(name: str, raw: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
-    """The arguments as a dict, or a message telling the model what is wrong with them."""
+def parse_arguments(name: str, raw: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
+    """The arguments as a dict, or a message telling the model what is wrong with them. The
+    one reading of a call's arguments: the permission check and the tool see the same dict."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}
     if isinstance(raw, Mapping):

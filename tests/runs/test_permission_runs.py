@@ -246,3 +246,27 @@ async def test_an_ask_in_ask_mode_shows_the_diff_of_a_whole_file_write(
         "+new line",
         "new.md\n+hello"]  # a new file: its lines, all added
     assert (workspace / "notes.md").read_text().endswith("new line\n")
+
+
+async def test_arguments_encoded_twice_are_judged_as_the_tool_reads_them(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    """A model that encodes its arguments twice: the tool decodes them again, so the check
+    does too, or a write into .git ran unasked and an ask showed an empty command."""
+    import json
+
+    from mercury_nb.testing.script import ToolCallSpec
+
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "config").write_text("[core]\n")
+    twice = [ToolCallSpec("write_file", json.dumps(json.dumps(
+                 {"path": ".git/config", "content": "[core]\nfsmonitor = ./x\n"}))),
+             ToolCallSpec("run_command", json.dumps(json.dumps({"command": WRITE})))]
+    asker = FakeApprover("deny")
+    _, events = await run_once(workspace, home, scripted_model,
+                               [Turn(tool_calls=tuple(twice)), Turn(text="Done.")], asker)
+    assert [(r.tool, r.command) for r in asker.asked] == [("write_file", None),
+                                                        ("run_command", WRITE)]
+    assert (workspace / ".git" / "config").read_text() == "[core]\n"
+    assert not (workspace / "made.txt").exists()
+    started = [e for e in events if type(e).__name__ == "ToolStarted"]
+    assert [e.command for e in started] == [None, WRITE]  # the undo's "commands it ran" too
