@@ -7,6 +7,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from mercury_nb.contract.command_env import command_environment
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 """The empty tree object: the start point for a repository with no commit yet."""
 
@@ -30,12 +32,21 @@ class Repo:
         return [f":(top,literal){self.prefix}"] if self.prefix else []
 
 
+_NO_PROGRAMS = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
+"""What a repository's own config could make git start (its ``core.fsmonitor`` runs on
+``git status``): mercury's own git reads start none of it. A command of the task (even one
+in the sandbox, where the workspace and its ``.git`` are writable) could have planted it."""
+
+
 def run_git(args: list[str], cwd: Path, *, input_bytes: bytes | None = None) -> bytes:
-    """Run ``git <args>`` in ``cwd`` without taking optional locks; stdout or ``GitError``."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    """Run ``git <args>`` in ``cwd`` without taking optional locks, starting none of the
+    programs a repository's config names, with the environment a command gets (no
+    secrets); stdout or ``GitError``."""
+    env = {**command_environment(os.environ).env, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C",
+           "GIT_TERMINAL_PROMPT": "0"}
     try:
         done = subprocess.run(
-            ["git", "-c", "core.quotepath=off", *args],
+            ["git", *_NO_PROGRAMS, "-c", "core.quotepath=off", *args],
             cwd=cwd,
             input=input_bytes,
             capture_output=True,

@@ -49,3 +49,22 @@ def test_a_changed_huge_committed_file_is_named_unmeasured(repo: Path) -> None:
     assert not huge.measured
     assert huge.size == HUGE + 2
     assert f"was {HUGE:,}" in huge.preview or f"was {HUGE}" in huge.preview, huge.preview
+
+
+def test_a_planted_fsmonitor_never_runs_and_git_gets_no_secrets(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repository's config can name a program ``git status`` starts (core.fsmonitor); a
+    task's command could plant one. mercury's own git reads start none, and get no keys."""
+    root = committed_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    ran = tmp_path / "ran.txt"
+    hook = root / "monitor.sh"
+    hook.write_text(f"#!/bin/sh\nenv > {ran}\n")
+    hook.chmod(0o755)
+    git(root, "config", "core.fsmonitor", str(hook))
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-0123456789abcdef")
+    repo = git_state.find_repo(root)
+    assert repo is not None
+    assert "monitor.sh" in " ".join(git_state.dirty_paths(repo))
+    assert not ran.exists()
+    env = git_state.run_git(["-c", "alias.e=!env", "e"], root).decode()
+    assert "sk-planted" not in env and "OPENAI_API_KEY" not in env
