@@ -3,8 +3,8 @@
 ``--sandbox workspace-write`` wraps every command in bubblewrap (:func:`bwrap_arguments`):
 
 * the whole filesystem bound read-only (``--ro-bind / /``), then the workspace bound
-  writable on the same path, a private ``/tmp`` (``--tmpfs``), a minimal ``/dev`` and a
-  ``/proc`` of its own; the product's own Python environment, when it lies under ``/tmp``
+  writable on the same path, a private ``/tmp`` (``--tmpfs``), an empty ``/run`` (the host
+  daemons' sockets hidden), a minimal ``/dev`` and a ``/proc`` of its own; the product's own Python environment, when it lies under ``/tmp``
   (a virtualenv in a clone there), is bound read-only again over the private ``/tmp``
   (:func:`kept_through_tmp`), so ``python`` and the notebook check still start;
 * every namespace unshared (``--unshare-all``: user, IPC, PID, network, UTS, cgroup), the
@@ -24,6 +24,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import assert_never
+
+HIDDEN_RUN = "/run"
+"""Covered by an empty tmpfs: the host's daemons listen on Unix sockets there (``/run/dbus``,
+the user's session bus in ``/run/user/UID``, ``/run/docker.sock``; ``/var/run`` points
+here), which a read-only bind would leave connectable from inside."""
+RESOLVER_RUN = "/run/systemd/resolve"
+"""Bound read-only again when the network is given back (systemd-resolved's
+``resolv.conf`` lives there)."""
 
 PROBE_COMMAND = ("true",)
 """What the probe runs in the sandbox (it needs nothing but to start)."""
@@ -103,13 +111,13 @@ def bwrap_arguments(bwrap: str, workspace: str | None, *, network: bool,
     the probe, which writes nothing); ``readable``: folders bound read-only again over the
     private ``/tmp`` (:func:`kept_through_tmp` picks them)."""
     args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", PRIVATE_TMP]
+            "--tmpfs", PRIVATE_TMP, "--tmpfs", HIDDEN_RUN]
     for path in kept_through_tmp(readable):
         args += ["--ro-bind", path, path]
     if workspace is not None:
         args += ["--bind", workspace, workspace, "--chdir", workspace]
     args += ["--unshare-all"]
-    if network:
-        args += ["--share-net"]
+    if network:  # its name server's file, where /etc/resolv.conf points into /run
+        args += ["--share-net", "--ro-bind-try", RESOLVER_RUN, RESOLVER_RUN]
     args += ["--cap-drop", "ALL", "--die-with-parent", "--new-session", "--"]
     return tuple(args)

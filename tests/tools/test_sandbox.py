@@ -121,6 +121,34 @@ async def test_no_network_unless_asked(registry: ToolRegistry, root: Path, loopb
 
 
 @needs_bwrap
+async def test_the_hosts_daemon_sockets_in_run_are_out_of_reach(
+        registry: ToolRegistry, root: Path) -> None:
+    """A Unix socket under /run (the session bus, docker.sock) is a way out of any sandbox
+    that leaves it connectable: /run is an empty tmpfs inside."""
+    import os
+    import socket
+
+    if not os.access("/run", os.W_OK):
+        pytest.skip("a socket can be made in /run only as root")
+    path = f"/run/mercury-test-{uuid.uuid4().hex[:8]}.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(path)
+    server.listen(1)
+    try:
+        script = ("import socket, sys; s = socket.socket(socket.AF_UNIX); "
+                  "s.connect(sys.argv[1]); print('DAEMON-REACHED')")
+        command = f"{PY} -c {shlex.quote(script)} {path}"
+        outside = await run(registry, ToolContext(root=Workspace(root),
+                                                  config=MercuryConfig(workdir=root)), command)
+        assert "DAEMON-REACHED" in outside.content  # the check itself can reach it
+        inside = await run(registry, sandboxed(root), command)
+        assert not inside.ok and "DAEMON-REACHED" not in inside.content
+    finally:
+        server.close()
+        os.unlink(path)
+
+
+@needs_bwrap
 async def test_the_process_tree_is_confined(registry: ToolRegistry, root: Path) -> None:
     result = await run(registry, sandboxed(root), "echo $$; ps -e -o pid= | wc -l")
     assert result.ok, result.content
