@@ -149,6 +149,29 @@ async def test_the_hosts_daemon_sockets_in_run_are_out_of_reach(
 
 
 @needs_bwrap
+async def test_other_processes_environments_are_out_of_reach(
+        registry: ToolRegistry, root: Path) -> None:
+    """Without the sandbox a command reads the environment another process of the user's
+    started with (the agent's, the server's) from /proc; inside it sees no host process."""
+    import os
+    import subprocess
+
+    key = "sk-elsewhere-" + uuid.uuid4().hex
+    holder = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                              env={**os.environ, "OPENAI_API_KEY": key})
+    try:
+        command = f"tr '\\0' '\\n' < /proc/{holder.pid}/environ | grep -c {key}"
+        outside = await run(registry, ToolContext(root=Workspace(root),
+                                                  config=MercuryConfig(workdir=root)), command)
+        assert outside.ok and outside.content.startswith("1"), outside.content
+        inside = await run(registry, sandboxed(root), command)
+        assert not inside.ok and not inside.content.startswith("1"), inside.content
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+
+
+@needs_bwrap
 async def test_the_process_tree_is_confined(registry: ToolRegistry, root: Path) -> None:
     result = await run(registry, sandboxed(root), "echo $$; ps -e -o pid= | wc -l")
     assert result.ok, result.content
