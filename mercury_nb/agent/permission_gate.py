@@ -98,12 +98,22 @@ def replaced_text(tool: str, args: dict[str, Any], ctx: ToolContext) -> str | No
     return None
 
 
+def _where(ctx: ToolContext, shown: str) -> str:
+    """The workspace-relative path ``shown`` resolves to (a link ``g`` to ``.git`` is
+    ``.git``), which the decision judges; ``shown`` itself when it does not resolve (the
+    tool will refuse it)."""
+    try:
+        return ctx.root.rel(ctx.root.resolve(shown))
+    except (WorkspaceError, OSError, ValueError):
+        return shown
+
+
 async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx: ToolContext,
                          session: TaskSession, step: int, on_event: EventSink) -> str | None:
     """None: the call may run; else why it is denied (the model gets ``denied: <why>``)."""
     args = call_arguments(raw_arguments)
     path = args.get("path")
-    action = action_for_tool(tool, command, path if isinstance(path, str) else "")
+    action = action_for_tool(tool, command, _where(ctx, path) if isinstance(path, str) else "")
     rules = (*ctx.config.allow, *ctx.permissions.rules)
     decision = decide(ctx.config.permissions, rules, action)
     match decision:

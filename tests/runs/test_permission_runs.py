@@ -270,3 +270,16 @@ async def test_arguments_encoded_twice_are_judged_as_the_tool_reads_them(
     assert not (workspace / "made.txt").exists()
     started = [e for e in events if type(e).__name__ == "ToolStarted"]
     assert [e.command for e in started] == [None, WRITE]  # the undo's "commands it ran" too
+
+
+async def test_a_link_to_git_is_judged_where_it_leads(
+        workspace: Path, home: Path, scripted_model: Any) -> None:
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "config").write_text("[core]\n")
+    (workspace / "g").symlink_to(".git")
+    asker = FakeApprover("deny")
+    turns = [Turn(tool_calls=(call("write_file", path="g/config", content="[core]\nx = 1\n"),)),
+             Turn(text="Done.")]
+    await run_once(workspace, home, scripted_model, turns, asker)  # edits: .git asks
+    assert [r.tool for r in asker.asked] == ["write_file"]
+    assert (workspace / ".git" / "config").read_text() == "[core]\n"
