@@ -39,6 +39,7 @@ from mercury_nb.contract.permissions.approval import (
     USER_DENIED,
 )
 from mercury_nb.contract.text_cut import clip
+from mercury_nb.contract.untrusted import one_line, shown_lines
 from mercury_nb.contract.user_denials import denial_after
 from mercury_nb.tools.base import ToolContext, ToolError
 from mercury_nb.tools.notebooks import cell_source, notebook_at
@@ -122,16 +123,21 @@ async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx
         case Deny(reason=reason):
             on_event(PermissionAnswered(step, tool, describe_action(action), "deny", why=reason))
             return reason
-        case Ask(what=what, suggested_rule=rule):
+        case Ask(what=raw_what, suggested_rule=rule):
             ctx.permissions.asked += 1  # the one numbering: the approver and the live fold
             number = ctx.permissions.asked
-            detail = call_detail(args, await asyncio.to_thread(replaced_text, tool, args, ctx))
-            on_event(PermissionAsked(step, tool, what, command, rule, detail, number,
+            # shown as it is, controls escaped: nothing in it can hide the rest (\x1b[2K\r)
+            what, shown_rule = one_line(raw_what), one_line(rule) if rule else rule
+            shown = one_line(command) if command is not None else None
+            detail = shown_lines(call_detail(
+                args, await asyncio.to_thread(replaced_text, tool, args, ctx)))
+            on_event(PermissionAsked(step, tool, what, shown, shown_rule, detail, number,
                                      ctx.permissions.asked_in))
-            request = ApprovalRequest(tool, what, command, detail, rule, number)
+            request = ApprovalRequest(tool, what, shown, detail, shown_rule, number)
             answer, why = await _asked(ctx, request)
-            saved = rule if answer == "always-allow" else None
-            on_event(PermissionAnswered(step, tool, what, answer, saved, why))
+            saved = rule if answer == "always-allow" else None  # the rule itself, unescaped
+            on_event(PermissionAnswered(step, tool, what, answer,
+                                        shown_rule if saved else None, why))
             session.user_denied = denial_after(session.user_denied, what, rule, answer,
                                                by_user=why == USER_DENIED)
             if answer == "deny":

@@ -4,8 +4,9 @@
 
 * the whole filesystem bound read-only (``--ro-bind / /``), then the workspace bound
   writable on the same path, a private ``/tmp`` (``--tmpfs``), an empty ``/run`` (the host
-  daemons' sockets hidden), a minimal ``/dev`` and a ``/proc`` of its own; the product's own Python environment, when it lies under ``/tmp``
-  (a virtualenv in a clone there), is bound read-only again over the private ``/tmp``
+  daemons' sockets hidden), a minimal ``/dev`` and a ``/proc`` of its own; the product's
+  own Python environment, when it lies under ``/tmp`` (a virtualenv in a clone there), is
+  bound read-only again over the private ``/tmp``
   (:func:`kept_through_tmp`), so ``python`` and the notebook check still start;
 * every namespace unshared (``--unshare-all``: user, IPC, PID, network, UTS, cgroup), the
   network given back only with ``sandbox_network`` (``--share-net``);

@@ -90,6 +90,13 @@ def one_line(text: str) -> str:
     return _UNSAFE.sub(_escape, clean(text))
 
 
+def shown_lines(text: str) -> str:
+    """:func:`one_line` for each line of ``text``: its lines stay lines, and nothing else in
+    it can draw, move the cursor, erase or reorder what is shown (a command an approval shows
+    with ``\x1b[2K\r`` hiding its start)."""
+    return "\n".join(one_line(line) for line in clean(text).split("\n"))
+
+
 def _escape(match: re.Match[str]) -> str:
     ch = match.group(0)
     if ch in _ESCAPES:

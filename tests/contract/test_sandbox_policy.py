@@ -58,9 +58,9 @@ def test_bubblewrap_flags(workspace: str | None, network: bool, present: tuple[s
     assert args[-1] == "--"
     assert args[1:5] == ("--ro-bind", "/", "/", "--dev")  # read-only first, then the rest
     assert "--tmpfs" in args and args[args.index("--tmpfs") + 1] == "/tmp"
-    assert ("--tmpfs", "/run") == args[args.index("--tmpfs") + 2:args.index("--tmpfs") + 4]
-    assert (("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
-            == args[args.index("--share-net") + 1:args.index("--share-net") + 4]
+    assert args[args.index("--tmpfs") + 2:args.index("--tmpfs") + 4] == ("--tmpfs", "/run")
+    assert (args[args.index("--share-net") + 1:args.index("--share-net") + 4]
+            == ("--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve")
             if network else "--ro-bind-try" not in args)
     assert args[args.index("--cap-drop") + 1] == "ALL"
     for flag in present:
