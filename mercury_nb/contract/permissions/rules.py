@@ -5,8 +5,11 @@ chained with ``;``, ``&&``, ``||``, ``|``, ``&`` or a newline is split (quotes r
 and every part must match some rule, so ``pytest; curl evil`` is not matched by
 ``pytest*``. A command with a substitution (backticks or ``$(``) runs what no rule names and
 is never matched. The built-in rules (:data:`BUILT_IN_RULES`) allow a short list of
-read-only commands, and never a part that redirects output (``>``), a git command given
-``--output``, or one whose arguments reach outside the workspace folder (``cat ~/.netrc``).
+read-only commands, and never a part that redirects (``>``, ``<``), a git command given
+``--output``, or one whose arguments reach outside the workspace folder (``cat ~/.netrc``,
+``cat .?/.?/etc/passwd``). ``&`` and ``|`` inside a redirection (``2>&1``, ``&>``, ``>|``)
+chain nothing. A part that redirects into a file (``pytest > ~/.bashrc``) matches only a rule
+that itself holds a ``>``; copying a descriptor (``2>&1``) is no such redirection.
 What makes git itself run a program (``core.fsmonitor`` for ``git status``,
 ``diff.external``) is in ``.git``, which an ``edits`` task may not write unasked
 (:func:`~mercury_nb.contract.permissions.decide.decide`).
@@ -14,6 +17,7 @@ What makes git itself run a program (``core.fsmonitor`` for ``git status``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
@@ -53,7 +57,7 @@ def command_parts(command: str) -> tuple[str, ...] | None:
         elif char in "'\"":
             quote = char
             current.append(char)
-        elif char in _SEPARATORS:
+        elif char in _SEPARATORS and not _redirection(command, i):
             parts.append("".join(current))
             current = []
         else:
@@ -65,8 +69,25 @@ def command_parts(command: str) -> tuple[str, ...] | None:
     return tuple(" ".join(part.split()) for part in parts if part.strip())
 
 
+def _redirection(command: str, i: int) -> bool:
+    """Whether the ``&`` or ``|`` at ``i`` belongs to a redirection (``2>&1``, ``<&3``,
+    ``&>file``, ``>|file``), not a chain operator."""
+    char, before = command[i], command[i - 1] if i else ""
+    after = command[i + 1] if i + 1 < len(command) else ""
+    if char == "&":
+        return (before in "<>" and before != "") or (after == ">" and before != "&")
+    return char == "|" and before == ">"
+
+
+_FD_COPY = re.compile(r"\d*[<>]&(?:\d+|-)(?=\s|$)")
+"""A redirection that copies or closes a descriptor (``2>&1``, ``>&2``, ``3<&-``): it opens
+no file."""
+
+
 def _part_matches(part: str, rules: Iterable[str]) -> bool:
-    if any(fnmatchcase(part, " ".join(rule.split())) for rule in rules):
+    writes = ">" in _FD_COPY.sub("", part)  # a file redirection: ``> ~/.bashrc``
+    if any(fnmatchcase(part, " ".join(rule.split())) and (not writes or ">" in rule)
+           for rule in rules):
         return True
     return _read_only(part) and any(fnmatchcase(part, rule) for rule in BUILT_IN_RULES)
 
@@ -77,7 +98,7 @@ def _read_only(part: str) -> bool:
     --output FILE`` write a file; a word starting ``--ou`` is refused whole, should a git
     accept it abbreviated); and no argument that reaches outside the workspace folder (an
     absolute path, ``~``, a ``..`` step, a ``$`` variable: ``cat ~/.ssh/id_ed25519``)."""
-    if ">" in part:
+    if ">" in part or "<" in part:  # a redirection: writes, or reads from anywhere
         return False
     words = part.split()
     if any(_outside(word.strip("'\"")) for word in words[1:]):
@@ -86,9 +107,13 @@ def _read_only(part: str) -> bool:
 
 
 def _outside(word: str) -> bool:
-    """Whether a command word may name a path outside the folder it runs in."""
+    """Whether a command word may name a path outside the folder it runs in: absolute, in a
+    home (``~``), a ``..`` step, a variable, or a pattern the shell could expand to one
+    (``.?/.?/etc/passwd``, ``.[.]/x``: a glob in a word with a ``/`` or starting ``.``)."""
     value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
-    return (value.startswith(("/", "~")) or "$" in value
+    globbed = any(char in value for char in "*?[{") and (
+        "/" in value or value.startswith(".") or "\\" in value)
+    return (value.startswith(("/", "~")) or "$" in value or globbed
             or ".." in value.replace("\\", "/").split("/"))
 
 

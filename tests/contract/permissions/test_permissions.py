@@ -64,6 +64,18 @@ from mercury_nb.contract.permissions import (
     ("lsblk", [], False),
     ("ls; rm -rf x", [], False),
     ("", ["*"], False),
+    ("cat <~/.netrc", [], False),  # an input redirection reads from anywhere
+    ("head -c 100 <~/.ssh/id_rsa", [], False),
+    ("cat x<~/.netrc", [], False),
+    ("cat .?/.?/etc/passwd", [], False),  # patterns the shell expands to ..
+    ("cat .[.]/.[.]/etc/passwd", [], False),
+    ("ls *.py", [], True),
+    ("python -m pytest -q 2>&1", ["python -m pytest*"], True),  # the issue's own rule
+    ("python -m pytest -q >&2", ["python -m pytest*"], True),
+    ("python -m pytest > ~/.bashrc", ["python -m pytest*"], False),  # writes a file
+    ("python -m pytest -q 2>&1 >out.txt", ["python -m pytest*"], False),
+    ("python -m pytest > log.txt", ["python -m pytest > log.txt"], True),
+    ("ls 2>&1", [], False),
 ])
 def test_rule_matching(command: str, rules: list[str], expected: bool) -> None:
     assert matches_rules(command, rules) is expected
@@ -74,6 +86,12 @@ def test_rule_matching(command: str, rules: list[str], expected: bool) -> None:
     ("a;;  ", ("a",)),
     ("echo 'x|y'", ("echo 'x|y'",)),
     ("a `b`", None),
+    ("a 2>&1 && b", ("a 2>&1", "b")),
+    ("a &> f; b", ("a &> f", "b")),
+    ("a >| f", ("a >| f",)),
+    ("a 3<&- | b", ("a 3<&-", "b")),
+    ("a & b", ("a", "b")),
+    ("a |& b", ("a", "b")),
 ])
 def test_command_parts(command: str, parts: tuple[str, ...] | None) -> None:
     assert command_parts(command) == parts
