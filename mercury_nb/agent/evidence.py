@@ -148,7 +148,8 @@ async def _measured(loop: MeasuredLoop, facts: TurnFacts) -> TurnFacts:
     if notebooks:  # the changed cells that ran in the user's kernel count too
         changed = tuple(c.path for c in changes.changes if c.path.lower().endswith(".ipynb"))
         evidence = notebook_evidence(evidence, kernel_runs(session),
-                                     edited_cells(session, changed), session.last_mutation_seq)
+                                     edited_cells(session, changed), session.last_mutation_seq,
+                                     session.last_change_seq)
     run = run_answer(records, session.last_mutation_seq, requirements, paths)
     read_back_ok = all(entry.ok for entry in session.read_backs)
     deleted = tuple(c.path for c in changes.changes if c.kind == "deleted")
@@ -224,7 +225,8 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
              if e.name != "notebook_check" and e.notebook_ran and not e.cells_run
              and (last is None or e.seq >= last)}
     changed = tuple(c.path for c in report.changes if c.path.lower().endswith(".ipynb"))
-    whole |= covered_notebooks(kernel_runs(session), edited_cells(session, changed), last)
+    whole |= covered_notebooks(kernel_runs(session), edited_cells(session, changed),
+                               session.last_change_seq)
     for change in report.changes:
         if change.kind == "deleted" or not change.path.lower().endswith(".ipynb"):
             continue

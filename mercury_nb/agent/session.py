@@ -158,6 +158,17 @@ class TaskSession:
                 return entry.seq
         return None
 
+    @property
+    def last_change_seq(self) -> int | None:
+        """:attr:`last_mutation_seq` without the runs of code in the user's kernel: what
+        cells ran there after it count together as the notebook's evidence (a run there
+        changes the kernel, not the cells it ran)."""
+        for entry in reversed(self.tool_log):
+            if (entry.mutating and not entry.ran_in_kernel
+                    and (entry.ok or entry.command is not None)):
+                return entry.seq
+        return None
+
     def successful_mutations_since(self, seq: int) -> int:
         """How many successful mutating calls happened after ``seq`` (for the guard)."""
         return sum(1 for e in self.tool_log if e.seq > seq and e.ok and e.mutating)

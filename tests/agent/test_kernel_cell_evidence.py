@@ -60,3 +60,30 @@ async def test_an_error_in_the_kernel_is_the_blocker(tmp_path: Path, scripted_mo
     assert "Task complete" not in outcome.banner
     assert ("Last check: run cells of analysis.ipynb in your kernel ✗ (cell 2: "
             "ZeroDivisionError: division by zero)") in outcome.banner, outcome.banner
+
+
+async def test_cells_run_in_two_calls_and_code_run_after_count_together(
+        tmp_path: Path, scripted_model) -> None:
+    """Each kernel run is a mutating action of its own: the evidence is measured from the last
+    change of the notebook, not from the last run (which would leave only the last call)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("sales = load_private_sales()"),
+                nbformat.v4.new_code_cell(""), nbformat.v4.new_code_cell("")]
+    for cell, cell_id in zip(nb.cells, ("load", "total", "mean"), strict=True):
+        cell["id"] = cell_id
+    nbformat.write(nb, str(tmp_path / "analysis.ipynb"))
+    kernel = NamespaceKernel({"sales": [3, 4]})
+    model = scripted_model([
+        edit("total = sum(sales)"),
+        Turn(tool_calls=(call("edit_notebook_cell", path="analysis.ipynb", index=2,
+                              source="mean = total / len(sales)"),)),
+        RUN,
+        Turn(tool_calls=(call("run_cells_in_kernel", path="analysis.ipynb",
+                              cell_ids=["mean"]),)),
+        Turn(tool_calls=(call("run_in_kernel", code="print(mean)"),)),
+        Turn(text="Added the total and the mean.")])
+    outcome = await run_task("add the total and the mean of sales to analysis.ipynb",
+                             cfg(tmp_path), model=model, kernel=kernel)
+    assert ("✓ Verified: cells 2–3 ran in your kernel (not re-run from a fresh kernel)"
+            in outcome.banner), outcome.banner
+    assert outcome.status == "completed"

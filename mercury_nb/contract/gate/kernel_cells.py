@@ -57,16 +57,22 @@ def _record(run: KernelCellRun, command: str, passed: bool) -> CheckRecord:
 
 
 def covered_notebooks(
-    runs: Sequence[KernelCellRun], edited: EditedCells, last_mutation_seq: int | None
+    runs: Sequence[KernelCellRun], edited: EditedCells, last_change_seq: int | None
 ) -> frozenset[str]:
     """The changed notebooks whose every agent-changed cell ran without error in the user's
-    kernel after the last change (a run may be the last change itself: it ran the cells)."""
+    kernel after the last change (a run may be the last change itself: it ran the cells).
+    Runs in several calls count together; for each cell its latest run decides."""
     covered: set[str] = set()
     for path, ids in edited.items():
-        after = [r for r in runs if r.path == path and _after(r, last_mutation_seq)]
-        if ids is None or not ids or not after or any(r.failure for r in after):
+        after = sorted((r for r in runs if r.path == path and _after(r, last_change_seq)),
+                       key=lambda r: r.seq)
+        if ids is None or not ids or not after:
             continue
-        if ids <= {cell for r in after for cell in r.cell_ids}:
+        passed: dict[str, bool] = {}
+        for r in after:  # a failing run's last cell is the one that failed
+            for place, cell in enumerate(r.cell_ids, 1):
+                passed[cell] = not (r.failure and place == len(r.cell_ids))
+        if all(passed.get(cell, False) for cell in ids):
             covered.add(path)
     return frozenset(covered)
 
@@ -76,13 +82,16 @@ def notebook_evidence(
     runs: Sequence[KernelCellRun],
     edited: EditedCells,
     last_mutation_seq: int | None,
+    last_change_seq: int | None = None,
 ) -> EvidenceVerdict:
     """The verdict for a task that changed notebooks, from ``fresh`` (the fresh-kernel runs'
     verdict, :func:`judge_evidence` with ``notebooks_changed``) and the kernel runs.
 
-    A failing kernel run after the last change is a blocker (``CheckFailed``), as is a failing
-    fresh run; a fresh run that verifies wins; else, when every changed notebook's changed
-    cells ran in the kernel after the last change, those runs verify; else ``fresh``."""
+    A failing kernel run after the last mutation (``last_mutation_seq``: kernel runs count)
+    is a blocker (``CheckFailed``), as is a failing fresh run; a fresh run that verifies
+    wins; else, when every changed notebook's changed cells ran in the kernel after the last
+    change of a file (``last_change_seq``; None: ``last_mutation_seq``), in one run or
+    several, those runs verify; else ``fresh``."""
     after = sorted((r for r in runs if _after(r, last_mutation_seq)), key=lambda r: r.seq)
     failed = [r for r in after if r.failure]
     if failed:
@@ -90,12 +99,14 @@ def notebook_evidence(
         return CheckFailed(_record(newest, f"run cells of {newest.path} in your kernel", False))
     if isinstance(fresh, CheckFailed | Verified) or not edited:
         return fresh
-    covered = covered_notebooks(runs, edited, last_mutation_seq)
+    changed_at = last_mutation_seq if last_change_seq is None else last_change_seq
+    covered = covered_notebooks(runs, edited, changed_at)
     if covered != frozenset(edited):
         return fresh
+    ran = sorted((r for r in runs if _after(r, changed_at)), key=lambda r: r.seq)
     paths = sorted(covered)
     parts = []
     for path in paths:
-        numbers = sorted({n for r in after if r.path == path for n in r.numbers})
+        numbers = sorted({n for r in ran if r.path == path for n in r.numbers})
         parts.append(cells_text(numbers) + ("" if len(paths) == 1 else f" of {path}"))
-    return Verified(_record(after[-1], " and ".join(parts), True))
+    return Verified(_record(ran[-1], " and ".join(parts), True))

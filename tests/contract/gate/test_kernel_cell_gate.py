@@ -105,6 +105,23 @@ def test_notebook_evidence(fresh: EvidenceVerdict, runs: list[KernelCellRun],
             assert verdict == fresh
 
 
+@pytest.mark.parametrize(("runs", "last_mutation", "kind"), [
+    pytest.param([run(6, ("c4",), (4,)), run(7, ("c5",), (5,))], 7, Verified,
+                 id="two-calls-each-the-last-mutation-then"),
+    pytest.param([run(6, ("c4", "c5"), (4, 5), "cell 5: KeyError: 'month'"),
+                  run(8, ("c5",), (5,))], 8, Verified,
+                 id="a-failure-fixed-by-setup-code-then-a-rerun"),
+    pytest.param([run(6, ("c4",), (4,)), run(7, ("c5",), (5,), "cell 5: KeyError: 'month'")],
+                 7, CheckFailed, id="the-latest-run-failing-blocks"),
+])
+def test_kernel_runs_are_not_changes_of_the_cells(runs: list[KernelCellRun],
+                                                  last_mutation: int, kind: type) -> None:
+    """In a task, each kernel run (and run_in_kernel) is itself the last mutation; the cells'
+    last change is the last file change (seq 5): runs after it count together."""
+    assert type(notebook_evidence(NoCheck(), runs, EDITED, last_mutation, 5)) is kind
+    assert (covered_notebooks(runs, EDITED, 5) == {NB}) is (kind is Verified)
+
+
 @pytest.mark.parametrize(("runs", "edited", "covered"), [
     ([run(6, ("c4", "c5"), (4, 5))], EDITED, {NB}),
     ([run(6, ("c4", "c5"), (4, 5), "cell 5: KeyError: 'month'")], EDITED, set()),
