@@ -32,6 +32,8 @@ interface IRanCell {
   execution_count: number | null;
   /** An undo's outputs go in only while the cell's count is still the one the task left. */
   expect_count?: number | null;
+  /** Its place, in a notebook without cell ids (``cell_id`` is then ``#<index>``). */
+  index?: number;
 }
 
 export interface IEditRequest {
@@ -97,7 +99,10 @@ export async function applyRequest(
     return { state: 'applied' };
   }
   if (request.op === 'edit') {
-    const cell = cells.find(c => c.id === request.cell_id);
+    // by id; by place in a notebook without cell ids (nbformat 4.4, kept so by JupyterLab)
+    const cell = request.cell_id
+      ? cells.find(c => c.id === request.cell_id)
+      : cells[request.index ?? -1];
     if (!cell) {
       return { state: 'refused' };
     }
@@ -168,7 +173,10 @@ async function setOutputs(notebook: ISharedNotebookLike, ran: IRanCell[]): Promi
   const taken: [ISharedCellLike, IRanCell, string][] = [];
   const skipped: string[] = [];
   for (const run of ran) {
-    const cell = notebook.cells.find(c => c.id === run.cell_id);
+    const cell =
+      run.index !== undefined
+        ? notebook.cells[run.index]
+        : notebook.cells.find(c => c.id === run.cell_id);
     const countKept =
       run.expect_count === undefined || (cell?.execution_count ?? null) === run.expect_count;
     const source = cell?.getSource() ?? '';

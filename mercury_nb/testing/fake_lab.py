@@ -47,7 +47,7 @@ def _apply(path: Path, notebook: Any, request: dict[str, Any]) -> tuple[str, dic
     if op == "outputs":
         skipped = []
         for ran in request["cells"]:
-            i = at.get(ran["cell_id"])
+            i = ran["index"] if "index" in ran else at.get(ran["cell_id"])
             if i is None or source_sha(_source(cells[i])) != ran["read_sha"] or (
                     "expect_count" in ran
                     and cells[i].get("execution_count") != ran["expect_count"]):
@@ -69,8 +69,8 @@ def _apply(path: Path, notebook: Any, request: dict[str, Any]) -> tuple[str, dic
         cells.insert(index, nbformat.from_dict(request["cell"]))
         nbformat.write(notebook, str(path))
         return "applied", {}
-    i = at.get(request["cell_id"])
-    if i is None:
+    i = at.get(request["cell_id"]) if request.get("cell_id") else request.get("index")
+    if i is None or not 0 <= i < len(cells):
         return "refused", {"cell": request["cell_id"]}
     if source_sha(_source(cells[i])) != request["read_sha"]:
         return "refused", {"cell": request["cell_id"], "source": _source(cells[i])}

@@ -29,14 +29,14 @@ def write_back(ctx: ToolContext, path: Path, rel: str, finished: list[dict[str, 
     if not index_of:
         return False, []
     named = {i: ids[i] for i in index_of if i < len(ids) and ids[i]}
-    if len(named) == len(index_of):
-        applied = live.outputs(ctx, path, [
-            live.RanCell(named[i], str(done["source"]), list(done["outputs"]),
-                         done.get("execution_count")) for i, done in index_of.items()])
-        if applied is not None:
-            by_id = {cell_id: i for i, cell_id in named.items()}
-            skipped = sorted(by_id[c] for c in applied.skipped if c in by_id)
-            return len(skipped) < len(index_of), skipped
+    keys = {i: named.get(i) or f"#{i}" for i in index_of}  # no ids (nbformat 4.4): places
+    applied = live.outputs(ctx, path, [
+        live.RanCell(keys[i], str(done["source"]), list(done["outputs"]),
+                     done.get("execution_count")) for i, done in index_of.items()])
+    if applied is not None:
+        by_key = {key: i for i, key in keys.items()}
+        skipped = sorted(by_key[c] for c in applied.skipped if c in by_key)
+        return len(skipped) < len(index_of), skipped
     return _write_disk(ctx, path, rel, index_of, named)
 
 

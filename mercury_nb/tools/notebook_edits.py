@@ -123,7 +123,7 @@ def edit_notebook_cell(args: EditCellArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(f"cell index {index} is out of range: {rel} has {valid}")
     cell = notebook.cells[index]
     mark_provenance(cell, ctx)
-    done = live.edit(ctx, path, rel, cell, args.source)  # open in JupyterLab: compared there
+    done = live.edit(ctx, path, rel, cell, args.source, index)  # open in Lab: compared there
     if done is not None:
         return _live_result(ctx, rel, done, cell.get("id"), args.source)
     refused = _changed_since(ctx, rel, cell)

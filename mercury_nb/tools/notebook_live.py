@@ -143,20 +143,29 @@ def _wait(edits: LiveEdits, request_id: int, wait_s: float, tick_s: float
         time.sleep(tick_s)
 
 
-def edit(ctx: ToolContext, path: Path, rel: str, cell: Any, source: str
-         ) -> ToolResult | None:
-    """Replace ``cell``'s source (``cell`` as on disk, its provenance already marked) in the
-    open notebook: the tool's result when done or refused, None to edit the file on disk.
-    The caller has checked the file's cell against what the agent last read of it; the open
-    document checks its own (the labextension's compare-and-swap on ``read_sha``)."""
-    cell_id = str(cell.get("id") or "")
-    if not cell_id:
+def _key(cell: Any, index: int | None) -> str:
+    """How a request names ``cell``: its id; ``#<index>`` in a notebook without cell ids
+    (nbformat before 4.5, which JupyterLab keeps so: the open document finds it by place)."""
+    return str(cell.get("id") or "") or (f"#{index}" if index is not None else "")
+
+
+def edit(ctx: ToolContext, path: Path, rel: str, cell: Any, source: str,
+         index: int | None = None) -> ToolResult | None:
+    """Replace ``cell``'s source (``cell`` as on disk at ``index``, its provenance already
+    marked) in the open notebook: the tool's result when done or refused, None to edit the
+    file on disk. The caller has checked the file's cell against what the agent last read of
+    it; the open document checks its own (the labextension's compare-and-swap on
+    ``read_sha``)."""
+    key = _key(cell, index)
+    if not key:
         return None
-    read_sha = ctx.cell_hashes.get((rel, cell_id), source_sha(cell_source(cell)))
-    request = {"op": "edit", "cell_id": cell_id, "read_sha": read_sha, "source": source,
+    read_sha = ctx.cell_hashes.get((rel, key), source_sha(cell_source(cell)))
+    request = {"op": "edit", "cell_id": cell.get("id") or None, "index": index,
+               "read_sha": read_sha, "source": source,
                "mercury": cell.get("metadata", {}).get("mercury"),
                "clear_outputs": cell.get("cell_type") == "code"}
-    return _result(ctx, path, rel, request, cell_id, source, f"edited cell {cell_id}")
+    named = f"cell {key}" if cell.get("id") else f"cell index {index}"
+    return _result(ctx, path, rel, request, key, source, f"edited {named}")
 
 
 def insert(ctx: ToolContext, path: Path, rel: str, cells: Any, cell: Any, index: int,
@@ -166,16 +175,14 @@ def insert(ctx: ToolContext, path: Path, rel: str, cells: Any, cell: Any, index:
     ``anchor``: a cell id the file lacks (a cell not saved yet, such as the ``%%mercury``
     cell that asked), which the open document must hold: the cell goes right after it there,
     or nowhere (the document's refusal: :data:`NO_ANCHOR`, raised)."""
-    cell_id = str(cell.get("id") or "")
-    if not cell_id:
-        return None
+    key = _key(cell, index)
     after = anchor or (str(cells[index - 1].get("id") or "") if index > 0 else "")
-    request = {"op": "insert", "cell_id": cell_id, "after_cell_id": after or None,
-               "index": index, "cell": _plain(cell)}
+    request = {"op": "insert", "cell_id": cell.get("id") or None,
+               "after_cell_id": after or None, "index": index, "cell": _plain(cell)}
     if anchor:
         request["after_required"] = True
-    done = f"inserted a {cell.get('cell_type')} cell ({cell_id})"
-    return _result(ctx, path, rel, request, cell_id, cell_source(cell),
+    done = f"inserted a {cell.get('cell_type')} cell" + (f" ({key})" if cell.get("id") else "")
+    return _result(ctx, path, rel, request, key, cell_source(cell),
                    f"{done}{f' after cell {after}' if after else ' at the top'}",
                    gone=NO_ANCHOR.format(cell_id=anchor, rel=rel) if anchor else None)
 
@@ -199,7 +206,8 @@ def delete(ctx: ToolContext, path: Path, rel: str, cell: Any) -> ToolResult | No
 
 @dataclass(frozen=True)
 class RanCell:
-    """One cell's run to write back: its id, the source that ran, its outputs and count."""
+    """One cell's run to write back: its id (``#<index>`` in a notebook without ids), the
+    source that ran, its outputs and count."""
 
     cell_id: str
     source: str
@@ -221,7 +229,9 @@ def outputs(ctx: ToolContext, path: Path, cells: list[RanCell]) -> OutputsApplie
         return None
     request = {"op": "outputs", "task": ctx.process_scope, "cells": [
         {"cell_id": c.cell_id, "read_sha": source_sha(c.source), "outputs": _plain(c.outputs),
-         "execution_count": c.execution_count} for c in cells]}
+         "execution_count": c.execution_count,
+         **({"index": int(c.cell_id[1:])} if c.cell_id.startswith("#") else {})}
+        for c in cells]}
     sent = send(ctx, path, request)
     match sent:
         case LiveApplied(skipped):

@@ -149,3 +149,29 @@ def test_ctrl_z_takes_back_the_agents_edit_of_a_cell(page: Any, lab: Lab) -> Non
                            ".jp-InputArea-editor')[1].innerText === 'sales = [3, 4]'",
                            timeout=5_000)
     assert page.locator(".jp-Dialog").count() == 0
+
+
+def test_a_notebook_without_cell_ids_is_edited_live(page: Any, lab: Lab) -> None:
+    """nbformat 4.4 has no cell ids (and JupyterLab saves it so): the edit finds its cell by
+    place in the open document, with the user's unsaved typing elsewhere kept."""
+    import json
+
+    path = lab.root / "no-ids.ipynb"
+    path.write_text(json.dumps({
+        "nbformat": 4, "nbformat_minor": 4,
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                    "language": "python"}},
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
+                   "execution_count": None, "source": source}
+                  for source in ("title = 'Sales'", "sales = [3, 4]")]}))
+    open_notebook(page, lab, "no-ids.ipynb", 2)
+    type_in_cell(page, 0, "  # mine")  # cell 1, unsaved
+    started = lab.api("tasks", {"task": "Make cell 1 plot.", "model": "scripted/live-no-ids"})
+    found = wait_finished(lab, started["task_id"], timeout_s=60)
+    assert found["task"]["status"] == "completed"
+    assert cell_texts(page)[1] == LIVE_SOURCE
+    assert page.locator(".jp-Dialog").count() == 0
+    saved = json.loads(path.read_text())
+    assert saved["nbformat_minor"] == 4
+    assert [c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+            for c in saved["cells"]] == ["title = 'Sales'  # mine", LIVE_SOURCE]

@@ -4,6 +4,7 @@ a refused edit is retried on the source the refusal showed, and "below this cell
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -87,3 +88,32 @@ async def test_insert_below_the_asking_cell_that_is_not_saved_yet(
     saved = nbformat.read(str(path), as_version=4)
     assert [c.id for c in saved.cells][:2] == ["load", "asking"]
     assert [c.source for c in saved.cells][2:] == ["sales.plot()", "x = 1"]
+
+
+async def test_a_notebook_without_cell_ids_is_edited_live_by_place(
+        tmp_path: Path, scripted_model: Any) -> None:
+    """nbformat 4.4 (no cell ids; JupyterLab keeps it so on save): the edit, the insert and
+    the outputs go to the open document by place, never under it on disk."""
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    path = folder / "analysis.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 4, "metadata": {},
+                                "cells": [{"cell_type": "code", "metadata": {}, "outputs": [],
+                                           "execution_count": None, "source": "x = 1"},
+                                          {"cell_type": "code", "metadata": {}, "outputs": [],
+                                           "execution_count": None, "source": "print(x)"}]}))
+    lab = FakeLab(tmp_path / "home", [path])
+    lab.type_unsaved(path, lambda notebook: setattr(notebook.cells[1], "source",
+                                                    "print(x)  # mine"))
+    await run(path, tmp_path / "home", scripted_model, lab, [
+        Turn(tool_calls=(call("read_notebook", path="analysis.ipynb"),)),
+        Turn(tool_calls=(call("edit_notebook_cell", path="analysis.ipynb", index=0,
+                              source="x = 2"),)),
+        Turn(tool_calls=(call("insert_notebook_cell", path="analysis.ipynb", index=2,
+                              cell_type="code", source="y = x * 3"),)),
+        Turn(text="Set x to 2 and added y.")])
+    assert [(r["op"], r.get("cell_id"), r.get("index")) for r in lab.requests] == [
+        ("edit", None, 0), ("insert", None, 2)]
+    saved = nbformat.read(str(path), as_version=4)
+    assert saved.nbformat_minor == 4 and not any("id" in c for c in saved.cells)
+    assert [c.source for c in saved.cells] == ["x = 2", "print(x)  # mine", "y = x * 3"]

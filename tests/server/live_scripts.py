@@ -92,8 +92,8 @@ def live_two_edits(path: str) -> list[Turn]:
 
 def register_all(prefix: str = "live", fix_gate: str | None = None) -> None:
     """``scripted/<prefix>-unsaved``, ``-typing``, ``-panel``, ``-undo``, ``-kernel``,
-    ``-cli``, ``-delete``, ``-outputs``, ``-undone``, ``-below``, ``-fix``, ``-ask`` and
-    ``-undo-edit``
+    ``-cli``, ``-delete``, ``-outputs``, ``-undone``, ``-below``, ``-fix``, ``-ask``,
+    ``-undo-edit`` and ``-no-ids``
     (fresh scripts, each played once in a lab session, or in the kernel or CLI process that
     registers them): the browser tests of live edits name them."""
     from mercury_nb.testing import register_scripted_model
@@ -111,6 +111,7 @@ def register_all(prefix: str = "live", fix_gate: str | None = None) -> None:
     register_scripted_model(f"{prefix}-fix", live_fix("fix.ipynb", fix_gate))
     register_scripted_model(f"{prefix}-ask", live_ask())
     register_scripted_model(f"{prefix}-undo-edit", live_edit("undo-edit.ipynb", 1, LIVE_SOURCE))
+    register_scripted_model(f"{prefix}-no-ids", live_edit("no-ids.ipynb", 1, LIVE_SOURCE))
 
 
 def cli_main(argv: list[str]) -> int:
