@@ -14,6 +14,7 @@ from mercury_nb.agent.events import ToolFinished, ToolStarted
 from mercury_nb.agent.kernel_evidence import edited_cells, kernel_runs
 from mercury_nb.agent.loop_parts import LoopParts
 from mercury_nb.agent.notebook_process import run_notebook_check
+from mercury_nb.agent.permission_gate import permission_for
 from mercury_nb.agent.session import ReadBackEntry, TaskSession, ToolLogEntry
 from mercury_nb.agent.turn_report import (
     CannotFit,
@@ -37,6 +38,7 @@ from mercury_nb.contract.gate.verification import CheckRecord, judge_evidence, t
 from mercury_nb.contract.turns.final_reply import answer_of
 from mercury_nb.contract.turns.router_state import Measured, RouterState, TurnFacts, Unreadable
 from mercury_nb.contract.turns.turn_verdict import TurnVerdict
+from mercury_nb.contract.user_denials import denied_reason
 from mercury_nb.transport.context_window import reported_tool_support
 from mercury_nb.workspace.changes import ChangeReport, measure_changes
 from mercury_nb.workspace.confinement import Workspace
@@ -93,7 +95,9 @@ async def gather_turn_facts(
             text = answer_of(finish) if finish is not None else reply.text
             facts = replace(base, verdict=verdict, reply_text=text, finish=finish, reply_cap=cap)
             if verdict is TurnVerdict.TEXT_STOP:
-                return await _measured(loop, facts)
+                facts = await _measured(loop, facts)
+                needed = loop.session.permission_needed  # the check's run was not allowed
+                return facts if needed is None else replace(facts, permission_pause=needed)
             if verdict is TurnVerdict.TRUNCATED and reply.tool_calls:
                 return replace(facts, cut_write=True,
                                cut_write_path=_path_hint(reply.tool_calls[0].arguments))
@@ -215,7 +219,8 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
     """Execute changed notebooks unless one already ran after the last change: the end-of-task
     check ran, run_cells ran every cell of that notebook (its run may be the last change
     itself: what it wrote is its own outputs), or every cell the agent changed in it ran
-    without error in the user's kernel (then it is not re-run from a fresh kernel)."""
+    without error in the user's kernel (then it is not re-run from a fresh kernel). The run
+    executes the agent's cells, so the permission mode decides it as a ``run_cells`` call."""
     session = loop.session
     last = session.last_mutation_seq
     if any(e.name == "notebook_check" and (last is None or e.seq > last)
@@ -231,6 +236,13 @@ async def _run_changed_notebooks(loop: MeasuredLoop, report: ChangeReport) -> No
         if change.kind == "deleted" or not change.path.lower().endswith(".ipynb"):
             continue
         if change.path in whole:
+            continue
+        # it runs the agent's cells: asked as run_cells is (edits, ask), never in read-only
+        denied = await permission_for("run_cells", None, json.dumps({"path": change.path}),
+                                      loop.ctx, session, session.steps_total, loop.on_event)
+        if denied is not None:  # not run, so no evidence: the task pauses, naming it
+            if session.permission_needed is None and session.user_denied is not None:
+                session.permission_needed = denied_reason(session.user_denied)
             continue
         label = f"notebook_check: {change.path}"
         loop.on_event(ToolStarted(step=session.steps_total, name="notebook_check", summary=label))

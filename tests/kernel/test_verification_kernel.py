@@ -45,7 +45,8 @@ register_scripted_model("scripted/edits", [
 OUTER = [
     "%load_ext mercury_nb",
     SETUP.replace("LEN", str(len(INNER))),
-    "%%mercury --wait --model scripted/edits\nAdd a cell printing a greeting to inner.ipynb.",
+    "%%mercury --wait --allow tool:run_cells --model scripted/edits\n"
+    "Add a cell printing a greeting to inner.ipynb.",
 ]
 TASK_CELL = 2
 

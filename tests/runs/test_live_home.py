@@ -39,7 +39,8 @@ def workspace(tmp_path: Path) -> Iterator[Path]:
 
 
 async def edit_and_undo(folder: Path, home: Path, scripted_model: Any) -> None:
-    config = MercuryConfig(workdir=folder, home=home, mode="chat", live_edit_wait_s=5.0)
+    config = MercuryConfig(workdir=folder, home=home, mode="chat", live_edit_wait_s=5.0,
+                           allow=("tool:run_cells",))  # its check runs the cells unasked
     run = runs.submit(runs.RunRequest(task="Set x to 10 in analysis.ipynb.", config=config,
                                       model=scripted_model(TASK)))
     assert not isinstance(run, runs.Refusal), run

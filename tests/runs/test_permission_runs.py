@@ -297,3 +297,34 @@ async def test_an_ask_shows_control_characters_as_escapes(
     assert "\x1b" not in asked.what and "\r" not in asked.what
     [event] = [e for e in events if isinstance(e, PermissionAsked)]
     assert event.command == asked.command
+
+
+@pytest.mark.parametrize(("answer", "status", "said"), [
+    ("allow-once", "completed", "✓ Verified: a.ipynb ran top to bottom in a fresh kernel"),
+    ("deny", "paused", "you denied permission to run_cells (run code in a kernel)"),
+    (None, "paused", 'needs permission to run_cells (run code in a kernel) — allow it with '
+                     '--allow "tool:run_cells" or --permissions auto'),
+])
+async def test_the_gates_notebook_run_is_asked_as_run_cells_in_edits_mode(
+        workspace: Path, home: Path, scripted_model: Any, answer: ApprovalAnswer | None,
+        status: str, said: str) -> None:
+    """Verifying a changed notebook runs the agent's cells: in edits mode it asks first, as
+    run_cells does; denied, nothing ran, and the task pauses naming it."""
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nbformat.write(notebook, str(workspace / "a.ipynb"))
+    marker = workspace / "ran.txt"
+    code = f"open({str(marker)!r}, 'w').write('ran')"
+    turns = [Turn(tool_calls=(call("edit_notebook_cell", path="a.ipynb", index=0,
+                                   source=code),)),
+             Turn(text="Edited a.ipynb.")]
+    asker = FakeApprover(answer) if answer is not None else None
+    outcome, _ = await run_once(workspace, home, scripted_model, turns, asker,
+                                task="Make a.ipynb write ran.txt.")
+    assert outcome.status == status, outcome.banner
+    assert said in outcome.banner
+    assert marker.exists() is (answer == "allow-once")  # the agent's cell ran only if allowed
+    if asker is not None:
+        assert [(r.tool, r.detail) for r in asker.asked] == [("run_cells", "a.ipynb")]
