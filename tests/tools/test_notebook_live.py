@@ -90,8 +90,8 @@ async def test_open_edit_goes_to_lab(registry: ToolRegistry, live_ctx: ToolConte
     assert result.content == ("edited cell code1 in sales.ipynb, open in JupyterLab "
                               "(applied there and saved)")
     assert request == {"op": "edit", "cell_id": "code1", "index": 1,
-                       "read_sha": source_sha("x = 1"), "source": "x = 2", "mercury": {"task": "t1", "step": 4},
-                       "clear_outputs": True}
+                       "read_sha": source_sha("x = 1"), "source": "x = 2",
+                       "mercury": {"task": "t1", "step": 4}, "clear_outputs": True}
     assert nbformat.read(nb, as_version=4).cells[1].source == "x = 1"  # Lab saves, not the tool
 
 
