@@ -35,6 +35,15 @@ def nb_path(root: Path) -> Path:
     return path
 
 
+def code_cells(root: Path, name: str, cells: dict[str, str]) -> None:
+    """Write notebook ``name`` of code cells (id -> source) under ``root``."""
+    notebook = v4.new_notebook()
+    notebook.cells = [v4.new_code_cell(source) for source in cells.values()]
+    for cell, cell_id in zip(notebook.cells, cells, strict=True):
+        cell["id"] = cell_id
+    nbformat.write(notebook, root / name)
+
+
 def with_kernel(ctx: ToolContext, values: dict[str, Any], **changes: Any) -> ToolContext:
     config = ctx.config.with_changes(**changes) if changes else ctx.config
     return replace(ctx, config=config, kernel=NamespaceKernel(values), process_scope="t1")
@@ -75,10 +84,7 @@ async def test_a_clean_run(kernel_registry: ToolRegistry, ctx: ToolContext,
 
 async def test_a_cell_over_the_time_limit_is_stopped_and_named(
         kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
-    notebook = v4.new_notebook()
-    notebook.cells = [v4.new_code_cell("while True: pass")]
-    notebook.cells[0]["id"] = "spin"
-    nbformat.write(notebook, root / "spin.ipynb")
+    code_cells(root, "spin.ipynb", {"spin": "while True: pass"})
     started = time.monotonic()
     result = await kernel_registry.execute(
         "run_cells_in_kernel", {"path": "spin.ipynb", "cell_ids": ["spin"]},
@@ -123,12 +129,8 @@ async def test_a_cell_runs_as_the_kernel_transforms_it_and_a_mercury_cell_never_
         kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
     """A cell with IPython syntax (``%matplotlib inline``) runs as the kernel would run it,
     transformed first; a ``%%mercury`` cell chosen too is left out: it would start a task."""
-    notebook = v4.new_notebook()
-    notebook.cells = [v4.new_code_cell("%matplotlib inline\nshown = 1"),
-                      v4.new_code_cell("%%mercury\nfix it")]
-    for cell, cell_id in zip(notebook.cells, ("magic", "agent"), strict=True):
-        cell["id"] = cell_id
-    nbformat.write(notebook, root / "magic.ipynb")
+    code_cells(root, "magic.ipynb", {"magic": "%matplotlib inline\nshown = 1",
+                                     "agent": "%%mercury\nfix it"})
     values: dict[str, Any] = {}
     kernel = NamespaceKernel(values, transform=lambda source: source.replace(
         "%matplotlib inline", "backend = 'inline'"))
@@ -142,10 +144,7 @@ async def test_a_cell_runs_as_the_kernel_transforms_it_and_a_mercury_cell_never_
 
 async def test_a_secret_of_the_namespace_printed_by_a_cell_is_masked(
         kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
-    notebook = v4.new_notebook()
-    notebook.cells = [v4.new_code_cell("print('key:', api_key)")]
-    notebook.cells[0]["id"] = "show"
-    nbformat.write(notebook, root / "keys.ipynb")
+    code_cells(root, "keys.ipynb", {"show": "print('key:', api_key)"})
     result = await kernel_registry.execute(
         "run_cells_in_kernel", {"path": "keys.ipynb", "cell_ids": ["show"]},
         with_kernel(ctx, {"api_key": "hunter2hunter2"}))
@@ -155,11 +154,7 @@ async def test_a_secret_of_the_namespace_printed_by_a_cell_is_masked(
 
 async def test_a_user_cell_that_starts_between_two_cells_stops_the_run(
         kernel_registry: ToolRegistry, ctx: ToolContext, root: Path) -> None:
-    notebook = v4.new_notebook()
-    notebook.cells = [v4.new_code_cell("first = 1"), v4.new_code_cell("second = 2")]
-    for cell, cell_id in zip(notebook.cells, ("a", "b"), strict=True):
-        cell["id"] = cell_id
-    nbformat.write(notebook, root / "two.ipynb")
+    code_cells(root, "two.ipynb", {"a": "first = 1", "b": "second = 2"})
     values: dict[str, Any] = {}
     result = await kernel_registry.execute(
         "run_cells_in_kernel", {"path": "two.ipynb", "cell_ids": ["a", "b"]},
