@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+from pathlib import Path
 from typing import Any, assert_never
 
 from mercury_nb.agent.approval_events import PermissionAnswered, PermissionAsked
@@ -109,12 +110,22 @@ def _where(ctx: ToolContext, shown: str) -> str:
         return shown
 
 
+def _in_home(ctx: ToolContext, rel: str) -> bool:
+    """Whether the workspace path ``rel`` lies in mercury's home (its ledger, undo's store)."""
+    try:
+        home = Path(ctx.config.home).expanduser().resolve()
+        return (ctx.root.root / rel).resolve().is_relative_to(home)
+    except (OSError, ValueError):
+        return False
+
+
 async def permission_for(tool: str, command: str | None, raw_arguments: str, ctx: ToolContext,
                          session: TaskSession, step: int, on_event: EventSink) -> str | None:
     """None: the call may run; else why it is denied (the model gets ``denied: <why>``)."""
     args = call_arguments(raw_arguments)
     path = args.get("path")
-    action = action_for_tool(tool, command, _where(ctx, path) if isinstance(path, str) else "")
+    where = _where(ctx, path) if isinstance(path, str) else ""
+    action = action_for_tool(tool, command, where, where != "" and _in_home(ctx, where))
     rules = (*ctx.config.allow, *ctx.permissions.rules)
     decision = decide(ctx.config.permissions, rules, action)
     match decision:

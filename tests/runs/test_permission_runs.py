@@ -328,3 +328,20 @@ async def test_the_gates_notebook_run_is_asked_as_run_cells_in_edits_mode(
     assert marker.exists() is (answer == "allow-once")  # the agent's cell ran only if allowed
     if asker is not None:
         assert [(r.tool, r.detail) for r in asker.asked] == [("run_cells", "a.ipynb")]
+
+
+async def test_mercurys_home_inside_the_workspace_is_not_edited_unasked(
+        workspace: Path, scripted_model: Any) -> None:
+    """With MERCURY_HOME in the workspace (a container's one folder), an edits task must not
+    rewrite undo's store or the ledger unasked: a later undo trusts what it finds there."""
+    home = workspace / ".mercury"
+    asker = FakeApprover("deny")
+    turns = [Turn(tool_calls=(call("write_file", path=".mercury/.mercury-undo/tasks/x.json",
+                                   content="{}"),
+                              call("write_file", path="notes.md", content="ok\n"))),
+             Turn(text="Done.")]
+    await run_once(workspace, home, scripted_model, turns, asker)
+    assert [r.detail.splitlines()[0] for r in asker.asked] == [
+        ".mercury/.mercury-undo/tasks/x.json"]  # notes.md ran unasked, as edits do
+    assert not (home / ".mercury-undo" / "tasks" / "x.json").exists()
+    assert (workspace / "notes.md").read_text() == "ok\n"

@@ -6,7 +6,8 @@ Modes (``--permissions``, ``MERCURY_PERMISSIONS``, ``c.Mercury.permissions``):
 * ``ask``: every write and every command asks (a command every part of which matches an
   allow rule, the built-in read-only ones included, runs without asking);
 * ``edits`` (the default): file and notebook edits inside the workspace run, except in a
-  ``.git`` folder (git runs what its config there names), which ask; commands ask
+  ``.git`` folder (git runs what its config there names) and in mercury's own home when it
+  lies in the workspace (its ledger, undo's store), which ask; commands ask
   unless the allow rules match them; ``run_in_kernel``, notebook runs and tools from outside
   the package ask unless a ``tool:NAME`` rule matches them (``--allow tool:run_cells``);
 * ``auto``: everything runs unasked.
@@ -65,6 +66,9 @@ class Action:
     tool: str
     command: str | None = None
     detail: str = ""
+    own_store: bool = False
+    """The path lies in mercury's own home (``MERCURY_HOME`` inside the workspace): its
+    ledger and undo's store, which an ``edits`` task may not change unasked."""
 
 
 @dataclass(frozen=True)
@@ -91,11 +95,13 @@ class Deny:
 Decision = Allow | Ask | Deny
 
 
-def action_for_tool(tool: str, command: str | None = None, detail: str = "") -> Action:
-    """The action of a call of ``tool`` (an unknown name is a tool from outside the package)."""
+def action_for_tool(tool: str, command: str | None = None, detail: str = "",
+                    own_store: bool = False) -> Action:
+    """The action of a call of ``tool`` (an unknown name is a tool from outside the package);
+    ``own_store``: its path is in mercury's own home."""
     if tool in _READ_TOOLS:
         return Action("read", tool, detail=detail)
-    return Action(_TOOL_KINDS.get(tool, "outside-tool"), tool, command, detail)
+    return Action(_TOOL_KINDS.get(tool, "outside-tool"), tool, command, detail, own_store)
 
 
 def describe_action(action: Action) -> str:
@@ -132,7 +138,7 @@ def decide(mode: PermissionMode, rules: Iterable[str], action: Action) -> Decisi
                     return Allow()
                 return Ask(what, exact_rule(command))
             if (mode == "edits" and action.kind in ("workspace-edit", "notebook-edit")
-                    and not in_git_dir(action.detail)):
+                    and not in_git_dir(action.detail) and not action.own_store):
                 return Allow()
             if matches_tool_rules(action.tool, rules):  # the user's tool:NAME rule
                 return Allow()
