@@ -163,8 +163,8 @@ def test_a_cell_of_another_notebook_edits_the_open_notebook_live(page: Any, lab:
             const w = ({BOOK})().find(p => p.context.path === name);
             return w.content.model.cells.length === 4;
         }}""", arg="kernel-b.ipynb", timeout=60_000)
-        a_cells.nth(1).locator(".jp-OutputArea-output",
-                               has_text="completed").wait_for(timeout=60_000)
+        a_cells.nth(1).locator(".jp-OutputArea-output",  # the verdict: it follows the
+                               has_text="✓ Task complete").wait_for(timeout=60_000)  # status
     except Exception:
         print("cell outputs of kernel-a.ipynb:", a_cells.all_inner_texts())
         print("lab log:", (lab.root.parent / "lab.log").read_text(errors="replace")[-4000:])
@@ -205,8 +205,8 @@ def test_a_cell_not_saved_yet_gets_its_new_cell_right_below_it(page: Any, lab: L
                   "'notebook:run-all-cells'); }")
     cells = page.locator(".jp-NotebookPanel:visible .jp-Cell")
     try:
-        cells.nth(1).locator(".jp-OutputArea-output", has_text="completed").wait_for(
-            timeout=90_000)
+        cells.nth(1).locator(".jp-OutputArea-output", has_text="✓ Task complete").wait_for(
+            timeout=90_000)  # the verdict, which shows a moment after the status line
     except Exception:
         print("cell outputs of below.ipynb:", cells.all_inner_texts())
         print("lab log:", (lab.root.parent / "lab.log").read_text(errors="replace")[-4000:])
@@ -250,8 +250,8 @@ def test_the_error_fix_loop_from_a_cell_of_the_notebook(page: Any, lab: Lab) -> 
         page.locator("#jp-main-dock-panel").screenshot(path=str(shoot / "error-fix-error.png"))
         assert book_sources(page, "fix.ipynb")[2] == "total = sum(sale)\nprint(total)"
         gate.touch()
-        cells.nth(3).locator(".jp-OutputArea-output", has_text="completed").wait_for(
-            timeout=120_000)
+        cells.nth(3).locator(".jp-OutputArea-output", has_text="✓ Task complete").wait_for(
+            timeout=120_000)  # the verdict, which shows a moment after the status line
     except Exception:
         print("cell outputs of fix.ipynb:", cells.all_inner_texts())
         print("lab log:", (lab.root.parent / "lab.log").read_text(errors="replace")[-4000:])
