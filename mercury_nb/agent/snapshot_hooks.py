@@ -3,7 +3,8 @@
 Two things only the tools see change what the task's start snapshot must say: a live edit's
 save that wrote the user's unsaved notebook cells (they are taken into the snapshot as the
 user's), and a first write of a file whose bytes the snapshot could not keep (they are
-copied into undo's store first, ``workspace.before_copies``).
+copied into undo's store first, ``workspace.before_copies``) or which git ignores (its state
+is taken then: git never lists it).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Protocol
 from mercury_nb.agent.session import TaskSession
 from mercury_nb.contract.unsaved_cells import UserCells
 from mercury_nb.tools.base import ToolContext
-from mercury_nb.workspace.before_copies import keep_before_copy
+from mercury_nb.workspace.before_copies import keep_before_copy, with_ignored_start
 from mercury_nb.workspace.errors import WorkspaceError
 from mercury_nb.workspace.snapshot import Snapshot
 from mercury_nb.workspace.unsaved_work import with_user_cells
@@ -44,6 +45,7 @@ def into_snapshot(loop: HoldsSnapshot) -> ToolContext:
             workspace = loop.ctx.root
             rel = workspace.rel(workspace.resolve(shown))
             config = loop.session.config
+            loop.snapshot = with_ignored_start(loop.snapshot, rel)  # .env, say
             keep_before_copy(loop.snapshot, loop.session.before_copies, config.home,
                              config.undo_max_bytes, rel)
         if outer_write is not None:

@@ -7,16 +7,18 @@ copied into undo's content store (:func:`keep_before_copy`), when they are still
 snapshot measured at the start (same hash) and fit the task's ``undo_max_bytes``; the end
 of the task (:func:`~mercury_nb.workspace.undo_store.keep_task_states`) takes them as the
 file's "before". A command's writes are not seen ahead: those files stay as the snapshot
-kept them.
+kept them. A file git ignores, which the snapshot of a git workspace never records, gets its
+state then (:func:`with_ignored_start`), so the change summary and undo see the change.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from mercury_nb.workspace.file_state import FileState
+from mercury_nb.workspace import git_state
+from mercury_nb.workspace.file_state import FileState, read_state
 from mercury_nb.workspace.reading import FileTooLarge, read_bounded
 from mercury_nb.workspace.snapshot import Snapshot
 from mercury_nb.workspace.undo_store import exact_bytes, put_blob
@@ -36,6 +38,24 @@ def _start_state(snapshot: Snapshot, rel: str) -> FileState | None:
     if snapshot.git is None:
         return snapshot.files.get(rel)
     return snapshot.git.dirty.get(snapshot.git.repo().prefix + rel)
+
+
+def with_ignored_start(snapshot: Snapshot, rel: str) -> Snapshot:
+    """``snapshot`` with the state of ``rel`` as it is now when git ignores it and the
+    snapshot has none: ``git status`` never lists an ignored file (``.env``), so a tool's
+    change of it would be no change at all ("no file changes (git-verified)") and undo would
+    never see it. Called before a tool's first change of ``rel``: its state then is the
+    closest to the start there is (a command may have changed it earlier)."""
+    baseline = snapshot.git
+    if baseline is None:
+        return snapshot
+    full = baseline.repo().prefix + rel
+    if full in baseline.dirty or not git_state.is_ignored(baseline.repo(), full):
+        return snapshot
+    root = Path(snapshot.root)
+    state = read_state(root / rel, root=root, max_file_bytes=snapshot.max_file_bytes,
+                       max_hash_bytes=snapshot.max_hash_bytes)
+    return replace(snapshot, git=replace(baseline, dirty={**baseline.dirty, full: state}))
 
 
 def keep_before_copy(snapshot: Snapshot, copies: BeforeCopies, home: Path | str,

@@ -119,6 +119,16 @@ def dirty_paths(repo: Repo) -> set[str]:
     return paths
 
 
+def is_ignored(repo: Repo, path: str) -> bool:
+    """Whether the top-level-relative ``path`` is ignored by git (``.gitignore``): ``git
+    status`` never lists it, changed or not. False when git cannot say."""
+    try:
+        run_git(["check-ignore", "-q", "--", path], repo.toplevel)
+    except GitError:  # exit 1: not ignored (or git failed: as if not)
+        return False
+    return True
+
+
 def paths_changed_between(repo: Repo, old: str, new: str) -> set[str]:
     """Top-level-relative paths whose content differs between two commits (or trees)."""
     out = run_git(

@@ -53,3 +53,31 @@ async def test_a_large_file_and_a_binary_a_tool_changed_are_undone(
     [(path, why)] = report.left  # a command's change is not seen ahead of it
     assert path == "log.csv" and "too large to keep" in why
     assert (workspace / "log.csv").read_bytes() == BIG + b"1,2,south\n"
+
+
+async def test_a_file_git_ignores_is_a_change_and_is_undone(
+        tmp_path: Path, home: Path, scripted_model: Any) -> None:
+    """git never lists an ignored file (``.env``), changed or not: without its state taken at
+    the tool's first change, the task said "no file changes (git-verified)" and undo left
+    it as the agent wrote it."""
+    from tests.workspace.git_repo import committed_repo
+
+    root = committed_repo(tmp_path / "repo", {".gitignore": ".env\nbuild/\n", "a.txt": "a\n"})
+    (root / ".env").write_text("MODE=dev\n")
+    config = MercuryConfig(workdir=root, home=home, mode="chat", permissions="auto")
+    turns = [Turn(tool_calls=(call("write_file", path=".env", content="MODE=prod\n"),
+                              call("write_file", path="build/out.txt", content="o\n"))),
+             Turn(text="Set MODE=prod and wrote build/out.txt.")]
+    run = runs.submit(runs.RunRequest(task="Set MODE=prod in .env.", config=config,
+                                      model=scripted_model(turns)))
+    assert not isinstance(run, runs.Refusal), run
+    outcome = await run.outcome()
+    assert {(c.path, c.kind) for c in outcome.changes} == {(".env", "modified"),
+                                                         ("build/out.txt", "created")}
+    assert "no file changes" not in outcome.banner
+    report = runs.undo(outcome.task_id, config)
+    assert isinstance(report, runs.UndoReport)
+    assert sorted(report.restored) == [".env", "build/out.txt"]
+    assert (root / ".env").read_text() == "MODE=dev\n"
+    assert not (root / "build" / "out.txt").exists()
+    close_all()

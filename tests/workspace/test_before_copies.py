@@ -40,3 +40,19 @@ def test_copies_what_the_snapshot_lacks_once_while_it_is_as_it_was(
     assert sorted(copies.shas) == ["big.csv", "pic.bin"]
     assert get_blob(home, copies.shas["big.csv"]) == LARGE
     assert copies.size == len(LARGE) + 256
+
+
+def test_an_ignored_files_state_is_taken_before_its_first_change(tmp_path: Path) -> None:
+    from mercury_nb.workspace.before_copies import with_ignored_start
+
+    root = committed_repo(tmp_path / "ws", {".gitignore": ".env\n", "a.txt": "a\n"})
+    (root / ".env").write_text("MODE=dev\n")
+    snapshot = take_snapshot(root, MercuryConfig(workdir=root))
+    assert snapshot.git is not None and ".env" not in snapshot.git.dirty  # git never lists it
+    taken = with_ignored_start(snapshot, ".env")
+    assert taken.git is not None and taken.git.dirty[".env"] is not None
+    assert taken.git.dirty[".env"].text == "MODE=dev\n"
+    assert with_ignored_start(taken, ".env") is taken  # once
+    assert with_ignored_start(snapshot, "a.txt") is snapshot  # tracked: git has its start
+    absent = with_ignored_start(snapshot, "new.env")  # not ignored: untracked files are listed
+    assert absent is snapshot
