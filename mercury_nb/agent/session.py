@@ -153,18 +153,18 @@ class TaskSession:
         """The seq of the last call that may have changed the workspace: a successful file
         tool, or any command that is neither a check nor read-only (a failing script may
         still have written files, so evidence must come after it)."""
-        for entry in reversed(self.tool_log):
-            if entry.mutating and (entry.ok or entry.command is not None):
-                return entry.seq
-        return None
+        return self._last_mutation(kernel_runs=True)
 
     @property
     def last_change_seq(self) -> int | None:
         """:attr:`last_mutation_seq` without the runs of code in the user's kernel: what
         cells ran there after it count together as the notebook's evidence (a run there
         changes the kernel, not the cells it ran)."""
+        return self._last_mutation(kernel_runs=False)
+
+    def _last_mutation(self, *, kernel_runs: bool) -> int | None:
         for entry in reversed(self.tool_log):
-            if (entry.mutating and not entry.ran_in_kernel
+            if (entry.mutating and (kernel_runs or not entry.ran_in_kernel)
                     and (entry.ok or entry.command is not None)):
                 return entry.seq
         return None

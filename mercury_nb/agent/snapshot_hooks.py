@@ -42,12 +42,13 @@ def into_snapshot(loop: HoldsSnapshot) -> ToolContext:
 
     def before_write(shown: str) -> None:
         with contextlib.suppress(WorkspaceError, OSError, ValueError):
-            workspace = loop.ctx.root
+            workspace, copies = loop.ctx.root, loop.session.before_copies
             rel = workspace.rel(workspace.resolve(shown))
-            config = loop.session.config
-            loop.snapshot = with_ignored_start(loop.snapshot, rel)  # .env, say
-            keep_before_copy(loop.snapshot, loop.session.before_copies, config.home,
-                             config.undo_max_bytes, rel)
+            if copies.first(rel):  # later writes find the file changed: nothing to take
+                config = loop.session.config
+                loop.snapshot = with_ignored_start(loop.snapshot, rel)  # .env, say
+                keep_before_copy(loop.snapshot, copies, config.home, config.undo_max_bytes,
+                                 rel)
         if outer_write is not None:
             outer_write(shown)
 

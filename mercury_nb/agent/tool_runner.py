@@ -6,6 +6,7 @@ import asyncio
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from mercury_nb.agent.events import EventSink, ToolFinished, ToolProgress, ToolStarted
 from mercury_nb.agent.permission_gate import call_arguments, permission_for
@@ -57,12 +58,10 @@ def clean_result(result: ToolResult, ctx: ToolContext) -> ToolResult:
     return replace(result, content=content, changed_paths=paths, command=command)
 
 
-def command_of(name: str, raw_arguments: str) -> str | None:
+def command_of(name: str, args: dict[str, Any]) -> str | None:
     """The command line of a run_command call (None for other tools or unreadable args),
-    read as the tool will read it."""
-    if name != "run_command":
-        return None
-    command = call_arguments(raw_arguments).get("command")
+    from its arguments as the tool reads them (``call_arguments``)."""
+    command = args.get("command") if name == "run_command" else None
     return command if isinstance(command, str) else None
 
 
@@ -78,12 +77,13 @@ async def run_tool_calls(
     step = session.steps_total
     for call in calls:
         summary = summarize_arguments(call.name, call.arguments)
-        command = command_of(call.name, call.arguments)
+        args = call_arguments(call.arguments)  # read once, as the tool will read them
+        command = command_of(call.name, args)
         on_event(ToolStarted(step=step, name=call.name, summary=summary, command=command))
         denied = await permission_for(call.name, command, call.arguments, ctx, session, step,
                                       on_event)
         ctx.progress, ctx.step = _progress(on_event, step, call.name), step
-        target = call_arguments(call.arguments).get("path")
+        target = args.get("path")
         if (denied is None and ctx.before_write is not None and isinstance(target, str)
                 and registry.is_mutating(call.name)):  # its "before", if the snapshot lacks it
             await asyncio.to_thread(ctx.before_write, target)

@@ -29,13 +29,13 @@ def write_back(ctx: ToolContext, path: Path, rel: str, finished: list[dict[str, 
     if not index_of:
         return False, []
     named = {i: ids[i] for i in index_of if i < len(ids) and ids[i]}
-    keys = {i: named.get(i) or f"#{i}" for i in index_of}  # no ids (nbformat 4.4): places
-    applied = live.outputs(ctx, path, [
-        live.RanCell(keys[i], str(done["source"]), list(done["outputs"]),
-                     done.get("execution_count")) for i, done in index_of.items()])
+    ran = [live.RanCell(named.get(i, ""), str(done["source"]), list(done["outputs"]),
+                        done.get("execution_count"), i)  # no id (nbformat 4.4): its place
+           for i, done in index_of.items()]
+    applied = live.outputs(ctx, path, ran)
     if applied is not None:
-        by_key = {key: i for i, key in keys.items()}
-        skipped = sorted(by_key[c] for c in applied.skipped if c in by_key)
+        by_key = {cell.key: cell.index for cell in ran}
+        skipped = sorted(i for c in applied.skipped if (i := by_key.get(c)) is not None)
         return len(skipped) < len(index_of), skipped
     return _write_disk(ctx, path, rel, index_of, named)
 

@@ -206,13 +206,19 @@ def delete(ctx: ToolContext, path: Path, rel: str, cell: Any) -> ToolResult | No
 
 @dataclass(frozen=True)
 class RanCell:
-    """One cell's run to write back: its id (``#<index>`` in a notebook without ids), the
-    source that ran, its outputs and count."""
+    """One cell's run to write back: its id (empty in a notebook without ids), the source
+    that ran, its outputs and count, and its ``index`` (how a cell without an id is found)."""
 
     cell_id: str
     source: str
     outputs: list[dict[str, Any]]
     execution_count: int | None
+    index: int | None = None
+
+    @property
+    def key(self) -> str:
+        """How the request, and a skipped answer, name the cell (:func:`_key`)."""
+        return _key({"id": self.cell_id}, self.index)
 
 
 @dataclass(frozen=True)
@@ -225,12 +231,12 @@ class OutputsApplied:
 def outputs(ctx: ToolContext, path: Path, cells: list[RanCell]) -> OutputsApplied | None:
     """Set each cell's outputs and execution count in the open notebook, for the cells whose
     source there is still what ran; None to write them on disk."""
-    if not cells or not all(c.cell_id for c in cells):
+    if not cells or not all(c.key for c in cells):
         return None
     request = {"op": "outputs", "task": ctx.process_scope, "cells": [
-        {"cell_id": c.cell_id, "read_sha": source_sha(c.source), "outputs": _plain(c.outputs),
+        {"cell_id": c.key, "read_sha": source_sha(c.source), "outputs": _plain(c.outputs),
          "execution_count": c.execution_count,
-         **({"index": int(c.cell_id[1:])} if c.cell_id.startswith("#") else {})}
+         **({"index": c.index} if not c.cell_id else {})}
         for c in cells]}
     sent = send(ctx, path, request)
     match sent:
@@ -238,7 +244,7 @@ def outputs(ctx: ToolContext, path: Path, cells: list[RanCell]) -> OutputsApplie
             _user_work(ctx, path, sent)
             return OutputsApplied(skipped)
         case Refused():  # every cell changed while it ran
-            return OutputsApplied(tuple(c.cell_id for c in cells))
+            return OutputsApplied(tuple(c.key for c in cells))
         case NotLive():
             return None
         case _:

@@ -26,10 +26,19 @@ from mercury_nb.workspace.undo_store import exact_bytes, put_blob
 
 @dataclass
 class BeforeCopies:
-    """The copies one task made: workspace-relative path -> sha256, and their bytes."""
+    """The copies one task made: workspace-relative path -> sha256, and their bytes;
+    ``seen``: every path a tool was about to change (its first change is the one handled)."""
 
     shas: dict[str, str] = field(default_factory=dict)
     size: int = 0
+    seen: set[str] = field(default_factory=set)
+
+    def first(self, rel: str) -> bool:
+        """Whether this is the first change of ``rel`` the task's tools make (noted)."""
+        if rel in self.seen:
+            return False
+        self.seen.add(rel)
+        return True
 
 
 def _start_state(snapshot: Snapshot, rel: str) -> FileState | None:

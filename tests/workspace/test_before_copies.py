@@ -56,3 +56,8 @@ def test_an_ignored_files_state_is_taken_before_its_first_change(tmp_path: Path)
     assert with_ignored_start(snapshot, "a.txt") is snapshot  # tracked: git has its start
     absent = with_ignored_start(snapshot, "new.env")  # not ignored: untracked files are listed
     assert absent is snapshot
+
+
+def test_only_the_first_change_of_a_path_is_handled() -> None:
+    copies = BeforeCopies()
+    assert copies.first("a.csv") and not copies.first("a.csv") and copies.first("b.csv")
